@@ -1,0 +1,65 @@
+"""Backends: the registry of everything the harness can run cases on.
+
+Backends are found through the entry-point group ``webnn_harness.backends``
+(ours are declared in pyproject.toml; an installed third-party package adds
+its own the same way). Each entry point names a factory
+``create(options: dict[str, str]) -> Backend``. A backend can also be named
+directly as ``package.module:factory``, which is how tests load the faulty
+test backend without installing anything.
+"""
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from typing import Callable, Mapping
+
+from backends.base import Backend, BackendError, BackendInfo, Unsupported
+
+ENTRY_POINT_GROUP = "webnn_harness.backends"
+DEFAULT_BACKENDS = ("reference", "onnxruntime", "openvino")
+
+BackendFactory = Callable[[Mapping[str, str]], Backend]
+
+
+class UnknownBackend(LookupError):
+    pass
+
+
+def available() -> dict[str, str]:
+    """Registered backend names -> entry-point target ('module:attr')."""
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def factory(name: str) -> BackendFactory:
+    target = available().get(name)
+    if target is None:
+        if ":" not in name:
+            known = ", ".join(sorted(available())) or "none"
+            raise UnknownBackend(f"unknown backend {name!r} (installed: {known})")
+        target = name
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendError(
+            f"backend {name!r} cannot be loaded: {exc}; install it with "
+            f"pip install 'webnn-harness[{name}]'"
+        ) from exc
+    return getattr(module, attr)
+
+
+def create(name: str, options: Mapping[str, str] | None = None) -> Backend:
+    return factory(name)(dict(options or {}))
+
+
+__all__ = [
+    "Backend",
+    "BackendError",
+    "BackendInfo",
+    "DEFAULT_BACKENDS",
+    "Unsupported",
+    "UnknownBackend",
+    "available",
+    "create",
+    "factory",
+]

@@ -1,0 +1,79 @@
+"""The backend protocol: a few methods, the same for every backend.
+
+    backend.info()                  -> BackendInfo (name, version, device, settings)
+    backend.build(graph)            -> compiled   (raise Unsupported if refused)
+    backend.compute(compiled, inputs) -> {output name: ndarray}
+
+Optional:
+    backend.build_batch(graphs)     -> [compiled | BaseException, ...]
+        build several graphs at once (OpenVINO compiles them into one model);
+        the default builds them one by one.
+    backend.emulations()            -> {op: how it is composed}
+        ops the adapter composes from others instead of mapping natively.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from harness.graph import Graph
+
+
+class Unsupported(Exception):
+    """The backend refused to build the graph; the message is the backend's own."""
+
+
+class BackendError(RuntimeError):
+    """The backend cannot be created (not installed, bad option, no such device)."""
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    name: str
+    version: str
+    device: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "version": self.version, "device": self.device, "settings": dict(self.settings)}
+
+
+@runtime_checkable
+class Backend(Protocol):
+    def info(self) -> BackendInfo: ...
+
+    def build(self, graph: Graph) -> Any: ...
+
+    def compute(self, compiled: Any, inputs: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]: ...
+
+
+def build_batch(backend: Backend, graphs: Sequence[Graph]) -> list[Any]:
+    """Build graphs with the backend's batch builder when it has one."""
+    batch = getattr(backend, "build_batch", None)
+    if batch is not None:
+        return list(batch(graphs))
+    out: list[Any] = []
+    for graph in graphs:
+        try:
+            out.append(backend.build(graph))
+        except Exception as exc:  # noqa: BLE001 - the caller classifies it
+            out.append(exc)
+    return out
+
+
+def emulations(backend: Backend) -> Mapping[str, str]:
+    fn = getattr(backend, "emulations", None)
+    return dict(fn()) if fn else {}
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, str]:
+    """``-o key=value`` pairs to a dict; a pair without '=' is a usage error."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"backend option {pair!r} is not key=value")
+        out[key.strip()] = value.strip()
+    return out

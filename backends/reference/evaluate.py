@@ -1,0 +1,114 @@
+"""Run a Graph through the reference operators, node by node.
+
+This is the one wrapper that handles data types for every op: float operands
+become float64, the op computes, and the result is rounded once to the
+output's data type (round to nearest even; float16 overflow gives infinity).
+It also tracks which output elements the spec leaves to the implementation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from backends.reference.ops import OPS, ImplementationDefined
+from harness.dtypes import is_float, numpy_dtype
+from harness.graph import Graph, Node
+
+# Ops whose output elements each depend only on the same-position input
+# elements (after broadcasting), so an undefined input element taints exactly
+# the matching output elements. Any other op taints its whole output.
+ELEMENTWISE = frozenset(
+    "abs ceil cos erf exp floor identity log neg reciprocal roundEven sin sign sqrt tan "
+    "add sub mul div max min pow equal notEqual greater greaterOrEqual lesser lesserOrEqual "
+    "logicalNot logicalAnd logicalOr logicalXor isNaN isInfinite cast clamp elu gelu hardSigmoid "
+    "hardSwish leakyRelu linear relu sigmoid softplus softsign tanh prelu where".split()
+)
+
+
+@dataclass(frozen=True, eq=False)
+class ReferenceOutput:
+    values: np.ndarray
+    undefined: np.ndarray | None = None  # bool mask: elements not to compare
+    reason: str = ""
+
+
+def _as_compute_array(value: np.ndarray) -> np.ndarray:
+    value = np.asarray(value)
+    return value.astype(np.float64) if value.dtype.kind == "f" else value
+
+
+def _round_to(result, data_type: str) -> np.ndarray:
+    dtype = numpy_dtype(data_type)
+    result = np.asarray(result)
+    if result.dtype == dtype:
+        return result
+    if is_float(data_type) or result.dtype.kind in "iub":
+        with np.errstate(over="ignore", invalid="ignore"):
+            return result.astype(dtype)
+    raise TypeError(f"reference op returned {result.dtype} for a {data_type} output")
+
+
+def run_node(node: Node, env: Mapping[str, np.ndarray], graph: Graph) -> list[ReferenceOutput]:
+    kwargs = {}
+    for param, ref in node.operands.items():
+        if isinstance(ref, tuple):
+            kwargs[param] = [_as_compute_array(env[r]) for r in ref]
+        else:
+            kwargs[param] = _as_compute_array(env[ref])
+    kwargs.update(node.attributes)
+    with np.errstate(all="ignore"):
+        result = OPS[node.op](**kwargs)
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    if len(results) != len(node.outputs):
+        raise RuntimeError(f"reference {node.op} returned {len(results)} outputs, graph expects {len(node.outputs)}")
+    outs = []
+    for name, res in zip(node.outputs, results):
+        desc = graph.descs[name]
+        if isinstance(res, ImplementationDefined):
+            values = _round_to(res.values, desc.data_type)
+            out = ReferenceOutput(values, np.broadcast_to(res.undefined, values.shape).copy(), res.reason)
+        else:
+            out = ReferenceOutput(_round_to(res, desc.data_type))
+        if out.values.shape != desc.shape:
+            raise RuntimeError(f"reference {node.op} produced shape {list(out.values.shape)} for {name}, "
+                               f"the spec's create steps say {list(desc.shape)}")
+        outs.append(out)
+    return outs
+
+
+def _taint(node: Node, masks: Mapping[str, np.ndarray], outs: list[ReferenceOutput]) -> list[ReferenceOutput]:
+    """Carry 'implementation-defined' marks from inputs to outputs."""
+    in_masks = [masks[n] for n in node.operand_names() if n in masks]
+    if not in_masks:
+        return outs
+    tainted = []
+    for out in outs:
+        if node.op in ELEMENTWISE:
+            extra = np.zeros(out.values.shape, bool)
+            for m in in_masks:
+                extra |= np.broadcast_to(m, out.values.shape) if m.ndim <= out.values.ndim else m.any()
+        else:
+            extra = np.full(out.values.shape, any(m.any() for m in in_masks))
+        mask = extra if out.undefined is None else (out.undefined | extra)
+        reason = out.reason or "depends on an implementation-defined input element"
+        tainted.append(ReferenceOutput(out.values, mask, reason))
+    return tainted
+
+
+def evaluate(graph: Graph, inputs: Mapping[str, np.ndarray]) -> dict[str, ReferenceOutput]:
+    env: dict[str, np.ndarray] = {**graph.constants, **inputs}
+    masks: dict[str, np.ndarray] = {}
+    reasons: dict[str, str] = {}
+    for node in graph.nodes:
+        outs = _taint(node, masks, run_node(node, env, graph))
+        for name, out in zip(node.outputs, outs):
+            env[name] = out.values
+            if out.undefined is not None and out.undefined.any():
+                masks[name] = out.undefined
+                reasons[name] = out.reason
+    return {
+        name: ReferenceOutput(env[name], masks.get(name), reasons.get(name, ""))
+        for name in graph.outputs
+    }

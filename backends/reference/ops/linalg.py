@@ -1,0 +1,6 @@
+"""Reference (float64 numpy) implementations of the linalg operators."""
+from __future__ import annotations
+
+import numpy as np
+
+OPS = {}

@@ -1,0 +1,50 @@
+"""The spec's "create" steps for every operator, as pure functions on
+descriptors: validate arguments the way the builder method does, resolve
+option defaults, and compute output descriptors.
+
+One module per family; each exports ``CREATE``, a name -> function table.
+This module joins them into the one table the harness uses.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from harness.catalog import operator
+from harness.opspec import (
+    convolution,
+    elementwise,
+    linalg,
+    movement,
+    normalization,
+    pooling,
+    quantization,
+    recurrent,
+    reduction,
+)
+from harness.opspec.base import Created, OperandArg, SpecError, check_limits, check_output_limits
+
+CREATE = {
+    **elementwise.CREATE,
+    **reduction.CREATE,
+    **linalg.CREATE,
+    **convolution.CREATE,
+    **pooling.CREATE,
+    **normalization.CREATE,
+    **movement.CREATE,
+    **recurrent.CREATE,
+    **quantization.CREATE,
+}
+
+
+def create(op: str, operands: Mapping[str, OperandArg], attributes: Mapping[str, Any]) -> Created:
+    """Run ``op``'s create steps; raise SpecError where the spec throws."""
+    spec = operator(op)
+    if op not in CREATE:
+        raise NotImplementedError(f"{op}: no create steps implemented")
+    check_limits(spec, operands)
+    created = CREATE[op](operands, attributes)
+    check_output_limits(spec, created.outputs)
+    return created
+
+
+__all__ = ["CREATE", "Created", "SpecError", "create"]

@@ -1,0 +1,106 @@
+"""What every op's create steps share: the error type, the result type and
+the generic limit checks that the catalog states as data."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from harness.catalog import OperatorSpec
+from harness.graph import TensorDesc
+
+
+class SpecError(ValueError):
+    """The spec's create steps say the builder method throws (a TypeError in
+    the spec). The message says why, in the spec's terms."""
+
+
+@dataclass(frozen=True)
+class Created:
+    """What an op's create steps produce: the output descriptors and every
+    non-operand parameter and option resolved to a concrete value."""
+
+    outputs: tuple[TensorDesc, ...]
+    attributes: Mapping[str, Any]
+
+
+OperandArg = TensorDesc | tuple[TensorDesc, ...] | None
+# create(operands, attributes) -> Created. ``operands`` maps parameter/option
+# names to descriptors (absent optional operands are missing). ``attributes``
+# holds the remaining parameters and options with IDL defaults filled in.
+CreateFn = Callable[[Mapping[str, OperandArg], Mapping[str, Any]], Created]
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise SpecError(message)
+
+
+def check_axis(axis: int, rank: int, what: str = "axis") -> None:
+    check(isinstance(axis, int) and 0 <= axis < rank, f"{what} {axis} is out of range for rank {rank}")
+
+
+def check_axes(axes: Sequence[int], rank: int, what: str = "axes") -> None:
+    for axis in axes:
+        check_axis(axis, rank, what)
+    check(len(set(axes)) == len(axes), f"{what} {list(axes)} has duplicates")
+
+
+def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """Bidirectional broadcasting (spec: "broadcast shapes")."""
+    rank = max(len(a), len(b))
+    pa = (1,) * (rank - len(a)) + tuple(a)
+    pb = (1,) * (rank - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(pa, pb):
+        check(x == y or x == 1 or y == 1, f"shapes {list(a)} and {list(b)} are not broadcastable")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def unidirectionally_broadcastable(source: Sequence[int], target: Sequence[int]) -> bool:
+    if len(source) > len(target):
+        return False
+    padded = (1,) * (len(target) - len(source)) + tuple(source)
+    return all(s == t or s == 1 for s, t in zip(padded, target))
+
+
+def check_limits(spec: OperatorSpec, operands: Mapping[str, OperandArg]) -> None:
+    """The tensor-limits table of the op: allowed data types, ranks and the
+    'same as' ties, for every input member present."""
+    for member in spec.input_members:
+        arg = operands.get(member)
+        if arg is None:
+            continue
+        limits = spec.operands[member]
+        for desc in arg if isinstance(arg, tuple) else (arg,):
+            check(
+                desc.data_type in limits.allowed_data_types,
+                f"{spec.name}: {member} data type {desc.data_type} is not allowed "
+                f"(allowed: {', '.join(limits.allowed_data_types)})",
+            )
+            check(
+                limits.allowed_ranks.contains(desc.rank),
+                f"{spec.name}: {member} rank {desc.rank} is outside the allowed ranks "
+                f"{limits.allowed_ranks.min} to {limits.allowed_ranks.max if limits.allowed_ranks.max is not None else 'N'}",
+            )
+            tie = limits.same_data_type_as
+            if tie and operands.get(tie) is not None:
+                other = operands[tie]
+                other_type = (other[0] if isinstance(other, tuple) else other).data_type
+                check(
+                    desc.data_type == other_type,
+                    f"{spec.name}: {member} data type {desc.data_type} must match {tie} ({other_type})",
+                )
+
+
+def check_output_limits(spec: OperatorSpec, outputs: Sequence[TensorDesc]) -> None:
+    members = spec.output_members
+    for i, desc in enumerate(outputs):
+        member = members[min(i, len(members) - 1)]  # split: all outputs share "outputs"
+        limits = spec.operands[member]
+        check(
+            desc.data_type in limits.allowed_data_types,
+            f"{spec.name}: {member} data type {desc.data_type} is not allowed "
+            f"(allowed: {', '.join(limits.allowed_data_types)})",
+        )
+        check(limits.allowed_ranks.contains(desc.rank), f"{spec.name}: {member} rank {desc.rank} is not allowed")

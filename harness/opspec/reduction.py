@@ -1,0 +1,6 @@
+"""Create steps for the reduction operators (see harness/opspec/__init__.py)."""
+from __future__ import annotations
+
+from harness.opspec.base import Created, check
+
+CREATE = {}
