@@ -104,3 +104,47 @@ def check_output_limits(spec: OperatorSpec, outputs: Sequence[TensorDesc]) -> No
             f"(allowed: {', '.join(limits.allowed_data_types)})",
         )
         check(limits.allowed_ranks.contains(desc.rank), f"{spec.name}: {member} rank {desc.rank} is not allowed")
+
+
+# Tolerance budgets live beside each op's create steps: one op's facts in one
+# place. Each family module exports TOLERANCE = {op: BudgetFn}. A BudgetFn gets
+# the node (with resolved attributes) and the graph's descriptors and returns
+# the budget for the node's float outputs; integer outputs are always exact.
+
+
+@dataclass(frozen=True)
+class Budget:
+    metric: str  # "ULP" (distance between bit patterns) or "ATOL" (absolute)
+    value: float
+
+
+BudgetFn = Callable[[Any, Mapping[str, TensorDesc]], Budget]
+
+
+def _output_type(node, descs: Mapping[str, TensorDesc]) -> str:
+    return descs[node.outputs[0]].data_type
+
+
+def ulp(value: float, float16: float | None = None) -> BudgetFn:
+    """A fixed ULP budget (optionally a different one for float16 outputs)."""
+
+    def budget(node, descs) -> Budget:
+        if float16 is not None and _output_type(node, descs) == "float16":
+            return Budget("ULP", float16)
+        return Budget("ULP", value)
+
+    return budget
+
+
+def atol(value: float, float16: float | None = None) -> BudgetFn:
+    """A fixed absolute budget (optionally a different one for float16 outputs)."""
+
+    def budget(node, descs) -> Budget:
+        if float16 is not None and _output_type(node, descs) == "float16":
+            return Budget("ATOL", float16)
+        return Budget("ATOL", value)
+
+    return budget
+
+
+EXACT: BudgetFn = ulp(0)

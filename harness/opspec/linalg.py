@@ -1,6 +1,7 @@
 """Create steps for the linalg operators (see harness/opspec/__init__.py)."""
 from __future__ import annotations
 
-from harness.opspec.base import Created, check
+from harness.opspec.base import Created, check, ulp
 
 CREATE = {}
+TOLERANCE = {}

@@ -1,0 +1,38 @@
+"""Tolerance budgets: per op (from the op families' TOLERANCE tables), summed
+over a multi-operator graph, overridden per case."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from harness.graph import Graph, Node
+from harness.opspec import (
+    convolution,
+    elementwise,
+    linalg,
+    movement,
+    normalization,
+    pooling,
+    quantization,
+    recurrent,
+    reduction,
+)
+from harness.opspec.base import Budget, BudgetFn
+
+TOLERANCE: Mapping[str, BudgetFn] = {
+    **elementwise.TOLERANCE,
+    **reduction.TOLERANCE,
+    **linalg.TOLERANCE,
+    **convolution.TOLERANCE,
+    **pooling.TOLERANCE,
+    **normalization.TOLERANCE,
+    **movement.TOLERANCE,
+    **recurrent.TOLERANCE,
+    **quantization.TOLERANCE,
+}
+
+
+def node_budget(node: Node, graph: Graph) -> Budget:
+    fn = TOLERANCE.get(node.op)
+    if fn is None:
+        raise KeyError(f"no tolerance budget defined for {node.op}")
+    return fn(node, graph.descs)
