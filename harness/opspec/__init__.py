@@ -21,7 +21,7 @@ from harness.opspec import (
     recurrent,
     reduction,
 )
-from harness.opspec.base import Created, OperandArg, SpecError, check_limits, check_output_limits
+from harness.opspec.base import Created, OperandArg, SpecError, check_limits
 
 CREATE = {
     **elementwise.CREATE,
@@ -42,9 +42,11 @@ def create(op: str, operands: Mapping[str, OperandArg], attributes: Mapping[str,
     if op not in CREATE:
         raise NotImplementedError(f"{op}: no create steps implemented")
     check_limits(spec, operands)
-    created = CREATE[op](operands, attributes)
-    check_output_limits(spec, created.outputs)
-    return created
+    # The output rows of the tensor-limits tables describe what an
+    # implementation reports; the create steps validate inputs only (gather of
+    # a 1-D input with 0-D indices yields a 0-D output though the table says
+    # "1 to N", and WPT tests exactly that).
+    return CREATE[op](operands, attributes)
 
 
 __all__ = ["CREATE", "Created", "SpecError", "create"]

@@ -1,7 +1,75 @@
-"""Create steps for the quantization operators (see harness/opspec/__init__.py)."""
+"""Create steps for the quantization operators (see harness/opspec/__init__.py):
+quantizeLinear and dequantizeLinear (spec #api-mlgraphbuilder-quantizelinear,
+#api-mlgraphbuilder-dequantizelinear).
+
+Both take ``scale`` and ``zeroPoint`` of the input's rank whose every dimension
+divides the input's ("blockwise broadcastable", spec #algorithms-broadcast):
+all ones is per-tensor, one full dimension is per-axis, anything else between
+is blockwise (possibly along several axes at once, which ONNX cannot express).
+Neither op has an option besides ``label``, so nothing is left to resolve.
+"""
 from __future__ import annotations
 
-from harness.opspec.base import Created, check, ulp
+from typing import Mapping, Sequence
 
-CREATE = {}
-TOLERANCE = {}
+from harness.graph import TensorDesc
+from harness.opspec.base import Budget, Created, EXACT, check
+
+
+def blockwise_broadcastable(shape_from: Sequence[int], shape_to: Sequence[int]) -> bool:
+    """Spec "blockwise broadcast the shapes": same rank, and every dimension
+    of shape_from exactly divides the matching dimension of shape_to."""
+    return len(shape_from) == len(shape_to) and all(t % f == 0 for f, t in zip(shape_from, shape_to))
+
+
+def _check_scale_and_zero_point(op: str, inp: TensorDesc, scale: TensorDesc, zero_point: TensorDesc) -> None:
+    check(
+        scale.rank == inp.rank and zero_point.rank == inp.rank,
+        f"{op}: scale rank {scale.rank} and zeroPoint rank {zero_point.rank} must equal input rank {inp.rank}",
+    )
+    check(
+        scale.shape == zero_point.shape,
+        f"{op}: scale shape {list(scale.shape)} must equal zeroPoint shape {list(zero_point.shape)}",
+    )
+    check(
+        blockwise_broadcastable(scale.shape, inp.shape),
+        f"{op}: scale shape {list(scale.shape)} is not blockwise broadcastable to input shape {list(inp.shape)}",
+    )
+
+
+def quantizeLinear(operands, attributes) -> Created:
+    # Data types (input float, scale same as input, zeroPoint 8/32-bit int)
+    # are the catalog's limits, checked before this function runs.
+    inp, scale, zero_point = operands["input"], operands["scale"], operands["zeroPoint"]
+    _check_scale_and_zero_point("quantizeLinear", inp, scale, zero_point)
+    return Created((TensorDesc(inp.shape, zero_point.data_type),), dict(attributes))
+
+
+def dequantizeLinear(operands, attributes) -> Created:
+    inp, scale, zero_point = operands["input"], operands["scale"], operands["zeroPoint"]
+    check(
+        zero_point.data_type == inp.data_type,
+        f"dequantizeLinear: zeroPoint data type {zero_point.data_type} must equal input data type {inp.data_type}",
+    )
+    _check_scale_and_zero_point("dequantizeLinear", inp, scale, zero_point)
+    return Created((TensorDesc(inp.shape, scale.data_type),), dict(attributes))
+
+
+CREATE = {"quantizeLinear": quantizeLinear, "dequantizeLinear": dequantizeLinear}
+
+
+def dequantize_budget(node, descs: Mapping[str, TensorDesc]) -> Budget:
+    """WPT gives no budget; sum the spec emulation's ops in WPT's style.
+    8-bit inputs: cast(input) and sub(zeroPoint) are exact in float16 and
+    float32 (|input - zeroPoint| <= 510), so only mul rounds: 1 ULP (WPT's mul).
+    32-bit inputs: cast to the scale type, sub and mul each may round: 1 + 1 + 1.
+    (Beyond 2^24, float16: 2^11, the emulation's cast already loses the
+    integer, and sub can cancel; the corpus keeps 32-bit values below that.)"""
+    input_type = descs[node.operands["input"]].data_type
+    return Budget("ULP", 1 if input_type in ("int8", "uint8") else 3)
+
+
+# quantizeLinear's output is an integer, compared exactly; elements where a
+# float16/float32 division may legitimately round to the other integer are
+# marked implementation-defined by the reference (see its quantizeLinear).
+TOLERANCE = {"quantizeLinear": EXACT, "dequantizeLinear": dequantize_budget}

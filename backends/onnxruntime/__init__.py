@@ -1,0 +1,233 @@
+"""The ONNX Runtime backend: lower a WebNN graph to an ONNX model, run it with ORT.
+
+    webnn-harness run --backend onnxruntime                       # CPU provider
+    webnn-harness run --backend onnxruntime -o ep=CUDAExecutionProvider -o threads=4
+
+Options (``-o key=value``):
+    ep          execution provider, one of ``ort.get_available_providers()``
+                (default CPUExecutionProvider). A non-CPU provider runs with
+                ORT's CPU fallback disabled, so a node it cannot place makes
+                the build ``unsupported`` instead of silently running on CPU.
+    opt_level   graph optimization: disable | basic | extended | layout | all (default all, ORT's default)
+    threads     intra-op threads (default 1: the harness runs several workers)
+    opset       ONNX opset to emit (default: the newest the installed ORT loads)
+
+Build-time errors from ORT (session creation) are ``Unsupported`` with ORT's
+message; the lowering refuses nothing silently.
+"""
+from __future__ import annotations
+
+import json
+import platform
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Mapping
+
+import numpy as np
+
+from backends.base import BackendError, BackendInfo, Unsupported
+from harness.graph import Graph
+
+OPT_LEVELS = {
+    "disable": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "layout": "ORT_ENABLE_LAYOUT",
+    "all": "ORT_ENABLE_ALL",
+}
+OPTIONS = ("ep", "opt_level", "threads", "opset")
+CPU = "CPUExecutionProvider"
+
+
+@lru_cache(maxsize=None)
+def newest_opset() -> tuple[int, int]:
+    """(opset, ir_version): the newest default-domain opset the installed ORT
+    accepts, probed once with a one-node model (ORT rejects opsets newer than
+    it knows at load time)."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "probe", [x], [y])
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    for ir_version in (onnx.IR_VERSION, 11, 10):
+        for opset in range(onnx.defs.onnx_opset_version(), 17, -1):
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version)
+            try:
+                ort.InferenceSession(model.SerializeToString(), options, providers=[CPU])
+            except Exception:  # noqa: BLE001 - ORT says "unsupported opset/IR" in many ways
+                continue
+            return opset, ir_version
+    raise BackendError("onnxruntime accepts no ONNX opset >= 18 with this onnx package")
+
+
+@dataclass
+class Compiled:
+    session: Any
+    output_names: list[str]
+    input_types: dict[str, np.dtype]
+
+
+class OnnxRuntimeBackend:
+    name = "onnxruntime"
+
+    def __init__(self, options: Mapping[str, str]):
+        try:
+            import onnx  # noqa: F401
+            import onnxruntime as ort
+        except ImportError as exc:
+            raise BackendError(
+                f"onnxruntime backend needs onnx and onnxruntime: {exc}; "
+                "pip install 'webnn-harness[onnxruntime]'"
+            ) from exc
+        self._ort = ort
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise BackendError(f"unknown onnxruntime option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        available = ort.get_available_providers()
+        self.provider = options.get("ep", CPU)
+        if self.provider not in available:
+            raise BackendError(f"execution provider {self.provider!r} is not available "
+                               f"(this onnxruntime has: {', '.join(available)})")
+        self.opt_level = options.get("opt_level", "all")
+        if self.opt_level not in OPT_LEVELS:
+            raise BackendError(f"opt_level {self.opt_level!r}: expected one of {', '.join(OPT_LEVELS)}")
+        self.threads = _positive_int(options.get("threads", "1"), "threads")
+        self.opset, self.ir_version = newest_opset()
+        if "opset" in options:
+            requested = _positive_int(options["opset"], "opset")
+            if not 18 <= requested <= self.opset:
+                raise BackendError(f"opset {requested}: this lowering needs >= 18 and onnxruntime "
+                                   f"{ort.__version__} loads <= {self.opset}")
+            self.opset = requested
+        self._session_options = self._make_session_options()
+
+    def _make_session_options(self):
+        ort = self._ort
+        so = ort.SessionOptions()
+        so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[self.opt_level])
+        so.intra_op_num_threads = self.threads
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.log_severity_level = 3  # errors only: ORT's warnings would flood a run
+        if self.provider != CPU:
+            # Never let a requested provider silently fall back to CPU.
+            so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+        return so
+
+    # -- protocol ---------------------------------------------------------
+
+    def info(self) -> BackendInfo:
+        import onnx
+
+        return BackendInfo(
+            name=self.name,
+            version=self._ort.__version__,
+            device=f"{self.provider} ({platform.machine()})",
+            settings={
+                "provider": self.provider,
+                "cpu_fallback": "allowed" if self.provider == CPU else "disabled",
+                "opset": self.opset,
+                "ir_version": self.ir_version,
+                "graph_optimization_level": self.opt_level,
+                "intra_op_threads": self.threads,
+                "inter_op_threads": 1,
+                "onnx": onnx.__version__,
+            },
+        )
+
+    def lower(self, graph: Graph):
+        """The ONNX ModelProto for ``graph`` (public for tests and debugging)."""
+        from backends.onnxruntime.lower import Unlowerable, lower_graph
+
+        try:
+            return lower_graph(graph, self.opset, self.ir_version)
+        except Unlowerable as exc:
+            raise Unsupported(str(exc)) from exc
+
+    def build(self, graph: Graph) -> Compiled:
+        model = self.lower(graph)
+        try:
+            session = self._ort.InferenceSession(
+                model.SerializeToString(), self._session_options, providers=[self.provider]
+            )
+        except Exception as exc:  # noqa: BLE001 - every ORT build error is "ORT does not support this graph"
+            raise Unsupported(_ort_message(exc)) from exc
+        input_types = {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()}
+        return Compiled(session, list(graph.outputs), input_types)
+
+    def compute(self, compiled: Compiled, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        feed = {}
+        for name, dtype in compiled.input_types.items():
+            value = inputs[name]
+            feed[name] = value if isinstance(value, np.ndarray) and value.dtype == dtype else np.asarray(value, dtype)
+        results = compiled.session.run(compiled.output_names, feed)
+        return dict(zip(compiled.output_names, results))
+
+    def emulations(self) -> dict[str, str]:
+        from backends.onnxruntime.lower import EMULATED
+
+        return dict(EMULATED)
+
+
+_NUMPY_OF_ORT = {
+    "tensor(float)": np.dtype("float32"),
+    "tensor(float16)": np.dtype("float16"),
+    "tensor(int32)": np.dtype("int32"),
+    "tensor(uint32)": np.dtype("uint32"),
+    "tensor(int64)": np.dtype("int64"),
+    "tensor(uint64)": np.dtype("uint64"),
+    "tensor(int8)": np.dtype("int8"),
+    "tensor(uint8)": np.dtype("uint8"),
+}
+
+
+def _positive_int(text: str, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise BackendError(f"{what} must be a positive integer, got {text!r}")
+    return value
+
+
+def _ort_message(exc: Exception) -> str:
+    """ORT's message without its '[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED :' prefix noise kept short."""
+    text = str(exc).strip()
+    return re.sub(r"\s+", " ", text)
+
+
+def create(options: Mapping[str, str]) -> OnnxRuntimeBackend:
+    return OnnxRuntimeBackend(options)
+
+
+# -- known failures ---------------------------------------------------------
+#
+# backends/onnxruntime/known_failures.json, applied by harness/knownfailures.py:
+# a JSON list of entries
+#   {"file": "gather.json" (optional, the case file's base name),
+#    "case": "exact case name"  or  "match": "regex searched in the name",
+#    "reason": "why ORT deviates from WebNN here",
+#    "options": {"ep": "..."} (optional: only under these backend options)}
+# Entries that match nothing in a run covering their file are reported stale.
+
+
+def known_failures() -> list[dict]:
+    """The entries, checked for shape (every one needs a reason and a case or match)."""
+    text = resources.files("backends.onnxruntime").joinpath("known_failures.json").read_text()
+    entries = json.loads(text)
+    for entry in entries:
+        if not isinstance(entry, dict) or not entry.get("reason") or not (entry.get("case") or entry.get("match")):
+            raise ValueError(f"known_failures.json: every entry needs 'reason' and 'case' or 'match': {entry!r}")
+        if "match" in entry:
+            re.compile(entry["match"])
+    return entries
+
+
+__all__ = ["OnnxRuntimeBackend", "create", "known_failures"]

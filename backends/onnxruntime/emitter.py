@@ -1,0 +1,143 @@
+"""Build an ONNX ModelProto node by node, directly with onnx.helper.
+
+The lowering functions (backends/onnxruntime/lower/) see one ``Emitter`` per
+graph: it hands out fresh value names, adds nodes, turns numpy arrays into
+initializers (small ones shared) and keeps the WebNN descriptors at hand.
+No onnx.checker here: it costs milliseconds per model and the tests run it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+from harness.graph import Node, TensorDesc
+
+# WebNN data type -> ONNX element type.
+ONNX_TYPES: dict[str, int] = {
+    "float32": TensorProto.FLOAT,
+    "float16": TensorProto.FLOAT16,
+    "int32": TensorProto.INT32,
+    "uint32": TensorProto.UINT32,
+    "int64": TensorProto.INT64,
+    "uint64": TensorProto.UINT64,
+    "int8": TensorProto.INT8,
+    "uint8": TensorProto.UINT8,
+    # Only inside a lowering, never at a WebNN boundary:
+    "bool": TensorProto.BOOL,
+    "float64": TensorProto.DOUBLE,
+}
+
+
+class Unlowerable(Exception):
+    """The lowering refuses this node (an option or data type it cannot map)."""
+
+
+@dataclass
+class Call:
+    """One WebNN node as a lowering function sees it."""
+
+    node: Node
+    inputs: Mapping[str, Any]  # param -> ONNX value name (list for sequence operands)
+    in_descs: Mapping[str, Any]  # param -> TensorDesc (list for sequence operands)
+    out_descs: Sequence[TensorDesc]
+
+    def __getitem__(self, param: str):
+        return self.inputs[param]
+
+    def get(self, param: str, default=None):
+        return self.inputs.get(param, default)
+
+    def has(self, param: str) -> bool:
+        return param in self.inputs
+
+    def desc(self, param: str) -> TensorDesc:
+        return self.in_descs[param]
+
+    def attr(self, key: str, default=None):
+        """A resolved attribute; ``default`` stands in where the value is None
+        (a create step that has not resolved it yet)."""
+        value = self.node.attributes.get(key)
+        return default if value is None else value
+
+    @property
+    def out(self) -> TensorDesc:
+        return self.out_descs[0]
+
+
+class Emitter:
+    def __init__(self, opset: int, reserved: set[str]):
+        self.opset = opset
+        self.nodes: list = []
+        self.initializers: list = []
+        self.reserved = reserved  # WebNN operand names: never reused for temporaries
+        self._count = 0
+        self._const_cache: dict[tuple, str] = {}
+
+    def fresh(self, hint: str = "t") -> str:
+        while True:
+            self._count += 1
+            name = f"ort:{hint}:{self._count}"
+            if name not in self.reserved:
+                return name
+
+    def op(self, op_type: str, inputs: Sequence[str], outputs: int | Sequence[str] = 1, **attrs):
+        """Add a node; return its output name (or list of names when outputs > 1
+        or a list of names was given)."""
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        if isinstance(outputs, int):
+            names = [self.fresh(op_type) for _ in range(outputs)]
+            single = outputs == 1
+        else:
+            names = list(outputs)
+            single = False
+        self.nodes.append(helper.make_node(op_type, list(inputs), names, **attrs))
+        return names[0] if single else names
+
+    def initializer(self, name: str, value: np.ndarray) -> str:
+        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def const(self, value, data_type: str, shape: Sequence[int] | None = None) -> str:
+        """A constant tensor of a WebNN (or 'float64'/'bool') data type."""
+        dtype = np.dtype("bool") if data_type == "bool" else np.dtype(data_type)
+        array = np.asarray(value, dtype=dtype)
+        if shape is not None:
+            array = array.reshape(shape)
+        key = (data_type, array.shape, array.tobytes()) if array.size <= 64 else None
+        if key is not None and key in self._const_cache:
+            return self._const_cache[key]
+        name = self.initializer(self.fresh("const"), array)
+        if key is not None:
+            self._const_cache[key] = name
+        return name
+
+    def i64(self, values) -> str:
+        """A 1-D int64 constant (shapes, axes, pads...)."""
+        return self.const(list(values), "int64", (len(list(values)),))
+
+    def scalar(self, value, data_type: str) -> str:
+        return self.const(value, data_type, ())
+
+    def cast(self, x: str, data_type: str) -> str:
+        return self.op("Cast", [x], to=ONNX_TYPES[data_type])
+
+    def transpose(self, x: str, perm: Sequence[int]) -> str:
+        if list(perm) == list(range(len(perm))):
+            return x
+        return self.op("Transpose", [x], perm=list(perm))
+
+    def reshape(self, x: str, shape: Sequence[int]) -> str:
+        return self.op("Reshape", [x, self.i64(shape)], allowzero=1)
+
+    def unsqueeze(self, x: str, axes: Sequence[int]) -> str:
+        return self.op("Unsqueeze", [x, self.i64(axes)])
+
+    def squeeze(self, x: str, axes: Sequence[int]) -> str:
+        return self.op("Squeeze", [x, self.i64(axes)])
+
+
+def value_info(name: str, desc: TensorDesc):
+    return helper.make_tensor_value_info(name, ONNX_TYPES[desc.data_type], list(desc.shape))

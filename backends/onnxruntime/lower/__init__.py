@@ -1,0 +1,84 @@
+"""WebNN graph -> ONNX model.
+
+One lowering function per WebNN op, ``fn(e: Emitter, c: Call) -> name | [names]``,
+grouped by family like harness/opspec; the families' ``LOWER`` tables join
+into one here. ``EMULATED`` says, per op, where the lowering composes WebNN
+semantics from several ONNX ops instead of mapping to one native op (probing
+and reports show it).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+from onnx import helper
+
+from backends.onnxruntime.emitter import Call, Emitter, Unlowerable, value_info
+from backends.onnxruntime.lower import (
+    convolution,
+    elementwise,
+    linalg,
+    movement,
+    normalization,
+    pooling,
+    quantization,
+    recurrent,
+    reduction,
+)
+from harness.graph import Graph
+
+_FAMILIES = (elementwise, reduction, linalg, convolution, pooling, normalization, movement, recurrent, quantization)
+
+LOWER = {op: fn for family in _FAMILIES for op, fn in family.LOWER.items()}
+EMULATED: Mapping[str, str] = {op: how for family in _FAMILIES for op, how in family.EMULATED.items()}
+
+
+def _call(node, env, descs) -> Call:
+    inputs, in_descs = {}, {}
+    for param, ref in node.operands.items():
+        if isinstance(ref, tuple):
+            inputs[param] = [env[r] for r in ref]
+            in_descs[param] = [descs[r] for r in ref]
+        else:
+            inputs[param] = env[ref]
+            in_descs[param] = descs[ref]
+    return Call(node, inputs, in_descs, [descs[o] for o in node.outputs])
+
+
+def lower_graph(graph: Graph, opset: int, ir_version: int):
+    """The ONNX ModelProto for ``graph``. Graph inputs stay inputs (same
+    names), constants become initializers (same names), outputs keep their
+    names. Raises Unlowerable for an op or option the lowering refuses."""
+    descs = graph.descs
+    missing = sorted({n.op for n in graph.nodes} - set(LOWER))
+    if missing:
+        raise Unlowerable(f"no ONNX lowering for {', '.join(missing)}")
+    e = Emitter(opset, set(descs))
+    env: dict[str, str] = {name: name for name in graph.inputs}
+    for name, value in graph.constants.items():
+        # The descriptor is the truth (a 0-D constant may arrive as shape [1]).
+        env[name] = e.initializer(name, value.reshape(descs[name].shape))
+    for node in graph.nodes:
+        result = LOWER[node.op](e, _call(node, env, descs))
+        results = [result] if isinstance(result, str) else list(result)
+        if len(results) != len(node.outputs):
+            raise RuntimeError(f"lowering of {node.op} gave {len(results)} outputs for {len(node.outputs)}")
+        env.update(zip(node.outputs, results))
+    for name in graph.outputs:
+        if env[name] != name:
+            e.op("Identity", [env[name]], [name])
+    onnx_graph = helper.make_graph(
+        e.nodes,
+        "webnn",
+        [value_info(n, descs[n]) for n in graph.inputs],
+        [value_info(n, descs[n]) for n in graph.outputs],
+        initializer=e.initializers,
+    )
+    return helper.make_model(
+        onnx_graph,
+        opset_imports=[helper.make_opsetid("", opset)],
+        ir_version=ir_version,
+        producer_name="webnn-harness",
+    )
+
+
+__all__ = ["EMULATED", "LOWER", "Unlowerable", "lower_graph"]

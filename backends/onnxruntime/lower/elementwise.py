@@ -1,0 +1,165 @@
+"""Element-wise ops: binary, comparison, logical, unary, activations, cast, clamp.
+
+WebNN booleans are uint8 (0 false, nonzero true); ONNX comparisons and logical
+ops use BOOL, so results are cast back to uint8 and logical inputs cast to BOOL.
+"""
+from __future__ import annotations
+
+import math
+
+from backends.onnxruntime.emitter import ONNX_TYPES, Call, Emitter
+from harness.dtypes import integer_range, is_float
+from harness.opspec.base import unidirectionally_broadcastable
+
+
+def _native(onnx_op: str, *params: str, **attrs):
+    def lower(e: Emitter, c: Call) -> str:
+        return e.op(onnx_op, [c[p] for p in params], **attrs)
+
+    lower.__name__ = f"lower_{onnx_op}"
+    return lower
+
+
+def _comparison(onnx_op: str):
+    def lower(e: Emitter, c: Call) -> str:
+        return e.cast(e.op(onnx_op, [c["a"], c["b"]]), "uint8")
+
+    return lower
+
+
+def not_equal(e: Emitter, c: Call) -> str:
+    return e.cast(e.op("Not", [e.op("Equal", [c["a"], c["b"]])]), "uint8")
+
+
+def _logical(onnx_op: str):
+    def lower(e: Emitter, c: Call) -> str:
+        operands = [e.cast(c[p], "bool") for p in ("a", "b") if c.has(p)]
+        return e.cast(e.op(onnx_op, operands), "uint8")
+
+    return lower
+
+
+def _float_predicate(onnx_op: str, **attrs):
+    """isNaN / isInfinite: ONNX defines them on float types only; an integer
+    is never NaN or infinite, so integer inputs give all-false (Equal(x, x)
+    negated keeps the data dependency and the shape)."""
+
+    def lower(e: Emitter, c: Call) -> str:
+        x = c["a"]
+        if is_float(c.desc("a").data_type):
+            return e.cast(e.op(onnx_op, [x], **attrs), "uint8")
+        return e.cast(e.op("Not", [e.op("Equal", [x, x])]), "uint8")
+
+    return lower
+
+
+def cast(e: Emitter, c: Call) -> str:
+    return e.cast(c["input"], c.attr("dataType"))
+
+
+def _bound(value, data_type: str):
+    """An MLNumber bound as a value of the input's type (spec: MLNumber is
+    cast to the operand's data type; an infinite bound on an integer type
+    means no bound, i.e. the type's limit)."""
+    if is_float(data_type):
+        return float(value)
+    low, high = integer_range(data_type)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return low if value < 0 else high
+        value = math.trunc(value)
+    return min(max(int(value), low), high)
+
+
+def clamp(e: Emitter, c: Call) -> str:
+    data_type = c.desc("input").data_type
+    lo, hi = c.node.attributes.get("minValue"), c.node.attributes.get("maxValue")
+    bounds = []
+    for value in (lo, hi):
+        value = None if value is None else _bound(value, data_type)
+        bounds.append("" if value is None else e.scalar(value, data_type))
+    return e.op("Clip", [c["input"], *bounds])
+
+
+def linear(e: Emitter, c: Call) -> str:
+    data_type = c.desc("input").data_type
+    alpha = e.scalar(c.attr("alpha", 1.0), data_type)
+    beta = e.scalar(c.attr("beta", 0.0), data_type)
+    return e.op("Add", [e.op("Mul", [c["input"], alpha]), beta])
+
+
+def prelu(e: Emitter, c: Call) -> str:
+    """ONNX PRelu broadcasts slope to input one way only; WebNN broadcasts
+    both ways (the output takes the larger shape), so compose when needed."""
+    x, slope = c["input"], c["slope"]
+    if unidirectionally_broadcastable(c.desc("slope").shape, c.desc("input").shape):
+        return e.op("PRelu", [x, slope])
+    zero = e.scalar(0, c.desc("input").data_type)
+    # Where broadcasts its three operands to the common (output) shape.
+    return e.op("Where", [e.op("Less", [x, zero]), e.op("Mul", [x, slope]), x])
+
+
+def elu(e: Emitter, c: Call) -> str:
+    return e.op("Elu", [c["input"]], alpha=float(c.attr("alpha", 1.0)))
+
+
+def hard_sigmoid(e: Emitter, c: Call) -> str:
+    return e.op("HardSigmoid", [c["input"]], alpha=float(c.attr("alpha", 0.2)), beta=float(c.attr("beta", 0.5)))
+
+
+def leaky_relu(e: Emitter, c: Call) -> str:
+    return e.op("LeakyRelu", [c["input"]], alpha=float(c.attr("alpha", 0.01)))
+
+
+def softmax(e: Emitter, c: Call) -> str:
+    return e.op("Softmax", [c["input"]], axis=int(c.attr("axis")))
+
+
+_BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min", "pow": "Pow"}
+_COMPARISON = {
+    "equal": "Equal",
+    "greater": "Greater",
+    "greaterOrEqual": "GreaterOrEqual",
+    "lesser": "Less",
+    "lesserOrEqual": "LessOrEqual",
+}
+_UNARY = {
+    "abs": "Abs", "ceil": "Ceil", "cos": "Cos", "erf": "Erf", "exp": "Exp", "floor": "Floor",
+    "log": "Log", "neg": "Neg", "reciprocal": "Reciprocal", "roundEven": "Round", "sin": "Sin",
+    "sqrt": "Sqrt", "tan": "Tan", "identity": "Identity", "sign": "Sign",
+    # activations without options
+    "gelu": "Gelu", "hardSwish": "HardSwish", "relu": "Relu", "sigmoid": "Sigmoid",
+    "softplus": "Softplus", "softsign": "Softsign", "tanh": "Tanh",
+}
+
+LOWER = {
+    **{op: _native(onnx, "a", "b") for op, onnx in _BINARY.items()},
+    **{op: _comparison(onnx) for op, onnx in _COMPARISON.items()},
+    "notEqual": not_equal,
+    "logicalNot": _logical("Not"),
+    "logicalAnd": _logical("And"),
+    "logicalOr": _logical("Or"),
+    "logicalXor": _logical("Xor"),
+    "isNaN": _float_predicate("IsNaN"),
+    "isInfinite": _float_predicate("IsInf"),
+    **{op: _native(onnx, "input") for op, onnx in _UNARY.items()},
+    "cast": cast,
+    "clamp": clamp,
+    "elu": elu,
+    "hardSigmoid": hard_sigmoid,
+    "leakyRelu": leaky_relu,
+    "linear": linear,
+    "prelu": prelu,
+    "softmax": softmax,
+}
+
+EMULATED = {
+    "notEqual": "Not(Equal(a, b)); ONNX has no NotEqual",
+    "linear": "Add(Mul(x, alpha), beta); ONNX has no linear activation",
+    "isNaN": "integer inputs: Not(Equal(x, x)) (ONNX IsNaN is float-only; integers are never NaN)",
+    "isInfinite": "integer inputs: Not(Equal(x, x)) (ONNX IsInf is float-only; integers are never infinite)",
+    "prelu": "when slope is not unidirectionally broadcastable to input: Where(x < 0, x * slope, x) "
+    "(ONNX PRelu broadcasts one way only)",
+}

@@ -1,0 +1,168 @@
+"""Data movement: concat, expand, gather*, pad, reshape, reverse, scatter*,
+slice, split, tile, transpose, where."""
+from __future__ import annotations
+
+import numpy as np
+
+from backends.onnxruntime.emitter import Call, Emitter
+from backends.onnxruntime.lower.elementwise import _bound
+
+INT64_MIN = int(np.iinfo(np.int64).min)
+
+
+def concat(e: Emitter, c: Call) -> str:
+    return e.op("Concat", list(c["inputs"]), axis=int(c.attr("axis")))
+
+
+def expand(e: Emitter, c: Call) -> str:
+    return e.op("Expand", [c["input"], e.i64(c.out.shape)])
+
+
+def reshape(e: Emitter, c: Call) -> str:
+    return e.reshape(c["input"], c.out.shape)
+
+
+def tile(e: Emitter, c: Call) -> str:
+    return e.op("Tile", [c["input"], e.i64(c.attr("repetitions"))])
+
+
+def transpose(e: Emitter, c: Call) -> str:
+    rank = c.desc("input").rank
+    return e.op("Transpose", [c["input"]], perm=list(c.attr("permutation", list(range(rank))[::-1])))
+
+
+def where(e: Emitter, c: Call) -> str:
+    return e.op("Where", [e.cast(c["condition"], "bool"), c["trueValue"], c["falseValue"]])
+
+
+def _clamped(e: Emitter, c: Call, sizes, per_coordinate: bool = False) -> str:
+    """Indices clamped to [-N, N-1]: WebNN lets implementations clamp
+    out-of-bounds indices (spec gather note) and WPT expects it, where ORT
+    rejects them at run time. uint32 indices become int64 (ONNX takes int32 or
+    int64). ``per_coordinate``: the last dimension holds one index per axis
+    (gatherND/scatterND), each with its own bound."""
+    indices, data_type = c["indices"], c.desc("indices").data_type
+    if data_type == "uint32" or per_coordinate:
+        indices, data_type = e.cast(indices, "int64"), "int64"
+    low = [-n for n in sizes]
+    high = [n - 1 for n in sizes]
+    if per_coordinate:
+        return e.op("Max", [e.op("Min", [indices, e.const(high, data_type, (len(high),))]),
+                            e.const(low, data_type, (len(low),))])
+    return e.op("Clip", [indices, e.scalar(low[0], data_type), e.scalar(high[0], data_type)])
+
+
+def gather(e: Emitter, c: Call) -> str:
+    axis = int(c.attr("axis", 0))
+    indices = _clamped(e, c, [c.desc("input").shape[axis]])
+    return e.op("Gather", [c["input"], indices], axis=axis)
+
+
+def gather_elements(e: Emitter, c: Call) -> str:
+    axis = int(c.attr("axis", 0))
+    indices = _clamped(e, c, [c.desc("input").shape[axis]])
+    return e.op("GatherElements", [c["input"], indices], axis=axis)
+
+
+def gather_nd(e: Emitter, c: Call) -> str:
+    k = c.desc("indices").shape[-1]
+    indices = _clamped(e, c, c.desc("input").shape[:k], per_coordinate=True)
+    return e.op("GatherND", [c["input"], indices])
+
+
+def scatter_elements(e: Emitter, c: Call) -> str:
+    axis = int(c.attr("axis", 0))
+    indices = _clamped(e, c, [c.desc("input").shape[axis]])
+    return e.op("ScatterElements", [c["input"], indices, c["updates"]], axis=axis)
+
+
+def scatter_nd(e: Emitter, c: Call) -> str:
+    k = c.desc("indices").shape[-1]
+    indices = _clamped(e, c, c.desc("input").shape[:k], per_coordinate=True)
+    return e.op("ScatterND", [c["input"], indices, c["updates"]])
+
+
+def _reversed_range(e: Emitter, x: str, axis: int, start: int, end: int) -> str:
+    """x[start:end] along ``axis``, in reverse order (a Slice with step -1)."""
+    stop = start - 1 if start > 0 else INT64_MIN
+    return e.op("Slice", [x, e.i64([end - 1]), e.i64([stop]), e.i64([axis]), e.i64([-1])])
+
+
+def reverse(e: Emitter, c: Call) -> str:
+    rank = c.desc("input").rank
+    axes = list(c.attr("axes", list(range(rank))))
+    if not axes:
+        return e.op("Identity", [c["input"]])
+    k = len(axes)
+    return e.op("Slice", [c["input"], e.i64([-1] * k), e.i64([INT64_MIN] * k), e.i64(axes), e.i64([-1] * k)])
+
+
+def pad(e: Emitter, c: Call) -> str:
+    desc = c.desc("input")
+    begin = list(c.attr("beginningPadding"))
+    end = list(c.attr("endingPadding"))
+    mode = c.attr("mode", "constant")
+    x = c["input"]
+    if mode == "symmetric":
+        # ONNX Pad has no symmetric mode (reflect excludes the edge element,
+        # symmetric repeats it): concatenate mirrored slices axis by axis.
+        for axis, (b, n, a) in enumerate(zip(begin, desc.shape, end)):
+            if b == 0 and a == 0:
+                continue
+            parts = ([_reversed_range(e, x, axis, 0, b)] if b else []) + [x] + (
+                [_reversed_range(e, x, axis, n - a, n)] if a else [])
+            x = e.op("Concat", parts, axis=axis)
+        return x if x != c["input"] else e.op("Identity", [x])
+    onnx_mode = {"constant": "constant", "edge": "edge", "reflection": "reflect"}[mode]
+    inputs = [x, e.i64(begin + end)]
+    if mode == "constant":
+        inputs.append(e.scalar(_bound(c.attr("value", 0), desc.data_type), desc.data_type))
+    return e.op("Pad", inputs, mode=onnx_mode)
+
+
+def slice_(e: Emitter, c: Call) -> str:
+    rank = c.desc("input").rank
+    starts = list(c.attr("starts"))
+    sizes = list(c.attr("sizes"))
+    strides = list(c.attr("strides", [1] * rank))
+    if rank == 0:
+        return e.op("Identity", [c["input"]])
+    ends = [s + n for s, n in zip(starts, sizes)]
+    return e.op("Slice", [c["input"], e.i64(starts), e.i64(ends), e.i64(range(rank)), e.i64(strides)])
+
+
+def split(e: Emitter, c: Call) -> list[str]:
+    axis = int(c.attr("axis", 0))
+    sizes = [d.shape[axis] for d in c.out_descs]
+    return e.op("Split", [c["input"], e.i64(sizes)], outputs=[e.fresh("Split") for _ in sizes], axis=axis)
+
+
+LOWER = {
+    "concat": concat,
+    "expand": expand,
+    "gather": gather,
+    "gatherElements": gather_elements,
+    "gatherND": gather_nd,
+    "pad": pad,
+    "reshape": reshape,
+    "reverse": reverse,
+    "scatterElements": scatter_elements,
+    "scatterND": scatter_nd,
+    "slice": slice_,
+    "split": split,
+    "tile": tile,
+    "transpose": transpose,
+    "where": where,
+}
+
+_CLAMP = "indices clamped to [-N, N-1] first (Clip, or Min/Max per coordinate; uint32 cast to int64): " \
+         "WebNN clamps out-of-bounds indices, ORT fails on them"
+EMULATED = {
+    "gather": _CLAMP,
+    "gatherElements": _CLAMP,
+    "gatherND": _CLAMP,
+    "scatterElements": _CLAMP,
+    "scatterND": _CLAMP,
+    "reverse": "Slice with step -1 on each reversed axis; ONNX has no reverse",
+    "pad": "mode symmetric: Concat of mirrored Slices (step -1) per axis; ONNX Pad has no symmetric mode",
+}

@@ -1,0 +1,57 @@
+"""averagePool2d, l2Pool2d, maxPool2d and resample2d."""
+from __future__ import annotations
+
+from backends.onnxruntime.emitter import Call, Emitter
+from backends.onnxruntime.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW, onnx_pads
+
+
+def _pool(onnx_op: str, **extra):
+    def lower(e: Emitter, c: Call) -> str:
+        nhwc = c.attr("layout", "nchw") == "nhwc"
+        in_shape = c.desc("input").shape
+        in_hw = in_shape[1:3] if nhwc else in_shape[2:4]
+        out_hw = c.out.shape[1:3] if nhwc else c.out.shape[2:4]
+        window = list(c.attr("windowDimensions", list(in_hw)))
+        padding = list(c.attr("padding", [0, 0, 0, 0]))
+        strides = list(c.attr("strides", [1, 1]))
+        dilations = list(c.attr("dilations", [1, 1]))
+        # The create steps fixed the output size (floor, ceil or outputSizes).
+        # ORT's ceil_mode drops a last window that starts in the end padding,
+        # which WebNN keeps, so ceil rounding is expressed as extra end
+        # padding with ceil_mode=0: padded elements never win a max, are
+        # excluded from an average (count_include_pad=0) and add 0 to an L2 sum.
+        for i in range(2):
+            effective = (window[i] - 1) * dilations[i] + 1
+            needed = (out_hw[i] - 1) * strides[i] + effective - (in_hw[i] + padding[2 * i] + padding[2 * i + 1])
+            if needed > 0:
+                padding[2 * i + 1] += needed
+        x = e.transpose(c["input"], NHWC_TO_NCHW) if nhwc else c["input"]
+        y = e.op(onnx_op, [x], kernel_shape=window, pads=onnx_pads(padding), strides=strides,
+                 dilations=dilations, ceil_mode=0, **extra)
+        return e.transpose(y, NCHW_TO_NHWC) if nhwc else y
+
+    return lower
+
+
+def resample2d(e: Emitter, c: Call) -> str:
+    """WebNN's coordinate mapping is ONNX's half_pixel with scale =
+    outputSize / inputSize (spec resample2d: the scale is recomputed from the
+    sizes, even when scales were given), so the output sizes the create steps
+    resolved go to Resize as ``sizes``. Nearest-neighbor picks
+    ceil(coordinate - 0.5), i.e. rounds halves down: round_prefer_floor."""
+    mode = c.attr("mode", "nearest-neighbor")
+    attrs = {"coordinate_transformation_mode": "half_pixel"}
+    if mode == "linear":
+        attrs["mode"] = "linear"
+    else:
+        attrs.update(mode="nearest", nearest_mode="round_prefer_floor")
+    return e.op("Resize", [c["input"], "", "", e.i64(c.out.shape)], **attrs)
+
+
+LOWER = {
+    "averagePool2d": _pool("AveragePool", count_include_pad=0),
+    "l2Pool2d": _pool("LpPool", p=2),
+    "maxPool2d": _pool("MaxPool"),
+    "resample2d": resample2d,
+}
+EMULATED: dict[str, str] = {}

@@ -1,0 +1,252 @@
+"""The OpenVINO backend: case graphs built directly with OpenVINO's opset
+API (``backends.openvino.lower``), compiled for an OpenVINO device.
+
+Speed: compiling a model costs milliseconds, so ``build_batch`` lowers many
+independent case graphs into one ov.Model and compiles it once. Each case
+gets a handle (the shared compiled model plus which inputs and outputs are
+its own); ``compute`` sets only that case's inputs (the other cases' inputs
+keep whatever they last held) and reads only its outputs. A batch that fails
+to compile is split in halves until the graph that breaks it stands alone.
+
+Precision: by default the inference precision hint is forced to the data
+type under test (f32 whenever a graph has float32 operands), because CPUs
+with bfloat16 support otherwise compute float32 graphs in bfloat16.
+``-o precision=default`` keeps the device's shipped defaults, and the
+resulting failures are reported as they are.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from backends.base import BackendError, BackendInfo, Unsupported
+from harness.graph import Graph
+
+OPTIONS = ("device", "precision")
+PRECISIONS = ("exact", "default")
+# Batches stay small enough that running the whole batched model for each
+# case (the price of sharing one compiled model) costs less than compiling.
+MAX_GRAPHS_PER_MODEL = 48
+MAX_ELEMENTS_PER_MODEL = 400_000
+COMPOSITE_DEVICES = ("AUTO", "HETERO", "MULTI", "BATCH")
+
+
+def known_failures() -> list[dict]:
+    """Genuine deviations of OpenVINO from WebNN, each with its reason
+    (``{"case": name or regex, "file"?: ..., "reason": ...}``)."""
+    text = resources.files(__package__).joinpath("known_failures.json").read_text()
+    return json.loads(text)
+
+
+@dataclass(eq=False)
+class CompiledBatch:
+    compiled: Any  # ov.CompiledModel
+    request: Any  # ov.InferRequest
+    size: int
+
+
+@dataclass(eq=False)
+class CompiledCase:
+    """One case's view of a (possibly shared) compiled model."""
+
+    graph: Graph
+    batch: CompiledBatch
+    input_ports: list[int]  # in graph.inputs order
+    output_ports: list[int]  # in graph.outputs order
+    config: Mapping[str, str] = field(default_factory=dict)
+
+
+class OpenVINOBackend:
+    name = "openvino"
+
+    def __init__(self, options: Mapping[str, str]):
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise BackendError(f"openvino: unknown option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        try:
+            import openvino as ov
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise BackendError(f"openvino is not installed: {exc}") from exc
+        self._ov = ov
+        self.core = ov.Core()
+        self.device = options.get("device", "CPU")
+        available = self.core.available_devices
+        base = self.device.split(":")[0].split(".")[0]
+        if self.device not in available and base not in COMPOSITE_DEVICES:
+            raise BackendError(f"openvino: no device {self.device!r} (available: {', '.join(available)})")
+        self.precision = options.get("precision", "exact")
+        if self.precision not in PRECISIONS:
+            raise BackendError(f"openvino: precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
+        self._capabilities = self._property("OPTIMIZATION_CAPABILITIES") or []
+
+    def _property(self, name):
+        try:
+            return self.core.get_property(self.device, name)
+        except Exception:  # noqa: BLE001 - not every device reports every property
+            return None
+
+    # ---- precision -------------------------------------------------------
+    def config_for(self, graph: Graph) -> dict[str, str]:
+        """Compile properties for a graph: exact precision for its data types."""
+        if self.precision == "default":
+            return {}
+        types = set(graph.data_types)
+        if "float32" not in types and "float16" in types and "FP16" in self._capabilities:
+            return {"INFERENCE_PRECISION_HINT": "f16"}
+        return {"INFERENCE_PRECISION_HINT": "f32"}
+
+    def info(self) -> BackendInfo:
+        from backends.openvino.lower import OPSET
+
+        default_hint = self._property("INFERENCE_PRECISION_HINT")
+        if self.precision == "exact":
+            fp16 = "f16" if "FP16" in self._capabilities else "f32 (device has no FP16 capability: float16 computed in float32)"
+            hint = {"float32 graphs": "f32", "float16-only graphs": fp16, "integer-only graphs": "f32"}
+        else:
+            hint = f"device default ({default_hint})"
+        return BackendInfo(
+            name=self.name,
+            version=self._ov.get_version(),
+            device=str(self._property("FULL_DEVICE_NAME") or self.device),
+            settings={
+                "device": self.device,
+                "precision": self.precision,
+                "inference_precision_hint": hint,
+                "device_default_inference_precision_hint": str(default_hint),
+                "optimization_capabilities": list(self._capabilities),
+                "opset": OPSET,
+                "batching": f"up to {MAX_GRAPHS_PER_MODEL} case graphs per compiled model",
+            },
+        )
+
+    def emulations(self) -> dict[str, str]:
+        from backends.openvino.lower import EMULATIONS
+
+        return dict(EMULATIONS)
+
+    # ---- build -----------------------------------------------------------
+    def build(self, graph: Graph) -> CompiledCase:
+        result = self.build_batch([graph])[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def build_batch(self, graphs: Sequence[Graph]) -> list[Any]:
+        from backends.openvino.lower import lower_graph
+
+        results: list[Any] = [None] * len(graphs)
+        pending: dict[tuple, list[tuple[int, Any]]] = {}
+        for index, graph in enumerate(graphs):
+            try:
+                lowered = lower_graph(graph, prefix=f"c{index}_")
+            except Exception as exc:  # noqa: BLE001 - classified below
+                results[index] = _classify(exc)
+                continue
+            config = self.config_for(graph)
+            pending.setdefault(tuple(sorted(config.items())), []).append((index, lowered))
+        for key, members in pending.items():
+            for chunk in _chunks(members, graphs):
+                self._compile_isolating(chunk, graphs, dict(key), results)
+        return results
+
+    def _compile_isolating(self, members, graphs, config, results) -> None:
+        """Compile members into one model; on failure split until the graph
+        that fails alone is found (its error is its own verdict)."""
+        try:
+            batch, ports = self._compile(members, config)
+        except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError subclasses
+            if len(members) == 1:
+                results[members[0][0]] = Unsupported(f"OpenVINO compile_model failed: {_first_line(exc)}")
+                return
+            half = len(members) // 2
+            self._compile_isolating(members[:half], graphs, config, results)
+            self._compile_isolating(members[half:], graphs, config, results)
+            return
+        for (index, _), (inputs, outputs) in zip(members, ports):
+            results[index] = CompiledCase(graphs[index], batch, inputs, outputs, config)
+
+    def _compile(self, members, config):
+        ov = self._ov
+        parameters, results, ports = [], [], []
+        for _, lowered in members:
+            ports.append((list(range(len(parameters), len(parameters) + len(lowered.parameters))),
+                          list(range(len(results), len(results) + len(lowered.results)))))
+            parameters += lowered.parameters
+            results += lowered.results
+        model = ov.Model(results, parameters, "webnn_cases")
+        compiled = self.core.compile_model(model, self.device, config)
+        request = compiled.create_infer_request()
+        for port, parameter in enumerate(parameters):
+            # Every input starts as zeros; a case sets only its own.
+            shape = [int(d) for d in parameter.get_output_shape(0)]
+            request.set_input_tensor(port, ov.Tensor(parameter.get_output_element_type(0), shape))
+            request.get_input_tensor(port).data[...] = 0
+        return CompiledBatch(compiled, request, len(members)), ports
+
+    # ---- compute ---------------------------------------------------------
+    def compute(self, compiled: CompiledCase, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        request = compiled.batch.request
+        graph = compiled.graph
+        for port, name in zip(compiled.input_ports, graph.inputs):
+            desc = graph.descs[name]
+            value = np.asarray(inputs[name], dtype=np.dtype(desc.data_type)).reshape(desc.shape)
+            request.get_input_tensor(port).data[...] = value
+        try:
+            request.infer()
+        except Exception:  # noqa: BLE001 - retry alone: another case of the batch may be at fault
+            if compiled.batch.size == 1:
+                raise
+            return self.compute(self.build(graph), inputs)
+        return {
+            name: np.array(request.get_output_tensor(port).data, copy=True)
+            for port, name in zip(compiled.output_ports, graph.outputs)
+        }
+
+
+def _chunks(members, graphs):
+    chunk, elements = [], 0
+    for index, lowered in members:
+        size = sum(graphs[index].descs[name].size for name in graphs[index].descs)
+        if chunk and (len(chunk) >= MAX_GRAPHS_PER_MODEL or elements + size > MAX_ELEMENTS_PER_MODEL):
+            yield chunk
+            chunk, elements = [], 0
+        chunk.append((index, lowered))
+        elements += size
+    if chunk:
+        yield chunk
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    lines = [line for line in text.splitlines() if line.strip()]
+    # OpenVINO messages start with "Exception from src/...cpp:NN:" lines; keep the substance.
+    for line in lines:
+        if not line.startswith(("Exception from", "Check '")) and not line.startswith("["):
+            return line.strip()[:500]
+    return (lines[-1] if lines else type(exc).__name__)[:500]
+
+
+def _classify(exc: BaseException) -> BaseException:
+    """Lowering errors: OpenVINO rejecting an op (its shape/type inference
+    raises RuntimeError) or an option this adapter cannot express is
+    'unsupported'; anything else (an adapter bug) stays as it is."""
+    from backends.openvino.lower import LoweringMismatch, LoweringUnsupported
+
+    if isinstance(exc, LoweringMismatch):
+        return exc
+    if isinstance(exc, LoweringUnsupported):
+        return Unsupported(str(exc))
+    if isinstance(exc, RuntimeError):
+        return Unsupported(f"OpenVINO rejected the graph: {_first_line(exc)}")
+    return exc
+
+
+def create(options: Mapping[str, str]) -> OpenVINOBackend:
+    return OpenVINOBackend(options)
+
+
+__all__ = ["OpenVINOBackend", "create", "known_failures"]

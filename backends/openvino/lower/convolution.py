@@ -1,0 +1,77 @@
+"""conv2d and convTranspose2d: OpenVINO (Group)Convolution and
+(Group)ConvolutionBackpropData work in NCHW with OIHW / IOHW filters, so
+other WebNN layouts are transposed in and out."""
+from __future__ import annotations
+
+import openvino.opset16 as ops
+
+from backends.openvino.lower.base import along_axis, output, reshape, shape, transpose
+
+NHWC_TO_NCHW = (0, 3, 1, 2)
+NCHW_TO_NHWC = (0, 2, 3, 1)
+
+# Permutations from each WebNN filter layout to OpenVINO's.
+CONV_FILTER_TO_OIHW = {"oihw": None, "hwio": (3, 2, 0, 1), "ohwi": (0, 3, 1, 2), "ihwo": (3, 0, 1, 2)}
+CONV_TRANSPOSE_FILTER_TO_IOHW = {"iohw": None, "hwoi": (3, 2, 0, 1), "ohwi": (3, 0, 1, 2)}
+
+
+def _pads(padding):
+    # WebNN padding: [beginningHeight, endingHeight, beginningWidth, endingWidth].
+    top, bottom, left, right = padding
+    return [top, left], [bottom, right]
+
+
+def _to_nchw(input, layout):
+    return transpose(input, NHWC_TO_NCHW) if layout == "nhwc" else output(input)
+
+
+def _from_nchw(result, layout, bias):
+    if bias is not None:
+        result = ops.add(result, along_axis(bias, 1, 4))
+    return transpose(result, NCHW_TO_NHWC) if layout == "nhwc" else output(result)
+
+
+def conv2d(out, input, filter, padding, strides, dilations, groups, inputLayout, filterLayout, bias=None):
+    x = _to_nchw(input, inputLayout)
+    perm = CONV_FILTER_TO_OIHW[filterLayout]
+    w = transpose(filter, perm) if perm else output(filter)
+    begin, end = _pads(padding)
+    if groups == 1:
+        result = ops.convolution(x, w, strides, begin, end, dilations)
+    else:
+        o, i, kh, kw = shape(w)
+        w = reshape(w, [groups, o // groups, i, kh, kw])
+        result = ops.group_convolution(x, w, strides, begin, end, dilations)
+    return _from_nchw(result, inputLayout, bias)
+
+
+def conv_transpose2d(out, input, filter, padding, strides, dilations, outputPadding, outputSizes, groups,
+                     inputLayout, filterLayout, bias=None):
+    x = _to_nchw(input, inputLayout)
+    perm = CONV_TRANSPOSE_FILTER_TO_IOHW[filterLayout]
+    w = transpose(filter, perm) if perm else output(filter)
+    begin, end = _pads(padding)
+    i, o_per_group, kh, kw = shape(w)
+    # The output size comes from the create steps (outputSizes when given);
+    # OpenVINO gets it as the output padding that yields it, so the explicit
+    # pads keep their meaning (an output_shape input would re-derive pads).
+    in_h, in_w = shape(x)[2:]
+    wanted = out[0].shape[1:3] if inputLayout == "nhwc" else out[0].shape[2:4]
+    extra = []
+    for axis, (size, k) in enumerate(zip((in_h, in_w), (kh, kw))):
+        base = (size - 1) * strides[axis] + (k - 1) * dilations[axis] + 1 - begin[axis] - end[axis]
+        extra.append(wanted[axis] - base)
+    if groups == 1:
+        result = ops.convolution_backprop_data(x, w, strides, None, begin, end, dilations, "explicit", extra)
+    else:
+        w = reshape(w, [groups, i // groups, o_per_group, kh, kw])
+        result = ops.group_convolution_backprop_data(x, w, strides, None, begin, end, dilations, "explicit", extra)
+    return _from_nchw(result, inputLayout, bias)
+
+
+LOWER = {"conv2d": conv2d, "convTranspose2d": conv_transpose2d}
+EMULATIONS = {}
+LAYOUT_NOTES = {
+    "conv2d": "nhwc input and hwio/ohwi/ihwo filters are transposed to NCHW/OIHW; bias added after",
+    "convTranspose2d": "nhwc input and hwoi/ohwi filters are transposed to NCHW/IOHW; outputSizes as output_padding",
+}

@@ -1,0 +1,222 @@
+"""Element-wise ops: binary arithmetic, comparisons, logic, unary math,
+activations, cast, clamp, where."""
+from __future__ import annotations
+
+import math
+
+import openvino.opset16 as ops
+
+from backends.openvino.lower.base import (
+    OV_TYPES,
+    const,
+    convert,
+    data_type,
+    from_bool,
+    is_float,
+    output,
+    to_bool,
+)
+
+
+def _binary(ov_fn):
+    def lower(out, a, b):
+        return output(ov_fn(a, b))
+
+    return lower
+
+
+def _compare(ov_fn):
+    # WebNN comparisons return uint8 0/1 (spec: "element-wise comparison ... output data type uint8").
+    def lower(out, a, b):
+        return from_bool(ov_fn(a, b))
+
+    return lower
+
+
+def _logical(ov_fn):
+    def lower(out, a, b):
+        return from_bool(ov_fn(to_bool(a), to_bool(b)))
+
+    return lower
+
+
+def _unary(ov_fn):
+    def lower(out, input):
+        return output(ov_fn(input))
+
+    return lower
+
+
+def logical_not(out, a):
+    return from_bool(ops.equal(a, const(0, a)))
+
+
+def is_nan(out, a):
+    if not is_float(a):  # integers are never NaN
+        return from_bool(ops.not_equal(a, a))
+    return from_bool(ops.is_nan(a))
+
+
+def is_infinite(out, a):
+    if not is_float(a):
+        return from_bool(ops.not_equal(a, a))
+    return from_bool(ops.is_inf(a, {"detect_positive": True, "detect_negative": True}))
+
+
+def reciprocal(out, input):
+    return output(ops.divide(const(1, input), input))
+
+
+def round_even(out, input):
+    return output(ops.round(input, "half_to_even"))
+
+
+def cast(out, input, dataType):
+    return convert(input, dataType)
+
+
+def clamp(out, input, minValue, maxValue):
+    # Max/Minimum with constants of the input's own type, not OpenVINO Clamp,
+    # whose bounds are doubles: int64/uint64 bounds beyond 2^53 stay exact.
+    result = output(input)
+    dt = data_type(input)
+    lo, hi = _clip_bounds(dt, minValue, maxValue)
+    if lo is not None:
+        result = output(ops.maximum(result, const(lo, dt)))
+    if hi is not None:
+        result = output(ops.minimum(result, const(hi, dt)))
+    return result
+
+
+def _clip_bounds(dt, lo, hi):
+    """Bounds as values of the data type; None where the bound clips nothing."""
+    import numpy as np
+
+    if dt in ("float32", "float16"):
+        lo = None if lo is None or lo == -math.inf else lo
+        hi = None if hi is None or hi == math.inf else hi
+        return lo, hi
+    info = np.iinfo(np.dtype(dt))
+    lo = None if lo is None or lo <= info.min else (math.ceil(lo) if isinstance(lo, float) else lo)
+    hi = None if hi is None or hi >= info.max else (math.floor(hi) if isinstance(hi, float) else hi)
+    return lo, hi
+
+
+def elu(out, input, alpha):
+    # OpenVINO Elu: x if x > 0 else alpha * (exp(x) - 1), the spec's formula.
+    return output(ops.elu(input, float(alpha)))
+
+
+def gelu(out, input):
+    return output(ops.gelu(input, "erf"))
+
+
+def hard_sigmoid(out, input, alpha, beta):
+    return output(ops.hard_sigmoid(input, const(alpha, input), const(beta, input)))
+
+
+def hard_swish(out, input):
+    return output(ops.hswish(input))
+
+
+def leaky_relu(out, input, alpha):
+    # Select, not PRelu: PRelu's slope must broadcast along channels.
+    return output(ops.select(ops.less(input, const(0, input)), ops.multiply(input, const(alpha, input)), input))
+
+
+def linear(out, input, alpha, beta):
+    return output(ops.add(ops.multiply(input, const(alpha, input)), const(beta, input)))
+
+
+def prelu(out, input, slope):
+    # Spec: max(0, x) + slope * min(0, x), with bidirectional broadcasting,
+    # which OpenVINO PRelu (slope per channel) does not offer.
+    return output(ops.select(ops.less(input, const(0, input)), ops.multiply(input, slope), input))
+
+
+def relu(out, input):
+    return output(ops.relu(input))
+
+
+def softmax(out, input, axis):
+    return output(ops.softmax(input, axis))
+
+
+def where(out, condition, trueValue, falseValue):
+    return output(ops.select(to_bool(condition), trueValue, falseValue))
+
+
+def identity(out, input):
+    return output(ops.identity(input))
+
+
+LOWER = {
+    "add": _binary(ops.add),
+    "sub": _binary(ops.subtract),
+    "mul": _binary(ops.multiply),
+    # OpenVINO CPU Divide truncates integer quotients toward zero, as the
+    # spec asks ("Integer types are truncated toward zero").
+    "div": _binary(ops.divide),
+    "max": _binary(ops.maximum),
+    "min": _binary(ops.minimum),
+    "pow": _binary(ops.power),
+    "equal": _compare(ops.equal),
+    "notEqual": _compare(ops.not_equal),
+    "greater": _compare(ops.greater),
+    "greaterOrEqual": _compare(ops.greater_equal),
+    "lesser": _compare(ops.less),
+    "lesserOrEqual": _compare(ops.less_equal),
+    "logicalNot": logical_not,
+    "logicalAnd": _logical(ops.logical_and),
+    "logicalOr": _logical(ops.logical_or),
+    "logicalXor": _logical(ops.logical_xor),
+    "isNaN": is_nan,
+    "isInfinite": is_infinite,
+    "abs": _unary(ops.abs),
+    "neg": _unary(ops.negative),
+    "ceil": _unary(ops.ceiling),
+    "cos": _unary(ops.cos),
+    "erf": _unary(ops.erf),
+    "exp": _unary(ops.exp),
+    "floor": _unary(ops.floor),
+    "log": _unary(ops.log),
+    "reciprocal": reciprocal,
+    "roundEven": round_even,
+    "sin": _unary(ops.sin),
+    "sqrt": _unary(ops.sqrt),
+    "tan": _unary(ops.tan),
+    "identity": identity,
+    "sign": _unary(ops.sign),
+    "cast": cast,
+    "clamp": clamp,
+    "elu": elu,
+    "gelu": gelu,
+    "hardSigmoid": hard_sigmoid,
+    "hardSwish": hard_swish,
+    "leakyRelu": leaky_relu,
+    "linear": linear,
+    "prelu": prelu,
+    "relu": relu,
+    "sigmoid": _unary(ops.sigmoid),
+    "softplus": _unary(ops.softplus),
+    "softsign": _unary(ops.softsign),
+    "softmax": softmax,
+    "tanh": _unary(ops.tanh),
+    "where": where,
+}
+
+EMULATIONS = {
+    "notEqual": "NotEqual, Convert to u8",
+    "logicalNot": "Equal(a, 0), Convert to u8 (WebNN booleans are uint8, non-zero is true)",
+    "logicalAnd": "NotEqual(x, 0) on both operands, LogicalAnd, Convert to u8",
+    "logicalOr": "NotEqual(x, 0) on both operands, LogicalOr, Convert to u8",
+    "logicalXor": "NotEqual(x, 0) on both operands, LogicalXor, Convert to u8",
+    "isNaN": "IsNaN (NotEqual(x, x) for integer inputs), Convert to u8",
+    "isInfinite": "IsInf (always 0 for integer inputs), Convert to u8",
+    "reciprocal": "Divide(1, x)",
+    "clamp": "Maximum/Minimum with bounds as constants of the input type (Clamp takes doubles)",
+    "leakyRelu": "Select(x < 0, x * alpha, x)",
+    "linear": "Multiply, Add",
+    "prelu": "Select(x < 0, x * slope, x) (PRelu's slope broadcasts per channel only)",
+    "where": "NotEqual(condition, 0), Select",
+}

@@ -1,0 +1,66 @@
+"""averagePool2d, l2Pool2d, maxPool2d in NCHW (nhwc is transposed)."""
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset16 as ops
+
+from backends.openvino.lower.base import NUMPY_OF, data_type, output, shape, transpose
+from backends.openvino.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW
+
+
+def _geometry(out, x, windowDimensions, padding, strides, dilations, layout):
+    """Pads and rounding that give the output size the create steps computed
+    (from outputShapeRounding or outputSizes)."""
+    in_size = shape(x)[2:]
+    wanted = out[0].shape[1:3] if layout == "nhwc" else out[0].shape[2:4]
+    begin, end = [padding[0], padding[2]], [padding[1], padding[3]]
+    rounding = "floor"
+    floor_sizes = []
+    for axis in range(2):
+        span = in_size[axis] + begin[axis] + end[axis] - ((windowDimensions[axis] - 1) * dilations[axis] + 1)
+        floor_sizes.append(span // strides[axis] + 1)
+        if wanted[axis] > floor_sizes[-1]:
+            rounding = "ceil"
+    return begin, end, rounding, floor_sizes, wanted
+
+
+def _pool(compute):
+    def lower(out, input, windowDimensions, padding, strides, dilations, layout, outputShapeRounding,
+              outputSizes):
+        x = transpose(input, NHWC_TO_NCHW) if layout == "nhwc" else output(input)
+        geometry = _geometry(out, x, windowDimensions, padding, strides, dilations, layout)
+        result = compute(x, windowDimensions, strides, dilations, *geometry)
+        return transpose(result, NCHW_TO_NHWC) if layout == "nhwc" else output(result)
+
+    return lower
+
+
+def _average(x, window, strides, dilations, begin, end, rounding, floor_sizes, wanted):
+    # Padding elements are not counted in the average (exclude_pad), as in
+    # the spec's reference implementations (webnn-baseline, Chromium backends).
+    return ops.avg_pool(x, strides, begin, end, window, True, rounding, "explicit", dilations)
+
+
+def _max(x, window, strides, dilations, begin, end, rounding, floor_sizes, wanted):
+    return ops.max_pool(x, strides, dilations, begin, end, window, rounding, "explicit").output(0)
+
+
+def _l2(x, window, strides, dilations, begin, end, rounding, floor_sizes, wanted):
+    # sqrt of the window sum of squares: a depthwise convolution with a
+    # filter of ones over x*x. Extra end padding (zeros, adding nothing)
+    # stands in for ceil rounding.
+    channels = shape(x)[1]
+    ones = ops.constant(np.ones((channels, 1, 1, *window), dtype=NUMPY_OF[data_type(x)]))
+    end = [e + max(0, w - f) * s for e, w, f, s in zip(end, wanted, floor_sizes, strides)]
+    sums = ops.group_convolution(ops.multiply(x, x), ones, strides, begin, end, dilations)
+    return ops.sqrt(sums)
+
+
+LOWER = {
+    "averagePool2d": _pool(_average),
+    "l2Pool2d": _pool(_l2),
+    "maxPool2d": _pool(_max),
+}
+EMULATIONS = {
+    "l2Pool2d": "sqrt(GroupConvolution(x*x, ones)) (depthwise window sum of squares)",
+}

@@ -1,0 +1,230 @@
+"""Case files: find, read, validate, and turn each case into a ``Case``.
+
+A file is a list of cases or an object with ``tests`` (the WPT conformance
+schema, see harness/schema/cases.schema.json). A malformed file or case
+becomes a ``CaseError`` naming file, case and field in one line; the other
+cases of the file still load.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+import jsonschema
+import numpy as np
+
+from harness.builder import FieldError, build_graph, is_required
+from harness.graph import Graph, TensorDesc
+from harness.values import ValueError_, generate, to_array
+
+# Files in a corpus folder that are not case files (WPT's index and table).
+NOT_CASE_FILES = {"INDEX.json", "minimum_datatype_set.json"}
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    metric: str  # "ULP" | "ATOL"
+    value: float
+    reason: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Case:
+    file: str
+    name: str
+    index: int
+    graph: Graph
+    inputs: Mapping[str, np.ndarray]  # values of the graph's non-constant inputs
+    expected: Mapping[str, np.ndarray]  # literal expected outputs; missing ones come from the reference
+    tolerance: Tolerance | None = None  # the case's own override
+    file_tolerance: Mapping[str, Any] | None = None  # WPT "fileTolerance"
+    required: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"{self.file}::{self.name}"
+
+
+@dataclass(frozen=True)
+class CaseError:
+    file: str
+    name: str
+    index: int
+    field: str
+    message: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.file}::{self.name}"
+
+    def __str__(self) -> str:
+        where = f'"{self.name}": ' if self.name else ""
+        fld = f"{self.field}: " if self.field else ""
+        return f"{self.file}: {where}{fld}{self.message}"
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(resources.files("harness").joinpath("schema/cases.schema.json").read_text())
+    case_schema = {"$defs": schema["$defs"], "$ref": "#/$defs/case"}
+    return jsonschema.Draft202012Validator(case_schema)
+
+
+def bundled_corpus() -> Path:
+    return Path(str(resources.files("cases")))
+
+
+def find_case_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
+    """(file, named_explicitly) for each path; folders are searched recursively."""
+    out = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            out.extend((f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES)
+        else:
+            out.append((p, True))
+    return out
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _schema_error_field(error: jsonschema.ValidationError) -> str:
+    parts = []
+    for p in error.absolute_path:
+        parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
+    return "".join(parts) or "(case)"
+
+
+def _tensor(raw: dict, where: str, case_seed: int) -> np.ndarray:
+    desc = raw["descriptor"]
+    shape = desc.get("shape", desc.get("dimensions"))
+    data = raw.get("data")
+    try:
+        if isinstance(data, dict) and "generate" in data:
+            gen = dict(data["generate"])
+            gen.setdefault("seed", case_seed)
+            return generate(gen, shape, desc["dataType"])
+        return to_array(data, shape, desc["dataType"])
+    except ValueError_ as exc:
+        raise FieldError(f"{where}.data", str(exc)) from None
+
+
+def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | CaseError:
+    name = raw.get("name", "") if isinstance(raw, dict) else ""
+    name = name if isinstance(name, str) else ""
+    errors = sorted(_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        err = min(errors, key=lambda e: len(list(e.absolute_path)))
+        deepest = max(errors, key=lambda e: len(list(e.absolute_path)))
+        err = deepest if deepest.validator != "oneOf" else err
+        return CaseError(file, name, index, _schema_error_field(err), err.message[:300])
+    try:
+        graph_raw = raw["graph"]
+        seed = index + 1
+        inputs: dict[str, np.ndarray] = {}
+        constants: dict[str, np.ndarray] = {}
+        for i, (in_name, tensor) in enumerate(graph_raw["inputs"].items()):
+            where = f"inputs.{in_name}"
+            if "data" not in tensor:
+                raise FieldError(f"{where}.data", "an input needs data (a list, a number, or {\"generate\": ...})")
+            value = _tensor(tensor, where, seed * 1000 + i)
+            (constants if tensor.get("constant") else inputs)[in_name] = value
+        expected_raw = graph_raw.get("expectedOutputs")
+        graph = build_graph(
+            {k: TensorDesc(tuple(v.shape), v.dtype.name) for k, v in inputs.items()},
+            constants,
+            graph_raw["operators"],
+            list(expected_raw) if expected_raw is not None else None,
+        )
+        expected: dict[str, np.ndarray] = {}
+        for out_name, tensor in (expected_raw or {}).items():
+            where = f"expectedOutputs.{out_name}"
+            desc = tensor["descriptor"]
+            shape = tuple(desc.get("shape", desc.get("dimensions")))
+            got = graph.descs[out_name]
+            if (shape, desc["dataType"]) != (got.shape, got.data_type):
+                raise FieldError(
+                    f"{where}.descriptor",
+                    f"says {desc['dataType']}{list(shape)} but the graph produces {got}",
+                )
+            if "data" in tensor:
+                expected[out_name] = _tensor(tensor, where, 0)
+        tol = raw.get("tolerance")
+        return Case(
+            file=file,
+            name=name,
+            index=index,
+            graph=graph,
+            inputs=inputs,
+            expected=expected,
+            tolerance=Tolerance(tol["metric"], tol["value"], tol.get("reason", "")) if tol else None,
+            file_tolerance=file_tolerance,
+            required=is_required(graph),
+        )
+    except FieldError as exc:
+        return CaseError(file, name, index, exc.field, exc.message)
+
+
+def load_file(path: Path, named_explicitly: bool = True) -> Iterator[Case | CaseError]:
+    file = _display_path(path)
+    try:
+        doc = json.loads(path.read_text())
+    except OSError as exc:
+        yield CaseError(file, "", -1, "", f"cannot read: {exc.strerror or exc}")
+        return
+    except json.JSONDecodeError as exc:
+        yield CaseError(file, "", -1, "", f"not valid JSON: {exc}")
+        return
+    file_tolerance = None
+    if isinstance(doc, dict):
+        if "tests" not in doc:
+            if named_explicitly:
+                yield CaseError(file, "", -1, "tests", "a case file is a list of cases or an object with \"tests\"")
+            return
+        file_tolerance = doc.get("fileTolerance")
+        doc = doc["tests"]
+    if not isinstance(doc, list):
+        yield CaseError(file, "", -1, "tests", "must be a list of cases")
+        return
+    seen: set[str] = set()
+    for i, raw in enumerate(doc):
+        case = load_case(raw, file, i, file_tolerance)
+        if case.name in seen and case.name:
+            case = CaseError(file, case.name, i, "name", "duplicate case name in this file")
+        seen.add(case.name)
+        yield case
+
+
+def load_cases(
+    paths: Iterable[str | Path],
+    ops: Iterable[str] | None = None,
+    name_filter: str | None = None,
+) -> list[Case | CaseError]:
+    """Every case under ``paths``, keeping those that use one of ``ops`` (if
+    given) and whose name matches ``name_filter`` (a regex, if given)."""
+    wanted_ops = set(ops or ())
+    pattern = re.compile(name_filter) if name_filter else None
+    out: list[Case | CaseError] = []
+    for path, explicit in find_case_files(paths):
+        if not path.exists():
+            out.append(CaseError(str(path), "", -1, "", "no such file or folder"))
+            continue
+        for case in load_file(path, explicit):
+            if pattern and not pattern.search(case.name):
+                continue
+            if wanted_ops and isinstance(case, Case) and not wanted_ops & set(case.graph.ops):
+                continue
+            if wanted_ops and isinstance(case, CaseError) and not any(op.lower() in case.file.lower().replace("_", "") or op in case.name for op in wanted_ops):
+                continue
+            out.append(case)
+    return out

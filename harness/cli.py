@@ -1,0 +1,175 @@
+"""The command line: a table of subcommands, each a thin call into the
+library. Expected errors print one line and exit 2; never a traceback."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+from harness import __version__
+
+EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad usage or unreadable input: one line on stderr, exit code 2."""
+
+
+def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
+    from backends import DEFAULT_BACKENDS, available
+    from backends.base import parse_options
+    from harness.run import BackendRequest
+
+    try:
+        options = parse_options(option_pairs or [])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not names:
+        names = [n for n in DEFAULT_BACKENDS if n in available()]
+    if len(names) > 1 and options:
+        # -o applies to one backend; with several, say which with NAME:key=value? Keep it explicit.
+        raise UsageError("-o options apply to a single --backend; run each backend separately")
+    return [BackendRequest(n, options) for n in names]
+
+
+def cmd_run(args) -> int:
+    from tqdm import tqdm
+
+    from backends import BackendError, UnknownBackend
+    from harness.cases import bundled_corpus
+    from harness.run import run
+    from harness.runner import RunOptions
+
+    requests = _backend_requests(args.backend, args.option)
+    paths = args.cases or [bundled_corpus()]
+    for p in paths:
+        if not Path(p).exists():
+            raise UsageError(f"{p}: no such file or folder")
+    out = Path(args.out)
+    opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size)
+    bar = tqdm(total=None, unit="case", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
+    try:
+        result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
+                     progress=bar.update)
+    except (UnknownBackend, BackendError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        bar.close()
+    for err in result.load_errors[:20]:
+        print(f"error: {err}", file=sys.stderr)
+    if len(result.load_errors) > 20:
+        print(f"error: ... and {len(result.load_errors) - 20} more case errors", file=sys.stderr)
+    for tally in result.tallies:
+        b = tally.backend
+        counts = ", ".join(f"{n} {s}" for s, n in tally.counts.items() if n)
+        known = f" ({tally.known_failures} known failures)" if tally.known_failures else ""
+        print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s")
+        for entry in result.stale_known_failures.get(b["name"], []):
+            print(f"  stale known failure (matched nothing): {entry.get('file', '*')}: "
+                  f"{entry.get('case', entry.get('match'))}", file=sys.stderr)
+    print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
+    if args.junit:
+        from harness.junit import write_junit
+
+        write_junit(out / "results.jsonl", Path(args.junit))
+        print(f"junit: {args.junit}")
+    if any(e.index == -1 for e in result.load_errors):
+        return EXIT_USAGE
+    return result.exit_code
+
+
+def cmd_ops(args) -> int:
+    from harness.catalog import catalog_json, operators
+
+    if args.json:
+        print(json.dumps(catalog_json(), indent=1))
+        return EXIT_OK
+    for name, spec in operators().items():
+        if args.op and name not in args.op:
+            continue
+        print(name)
+        for member, lim in spec.operands.items():
+            hi = lim.allowed_ranks.max if lim.allowed_ranks.max is not None else "N"
+            rq_hi = lim.required_ranks.max
+            print(f"  {member:20} allowed {','.join(lim.allowed_data_types):55} ranks {lim.allowed_ranks.min}-{hi}"
+                  f"  required {','.join(lim.required_data_types)} ranks {lim.required_ranks.min}-{rq_hi}")
+        if spec.options:
+            opts = ", ".join(f"{k}={o.default!r}" if o.default is not None else k for k, o in spec.options.items())
+            print(f"  options: {opts}")
+    return EXIT_OK
+
+
+def cmd_backends(args) -> int:
+    import backends
+
+    rows = []
+    for name, target in sorted(backends.available().items()):
+        try:
+            info = backends.create(name, {}).info()
+            rows.append({"name": name, "version": info.version, "device": info.device,
+                         "settings": dict(info.settings), "entryPoint": target})
+        except Exception as exc:  # noqa: BLE001 - list what can't load, with why
+            rows.append({"name": name, "error": f"{type(exc).__name__}: {exc}", "entryPoint": target})
+    if args.json:
+        print(json.dumps(rows, indent=1, default=str))
+        return EXIT_OK
+    for r in rows:
+        if "error" in r:
+            print(f"{r['name']:14} not available: {r['error']}")
+        else:
+            print(f"{r['name']:14} {r['version']:12} {r['device']}")
+    return EXIT_OK
+
+
+COMMANDS: dict[str, tuple[Callable, str]] = {
+    "run": (cmd_run, "run conformance cases on backends"),
+    "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
+    "backends": (cmd_backends, "list installed backends with versions and devices"),
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="webnn-harness", description="WebNN conformance and capability harness")
+    p.add_argument("--version", action="version", version=f"webnn-harness {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help=COMMANDS["run"][1])
+    run.add_argument("--backend", "-b", action="append", help="backend name (repeatable; default: all installed defaults)")
+    run.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option, e.g. ep=CUDAExecutionProvider")
+    run.add_argument("--cases", action="append", help="case file or folder (repeatable; default: the bundled corpus)")
+    run.add_argument("--op", action="append", help="only cases using this operator (repeatable)")
+    run.add_argument("--filter", help="only cases whose name matches this regular expression")
+    run.add_argument("--out", default="out/run", help="output folder (default: out/run)")
+    run.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    run.add_argument("--timeout", type=float, default=60.0, help="seconds per case before it counts as a timeout")
+    run.add_argument("--batch-size", type=int, default=16, help="cases per worker batch")
+    run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    ops = sub.add_parser("ops", help=COMMANDS["ops"][1])
+    ops.add_argument("--json", action="store_true")
+    ops.add_argument("op", nargs="*", help="only these operators")
+
+    bk = sub.add_parser("backends", help=COMMANDS["backends"][1])
+    bk.add_argument("--json", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    fn, _ = COMMANDS[args.command]
+    try:
+        return fn(args)
+    except UsageError as exc:
+        print(f"webnn-harness {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted; records written so far are kept", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

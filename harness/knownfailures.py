@@ -1,0 +1,63 @@
+"""Known failures: per-backend data files listing genuine deviations, each
+with a reason. A listed non-pass is still reported with its real status, but
+marked known and not counted against the exit code. Entries that match
+nothing in a run that covered their file are reported as stale.
+
+Entry shape: {"file": "conv2d.json" (optional, matched against the file's
+base name), "case": "exact case name" or "match": "regex", "reason": "why",
+"options": {"ep": "..."} (optional: only under these backend options)}.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import PurePath
+from typing import Iterable, Mapping
+
+from harness.results import Record
+
+
+@dataclass
+class KnownFailures:
+    entries: list[dict]
+    used: set[int] = field(default_factory=set)
+
+    @classmethod
+    def for_backend(cls, backend: str, options: Mapping[str, str]) -> "KnownFailures":
+        entries = []
+        try:
+            text = resources.files(f"backends.{backend}").joinpath("known_failures.json").read_text()
+        except (ModuleNotFoundError, FileNotFoundError, TypeError):
+            return cls([])
+        for entry in json.loads(text):
+            wanted = entry.get("options") or {}
+            if all(options.get(k) == v for k, v in wanted.items()):
+                entries.append(entry)
+        return cls(entries)
+
+    def _matches(self, entry: dict, record: Record) -> bool:
+        if "file" in entry and PurePath(record.file).name != entry["file"]:
+            return False
+        if "case" in entry:
+            return record.case == entry["case"]
+        if "match" in entry:
+            return re.search(entry["match"], record.case) is not None
+        return False
+
+    def apply(self, record: Record) -> Record:
+        if record.status == "pass":
+            return record
+        for i, entry in enumerate(self.entries):
+            if self._matches(entry, record):
+                self.used.add(i)
+                return record.with_(known_failure=entry["reason"])
+        return record
+
+    def stale(self, files_run: Iterable[str]) -> list[dict]:
+        names = {PurePath(f).name for f in files_run}
+        return [
+            e for i, e in enumerate(self.entries)
+            if i not in self.used and ("file" not in e or e["file"] in names)
+        ]

@@ -1,0 +1,182 @@
+"""Running cases on a backend in isolated worker processes.
+
+Workers are long-lived processes (spawned, so no backend state is shared)
+that take batches of cases. Isolation stays cheap because a batch crosses the
+process boundary once, and stays exact because each worker says which case
+it is on before starting it: when a worker dies (segfault, abort) or a case
+runs past the timeout, that case is recorded as ``crash`` or ``timeout``, the
+worker is replaced, and the rest of its batch is queued again. A batch that
+dies while being built together is split into single cases, so the one that
+breaks the build is found. Records reach ``on_record`` as they complete.
+
+Worker protocol (harness/worker.py): parent sends ("batch", id, [Case]) or
+("stop",); worker sends ("ready", info) | ("fatal", msg) once, then per
+batch ("building", id), and per case ("start", i) then ("record", i, Record),
+then ("done", id).
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Callable, Mapping, Sequence
+
+from backends.base import BackendError
+from harness.cases import Case
+from harness.results import Record
+from harness.worker import base_record, worker_main
+
+_CTX = mp.get_context("spawn")
+
+
+@dataclass
+class _Worker:
+    process: mp.Process
+    conn: object
+    batch: list[Case] | None = None
+    phase: str = "idle"  # idle | starting | building | running
+    current: int = -1  # index in batch of the case in progress
+    done: set = field(default_factory=set)
+    since: float = 0.0
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    workers: int = max(1, os.cpu_count() or 1)
+    timeout: float = 60.0  # seconds per case (build of a batch gets this per case)
+    batch_size: int = 16
+    start_timeout: float = 120.0  # a worker that cannot import its backend in this long is broken
+
+
+class WorkerPool:
+    def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping):
+        self.backend, self.options, self.run, self.info = backend, dict(options), run, info
+        self.workers: list[_Worker] = []
+
+    def _spawn(self) -> _Worker:
+        parent, child = _CTX.Pipe()
+        proc = _CTX.Process(target=worker_main, args=(child, self.backend, self.options), daemon=True)
+        proc.start()
+        child.close()
+        w = _Worker(proc, parent, phase="starting", since=time.monotonic())
+        self.workers.append(w)
+        return w
+
+    def _kill(self, w: _Worker) -> None:
+        if w.process.is_alive():
+            w.process.kill()
+        w.process.join(5)
+        try:
+            w.conn.close()
+        except OSError:
+            pass
+        self.workers.remove(w)
+
+    def close(self) -> None:
+        for w in list(self.workers):
+            try:
+                if w.phase == "idle":
+                    w.conn.send(("stop",))
+            except (OSError, BrokenPipeError):
+                pass
+        for w in list(self.workers):
+            w.process.join(2)
+            self._kill(w)
+
+    def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None:
+        queue: deque[list[Case]] = deque(
+            list(cases[i:i + self.run.batch_size]) for i in range(0, len(cases), self.run.batch_size)
+        )
+        remaining = len(cases)
+        n_workers = max(1, min(self.run.workers, len(queue)))
+        for _ in range(n_workers):
+            self._spawn()
+        start_failures = 0
+
+        def finish(w: _Worker, status: str, message: str) -> None:
+            """Worker ``w`` died or hung: record its case, requeue the rest."""
+            nonlocal remaining
+            batch, current, phase = w.batch or [], w.current, w.phase
+            self._kill(w)
+            if phase == "building" and len(batch) > 1:
+                queue.extendleft([c] for c in reversed(batch))  # find the culprit alone
+            elif batch:
+                culprit = 0 if phase == "building" else current
+                case = batch[culprit]
+                on_record(base_record(case, self.info, status, message=message))
+                remaining -= 1
+                rest = [c for i, c in enumerate(batch) if i > culprit and i not in w.done]
+                if rest:
+                    queue.appendleft(rest)
+            if queue or any(x.batch for x in self.workers):
+                if len(self.workers) < n_workers:
+                    self._spawn()
+
+        while remaining > 0:
+            for w in self.workers:
+                if w.phase == "idle" and queue:
+                    w.batch, w.current, w.done = queue.popleft(), -1, set()
+                    w.phase, w.since = "building", time.monotonic()
+                    w.conn.send(("batch", 0, w.batch))
+            if not self.workers:
+                self._spawn()
+            ready = wait([w.conn for w in self.workers], timeout=0.25)
+            for w in [w for w in self.workers if w.conn in ready]:
+                try:
+                    msg = w.conn.recv()
+                except (EOFError, OSError):
+                    code = w.process.exitcode if not w.process.is_alive() else None
+                    if w.phase == "starting":
+                        start_failures += 1
+                        self._kill(w)
+                        if start_failures > 3:
+                            raise BackendError(f"{self.backend} workers keep dying at start-up (exit code {code})")
+                        self._spawn()
+                        continue
+                    w.process.join(1)
+                    code = w.process.exitcode
+                    finish(w, "crash", _describe_exit(code))
+                    continue
+                kind = msg[0]
+                if kind == "ready":
+                    w.phase = "idle"
+                elif kind == "fatal":
+                    self._kill(w)
+                    raise BackendError(f"{self.backend} cannot start in a worker: {msg[1]}")
+                elif kind == "building":
+                    w.since = time.monotonic()
+                elif kind == "start":
+                    w.phase, w.current, w.since = "running", msg[1], time.monotonic()
+                elif kind == "record":
+                    w.done.add(msg[1])
+                    on_record(msg[2])
+                    remaining -= 1
+                elif kind == "done":
+                    w.phase, w.batch = "idle", None
+            now = time.monotonic()
+            for w in list(self.workers):
+                if w.phase == "building" and now - w.since > self.run.timeout * max(1, len(w.batch or [])):
+                    finish(w, "timeout", f"build did not finish within {self.run.timeout:g} s")
+                elif w.phase == "running" and now - w.since > self.run.timeout:
+                    finish(w, "timeout", f"did not finish within {self.run.timeout:g} s")
+                elif w.phase == "starting" and now - w.since > self.run.start_timeout:
+                    self._kill(w)
+                    raise BackendError(f"{self.backend} worker did not start within {self.run.start_timeout:g} s")
+                elif w.phase != "starting" and not w.process.is_alive() and w.conn not in ready:
+                    finish(w, "crash", _describe_exit(w.process.exitcode))
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "worker process died"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"worker process killed by {name}"
+    return f"worker process exited with code {code}"

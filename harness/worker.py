@@ -1,0 +1,123 @@
+"""What runs inside a worker process: build a batch of cases on one backend,
+compute each, judge it, and send a record back per case.
+
+The parent (harness/runner.py) is told which case is in progress before it
+starts, so a crash or hang can be pinned on exactly that case.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any, Mapping
+
+import numpy as np
+
+import backends
+from backends.base import Unsupported, build_batch
+from harness.cases import Case
+from harness.judge import judge
+from harness.results import Record
+
+
+def base_record(case: Case, backend_info: Mapping[str, Any], status: str, **fields) -> Record:
+    return Record(
+        file=case.file,
+        case=case.name,
+        ops=tuple(case.graph.ops),
+        data_types=tuple(case.graph.data_types),
+        backend=backend_info,
+        status=status,
+        required=case.required,
+        **fields,
+    )
+
+
+def _reference_outputs(case: Case):
+    from backends.reference import evaluate
+
+    return evaluate(case.graph, case.inputs)
+
+
+def expected_outputs(case: Case) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray | None], str]:
+    """Expected values (the case's literal ones, else the reference's) and the
+    masks of implementation-defined elements. The third item is a problem note."""
+    try:
+        ref = _reference_outputs(case)
+    except Exception as exc:  # noqa: BLE001
+        missing = [n for n in case.graph.outputs if n not in case.expected]
+        if missing:
+            raise RuntimeError(f"reference cannot compute expected {', '.join(missing)}: {type(exc).__name__}: {exc}") from exc
+        return dict(case.expected), {}, f"reference failed, implementation-defined elements unknown: {exc}"
+    expected = {n: case.expected.get(n, ref[n].values) for n in case.graph.outputs}
+    masks = {n: ref[n].undefined for n in case.graph.outputs}
+    return expected, masks, ""
+
+
+def run_case(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float) -> Record:
+    t0 = time.perf_counter()
+    try:
+        actual = backend.compute(compiled, case.inputs)
+    except Unsupported as exc:
+        return base_record(case, info, "unsupported", message=str(exc)[:2000], build_seconds=build_seconds)
+    except Exception as exc:  # noqa: BLE001 - a backend failing at compute is a fail, with its message
+        return base_record(case, info, "fail", message=f"compute raised {type(exc).__name__}: {exc}"[:2000],
+                           build_seconds=build_seconds)
+    compute_seconds = time.perf_counter() - t0
+    try:
+        expected, masks, note = expected_outputs(case)
+    except Exception as exc:  # noqa: BLE001
+        return base_record(case, info, "error", message=str(exc)[:2000], build_seconds=build_seconds,
+                           compute_seconds=compute_seconds)
+    status, cmp, output = judge(case, actual, expected, masks)
+    if cmp is None:
+        msg = f"backend returned no output {output!r}" if output else ""
+        return base_record(case, info, status, message=msg, build_seconds=build_seconds, compute_seconds=compute_seconds)
+    message = cmp.message or note
+    if cmp.uncompared:
+        message = (message + "; " if message else "") + f"{cmp.uncompared} implementation-defined element(s) not compared"
+    return base_record(
+        case, info, status,
+        metric=cmp.metric, budget=cmp.budget, max_error=cmp.max_error, output=output,
+        worst_index=cmp.worst_index, expected_value=cmp.expected_value, actual_value=cmp.actual_value,
+        uncompared=cmp.uncompared, message=message, build_seconds=build_seconds, compute_seconds=compute_seconds,
+    )
+
+
+def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record:
+    if isinstance(exc, Unsupported):
+        return base_record(case, info, "unsupported", message=str(exc)[:2000], build_seconds=seconds)
+    tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    return base_record(case, info, "error", message=f"build raised {tb}"[:2000], build_seconds=seconds)
+
+
+def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
+    """Entry point of a worker process. Protocol in harness/runner.py."""
+    try:
+        backend = backends.create(backend_name, options)
+        info = backend.info().to_json()
+    except Exception as exc:  # noqa: BLE001
+        conn.send(("fatal", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", info))
+    while True:
+        msg = conn.recv()
+        if msg[0] == "stop":
+            return
+        _, batch_id, cases = msg
+        conn.send(("building", batch_id))
+        t0 = time.perf_counter()
+        built = build_batch(backend, [c.graph for c in cases])
+        per_case_build = (time.perf_counter() - t0) / max(1, len(cases))
+        for i, (case, compiled) in enumerate(zip(cases, built)):
+            conn.send(("start", i))
+            try:
+                if isinstance(compiled, BaseException):
+                    record = build_record(case, info, compiled, per_case_build)
+                else:
+                    record = run_case(backend, compiled, case, info, per_case_build)
+            except Exception as exc:  # noqa: BLE001 - a harness bug is an error record, not a crash
+                where = traceback.extract_tb(exc.__traceback__)[-1]
+                record = base_record(case, info, "error", message=f"harness error: {type(exc).__name__}: {exc} "
+                                     f"({where.filename}:{where.lineno})"[:2000])
+            conn.send(("record", i, record))
+        conn.send(("done", batch_id))

@@ -1,0 +1,425 @@
+"""Generate cases/elementwise/*.json: one file per elementwise op.
+
+Run: /work/venv/bin/python tools/cases/elementwise.py
+
+Hand cases carry expected values worked out by hand from the spec's text
+(IEEE special values, two's complement wraparound, the spec's cast table) or
+with plain Python integer arithmetic; generated cases ("generated" in the
+name) give seeded inputs and omit the expected data, which the reference
+computes. Every data type the catalog allows, ranks 0 to 5, every option and
+broadcasting appear for every op.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+from harness.catalog import operator
+
+OUT = Path(__file__).resolve().parents[2] / "cases" / "elementwise"
+NAN, INF, NINF = "NaN", "Infinity", "-Infinity"
+F16_MAX, F16_MIN_SUB, F16_MIN_NORMAL = 65504.0, 2.0**-24, 2.0**-14
+F32_MIN_SUB = 2.0**-149
+I64_MIN, I64_MAX, U64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
+P53 = 2**53
+RANK_SHAPES = {0: [], 1: [5], 2: [2, 3], 3: [2, 1, 3], 4: [1, 2, 2, 3], 5: [2, 1, 2, 1, 3]}
+FLOATS = ("float32", "float16")
+INTS = ("int32", "uint32", "int64", "uint64", "int8", "uint8")
+
+
+def num(v):
+    """One value in the corpus encoding."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, float):
+        return NAN if v != v else (INF if v == float("inf") else NINF if v == float("-inf") else v)
+    if isinstance(v, int) and abs(v) > P53:
+        return {"bigint": str(v)}
+    return v
+
+
+def tensor(data, shape, data_type, constant=False):
+    out = {"data": [num(v) for v in data] if isinstance(data, list) else data,
+           "descriptor": {"shape": list(shape), "dataType": data_type}}
+    if constant:
+        out["constant"] = True
+    return out
+
+
+def gen(seed, low=-1.0, high=1.0, distribution="uniform"):
+    return {"generate": {"distribution": distribution, "low": num(low), "high": num(high), "seed": seed}}
+
+
+def ints(seed, low, high):
+    return gen(seed, low, high, "integers")
+
+
+def output_type(op, data_type, attrs):
+    if op in LOGICAL_OPS:
+        return "uint8"
+    return attrs.get("dataType", data_type)
+
+
+def case(name, op, inputs, *, attrs=None, options=None, expected=None, out_type=None):
+    """``inputs``: ordered {param: tensor} (positional operands, spec order);
+    ``attrs``: positional non-operand arguments (cast dataType)."""
+    args = [{param: f"input{param[0].upper()}{param[1:]}"} for param in inputs]
+    args += [{k: v} for k, v in (attrs or {}).items()]
+    if options:
+        args.append({"options": {k: num(v) for k, v in options.items()}})
+    shapes = [t["descriptor"]["shape"] for t in inputs.values()]
+    shape = list(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    first = next(iter(inputs.values()))["descriptor"]["dataType"]
+    if op == "where":
+        first = inputs["trueValue"]["descriptor"]["dataType"]
+    out = {"descriptor": {"shape": shape, "dataType": out_type or output_type(op, first, attrs or {})}}
+    if expected is not None:
+        out["data"] = [num(v) for v in expected]
+    return {
+        "name": name,
+        "graph": {
+            "inputs": {f"input{p[0].upper()}{p[1:]}": t for p, t in inputs.items()},
+            "operators": [{"name": op, "arguments": args, "outputs": "output"}],
+            "expectedOutputs": {"output": out},
+        },
+    }
+
+
+def allowed(op, member):
+    return operator(op).operands[member].allowed_data_types
+
+
+# --- generated sweeps --------------------------------------------------------
+
+
+def float_range(op):
+    return FLOAT_RANGES.get(op, (-5.0, 5.0))
+
+
+def int_range(data_type, op):
+    if op in ("pow",):
+        return (0, 5) if data_type.startswith("u") else (-4, 5)
+    if data_type.startswith("u"):
+        return (0, 100)
+    return (-100, 100)
+
+
+def sweep_unary(op, seed, param="input", float_ranks=range(6), options=None):
+    """Ranks 0-5 in float32, two float16 shapes and every allowed integer type."""
+    out = []
+    low, high = float_range(op)
+    for rank in float_ranks:
+        out.append(case(f"{op} float32 {rank}D generated", op,
+                        {param: tensor(gen(seed + rank, low, high), RANK_SHAPES[rank], "float32", constant=rank == 2)},
+                        options=options))
+    for rank in (1, 4):
+        out.append(case(f"{op} float16 {rank}D generated", op,
+                        {param: tensor(gen(seed + 10 + rank, low, high), RANK_SHAPES[rank], "float16")}, options=options))
+    for i, data_type in enumerate(t for t in allowed(op, param) if t in INTS):
+        lo, hi = int_range(data_type, op)
+        out.append(case(f"{op} {data_type} 3D generated", op,
+                        {param: tensor(ints(seed + 20 + i, lo, hi), [2, 3, 4], data_type)}, options=options))
+    return out
+
+
+def sweep_binary(op, seed, a="a", b="b"):
+    """Every allowed data type, ranks 0-5, broadcasting in both directions."""
+    out = []
+    low, high = float_range(op)
+    blow, bhigh = FLOAT_RANGES_B.get(op, (low, high))
+    for rank in range(6):
+        shape = RANK_SHAPES[rank]
+        out.append(case(f"{op} float32 {rank}D generated", op,
+                        {a: tensor(gen(seed + rank, low, high), shape, "float32"),
+                         b: tensor(gen(seed + 50 + rank, blow, bhigh), shape, "float32", constant=rank == 3)}))
+    broadcasts = (([2, 3], [3]), ([3], [2, 1, 3]), ([2, 1], [1, 4]), ([], [2, 2, 1, 2, 3]), ([1, 2, 1, 3], [4, 1, 1]))
+    for i, (sa, sb) in enumerate(broadcasts):
+        data_type = "float16" if i % 2 else "float32"
+        out.append(case(f"{op} {data_type} broadcast {sa} with {sb} generated", op,
+                        {a: tensor(gen(seed + 10 + i, low, high), sa, data_type),
+                         b: tensor(gen(seed + 60 + i, blow, bhigh), sb, data_type)}))
+    out.append(case(f"{op} float16 4D generated", op,
+                    {a: tensor(gen(seed + 20, low, high), RANK_SHAPES[4], "float16"),
+                     b: tensor(gen(seed + 70, blow, bhigh), RANK_SHAPES[4], "float16")}))
+    for i, data_type in enumerate(t for t in allowed(op, a) if t in INTS):
+        lo, hi = int_range(data_type, op)
+        blo, bhi = INT_RANGES_B.get((op, data_type.startswith("u")), (lo, hi))
+        out.append(case(f"{op} {data_type} broadcast generated", op,
+                        {a: tensor(ints(seed + 30 + i, lo, hi), [2, 3, 4], data_type),
+                         b: tensor(ints(seed + 80 + i, blo, bhi), [3, 1], data_type)}))
+    return out
+
+
+FLOAT_RANGES = {
+    "log": (0.01, 100.0), "sqrt": (0.0, 100.0), "reciprocal": (-10.0, 10.0), "tan": (-1.2, 1.2),
+    "cos": (-10.0, 10.0), "sin": (-10.0, 10.0), "exp": (-10.0, 10.0), "erf": (-3.0, 3.0),
+    "pow": (0.5, 3.0), "div": (-100.0, 100.0), "ceil": (-10.0, 10.0), "floor": (-10.0, 10.0),
+    "roundEven": (-10.0, 10.0), "softplus": (-10.0, 10.0), "sigmoid": (-10.0, 10.0),
+    "tanh": (-4.0, 4.0), "gelu": (-5.0, 5.0), "hardSwish": (-5.0, 5.0), "hardSigmoid": (-4.0, 4.0),
+}
+FLOAT_RANGES_B = {"pow": (-3.0, 3.0), "div": (0.5, 50.0)}
+# Integer divisors exclude 0 (implementation-defined); generated pow exponents are >= 0.
+INT_RANGES_B = {("div", False): (1, 20), ("div", True): (1, 20), ("pow", False): (0, 4), ("pow", True): (0, 4)}
+
+
+def sweep_compare(op, seed):
+    """Comparisons on small integer values (also for floats) so that equal
+    pairs occur; every allowed data type, ranks 0-5, broadcasting."""
+    out = []
+    for rank in range(6):
+        shape = RANK_SHAPES[rank]
+        out.append(case(f"{op} float32 {rank}D generated", op,
+                        {"a": tensor(ints(seed + rank, -3, 3), shape, "float32"),
+                         "b": tensor(ints(seed + 50 + rank, -3, 3), shape, "float32", constant=rank == 3)}))
+    for i, (sa, sb) in enumerate((([2, 3], [3]), ([2, 1], [1, 4]), ([], [2, 2, 1, 2, 3]))):
+        data_type = ("float32", "float16", "int32")[i]
+        out.append(case(f"{op} {data_type} broadcast {sa} with {sb} generated", op,
+                        {"a": tensor(ints(seed + 10 + i, -3, 3), sa, data_type),
+                         "b": tensor(ints(seed + 60 + i, -3, 3), sb, data_type)}))
+    out.append(case(f"{op} float16 4D generated", op,
+                    {"a": tensor(gen(seed + 20, -2, 2), RANK_SHAPES[4], "float16"),
+                     "b": tensor(gen(seed + 70, -2, 2), RANK_SHAPES[4], "float16")}))
+    for i, data_type in enumerate(INTS):
+        lo, hi = (0, 4) if data_type.startswith("u") else (-2, 2)
+        out.append(case(f"{op} {data_type} generated", op,
+                        {"a": tensor(ints(seed + 30 + i, lo, hi), [3, 4], data_type),
+                         "b": tensor(ints(seed + 80 + i, lo, hi), [3, 4], data_type)}))
+    return out
+
+
+def sweep_logical(op, seed):
+    """uint8 only; values 0-3 so that non-zero values other than 1 occur."""
+    unary = op == "logicalNot"
+    out = []
+    for rank in range(6):
+        shape = RANK_SHAPES[rank]
+        inputs = {"a": tensor(ints(seed + rank, 0, 3), shape, "uint8", constant=rank == 2)}
+        if not unary:
+            inputs["b"] = tensor(ints(seed + 50 + rank, 0, 3), shape, "uint8")
+        out.append(case(f"{op} uint8 {rank}D generated", op, inputs))
+    if not unary:
+        for i, (sa, sb) in enumerate((([2, 3], [3]), ([2, 1], [1, 4]), ([], [2, 1, 2, 3]))):
+            out.append(case(f"{op} uint8 broadcast {sa} with {sb} generated", op,
+                            {"a": tensor(ints(seed + 10 + i, 0, 2), sa, "uint8"),
+                             "b": tensor(ints(seed + 60 + i, 0, 2), sb, "uint8")}))
+    return out
+
+
+# --- hand cases ----------------------------------------------------------------
+# Each entry: (name, inputs, expected[, options]). Values worked out by hand.
+
+
+def binary_hand(op):
+    """Hand cases of the arithmetic binary ops."""
+    H = {
+        "add": [
+            ("int8 wraps around on overflow", [127, -128, 100, -100], [1, -1, 100, -100], [-128, 127, -56, 56], "int8"),
+            ("uint8 wraps around on overflow", [255, 200, 0], [1, 100, 0], [0, 44, 0], "uint8"),
+            ("int32 wraps around at the extremes", [2147483647, -2147483648], [1, -1], [-2147483648, 2147483647], "int32"),
+            ("uint32 values above the signed maximum", [3000000000, 4294967295], [1000000000, 1], [4000000000, 0], "uint32"),
+            ("int64 values beyond 2^53", [P53, -P53, P53 + 2], [1, -1, 1], [P53 + 1, -P53 - 1, P53 + 3], "int64"),
+            ("int64 wraps around at 2^63", [I64_MAX, I64_MIN], [1, -1], [I64_MIN, I64_MAX], "int64"),
+            ("uint64 values above the signed maximum", [2**63, U64_MAX], [2**63 - 1, 1], [U64_MAX, 0], "uint64"),
+            ("float32 Infinity, NaN and signed zero", [INF, NINF, INF, NAN, 1.0, -0.0], [1.0, -1.0, NINF, 1.0, NAN, -0.0],
+             [INF, NINF, NAN, NAN, NAN, -0.0], "float32"),
+            ("float16 overflow to Infinity near 65504", [F16_MAX, -F16_MAX, F16_MAX], [32.0, -32.0, 15.0], [INF, NINF, F16_MAX], "float16"),
+            ("float16 subnormals", [F16_MIN_SUB, F16_MIN_SUB, F16_MIN_NORMAL], [F16_MIN_SUB, -F16_MIN_SUB, -F16_MIN_SUB],
+             [2 * F16_MIN_SUB, 0.0, F16_MIN_NORMAL - F16_MIN_SUB], "float16"),
+        ],
+        "sub": [
+            ("int8 wraps around on overflow", [-128, 127, 0], [1, -1, -128], [127, -128, -128], "int8"),
+            ("uint8 wraps around below zero", [0, 5, 255], [1, 10, 255], [255, 251, 0], "uint8"),
+            ("uint32 wraps around below zero", [0, 4294967295], [1, 2147483648], [4294967295, 2147483647], "uint32"),
+            ("int32 wraps around at the extremes", [-2147483648, 2147483647], [1, -1], [2147483647, -2147483648], "int32"),
+            ("int64 values beyond 2^53", [P53 + 1, -P53 - 1], [1, 2], [P53, -P53 - 3], "int64"),
+            ("uint64 values above the signed maximum", [U64_MAX, 0, 2**63], [1, 1, 1], [U64_MAX - 1, U64_MAX, 2**63 - 1], "uint64"),
+            ("float32 Infinity, NaN and signed zero", [INF, NINF, -0.0, 0.0, NAN], [INF, INF, 0.0, 0.0, 1.0],
+             [NAN, NINF, -0.0, 0.0, NAN], "float32"),
+            ("float16 overflow to Infinity near 65504", [-F16_MAX, F16_MAX], [32.0, -32.0], [NINF, INF], "float16"),
+            ("float16 subnormal difference", [F16_MIN_NORMAL, 3 * F16_MIN_SUB], [F16_MIN_SUB, F16_MIN_SUB],
+             [F16_MIN_NORMAL - F16_MIN_SUB, 2 * F16_MIN_SUB], "float16"),
+        ],
+        "mul": [
+            ("int8 wraps around on overflow", [16, -128, 11], [8, -1, 12], [-128, -128, -124], "int8"),
+            ("uint8 wraps around on overflow", [16, 255, 3], [16, 255, 5], [0, 1, 15], "uint8"),
+            ("int32 wraps around on overflow", [65536, 46341], [65536, 46341], [0, -2147479015], "int32"),
+            ("uint32 values above the signed maximum", [2147483648, 4294967295], [1, 4294967295], [2147483648, 1], "uint32"),
+            ("int64 values beyond 2^53", [3002399751580331, -3], [3, 3002399751580331], [P53 + 1, -P53 - 1], "int64"),
+            ("int64 wraps around at 2^63", [2**32, I64_MIN], [2**31, -1], [I64_MIN, I64_MIN], "int64"),
+            ("uint64 values above the signed maximum", [4294967295, 2**32, 2**63], [4294967297, 2**32, 1],
+             [U64_MAX, 0, 2**63], "uint64"),
+            ("float32 Infinity times 0 and signed zero", [INF, -0.0, NINF, NAN, -2.0], [0.0, 5.0, -1.0, 0.0, 0.0],
+             [NAN, -0.0, INF, NAN, -0.0], "float32"),
+            ("float16 overflow and underflow", [256.0, F16_MIN_SUB, 0.5], [256.0, 0.5, F16_MIN_SUB], [INF, 0.0, 0.0], "float16"),
+        ],
+        "div": [
+            ("int32 truncates toward zero", [7, -7, 7, -7, 0, 1, -1], [2, 2, -2, -2, 5, 3, 3], [3, -3, -3, 3, 0, 0, 0], "int32"),
+            ("int8 truncates toward zero", [-128, 127, -9], [2, -2, 4], [-64, -63, -2], "int8"),
+            ("uint8 truncates", [255, 7, 200], [2, 8, 200], [127, 0, 1], "uint8"),
+            ("uint32 values above the signed maximum", [4294967295, 3000000000], [2, 3000000000], [2147483647, 1], "uint32"),
+            ("int64 values beyond 2^53", [P53 + 1, I64_MAX, I64_MIN, -P53 - 1], [1, 2, 2, -3],
+             [P53 + 1, 4611686018427387903, -4611686018427387904, 3002399751580331], "int64"),
+            ("uint64 values above the signed maximum", [U64_MAX, 2**63], [2, 3], [2**63 - 1, 3074457345618258602], "uint64"),
+            ("float32 division by zero and Infinity", [1.0, -1.0, 0.0, 1.0, INF, NAN, 1.0], [0.0, 0.0, 0.0, -0.0, INF, 1.0, INF],
+             [INF, NINF, NAN, NINF, NAN, NAN, 0.0], "float32"),
+            ("float16 overflow and subnormal results", [F16_MAX, 1.0, F16_MIN_NORMAL], [0.5, F16_MAX, 4.0],
+             [INF, 1.0 / 65536, F16_MIN_NORMAL / 4], "float16"),
+        ],
+        "max": [
+            ("int8 extremes", [-128, 127, -1], [127, -128, 0], [127, 127, 0], "int8"),
+            ("uint8 extremes", [0, 255, 3], [255, 0, 4], [255, 255, 4], "uint8"),
+            ("int64 values beyond 2^53", [P53 + 1, -P53 - 1, I64_MIN], [P53, -P53, I64_MAX], [P53 + 1, -P53, I64_MAX], "int64"),
+            ("uint64 values above the signed maximum", [2**63, U64_MAX, 1], [1, 2**63, 0], [2**63, U64_MAX, 1], "uint64"),
+            ("uint32 values above the signed maximum", [2147483648, 4294967295], [2147483647, 0], [2147483648, 4294967295], "uint32"),
+            ("int32 extremes", [-2147483648, 2147483647], [0, 0], [0, 2147483647], "int32"),
+            ("float32 Infinity", [INF, NINF, 1.5, -2.0], [1.0, -1.0, NINF, -3.0], [INF, -1.0, 1.5, -2.0], "float32"),
+            ("float16 extremes and subnormals", [F16_MAX, -F16_MAX, F16_MIN_SUB], [INF, 0.0, 0.0], [INF, 0.0, F16_MIN_SUB], "float16"),
+        ],
+        "min": [
+            ("int8 extremes", [-128, 127, -1], [127, -128, 0], [-128, -128, -1], "int8"),
+            ("uint8 extremes", [0, 255, 3], [255, 0, 4], [0, 0, 3], "uint8"),
+            ("int64 values beyond 2^53", [P53 + 1, -P53 - 1, I64_MIN], [P53, -P53, I64_MAX], [P53, -P53 - 1, I64_MIN], "int64"),
+            ("uint64 values above the signed maximum", [2**63, U64_MAX, 1], [1, 2**63, 0], [1, 2**63, 0], "uint64"),
+            ("uint32 values above the signed maximum", [2147483648, 4294967295], [2147483647, 0], [2147483647, 0], "uint32"),
+            ("int32 extremes", [-2147483648, 2147483647], [0, 0], [-2147483648, 0], "int32"),
+            ("float32 Infinity", [INF, NINF, 1.5, -2.0], [1.0, -1.0, NINF, -3.0], [1.0, NINF, NINF, -3.0], "float32"),
+            ("float16 extremes and subnormals", [F16_MAX, -F16_MAX, -F16_MIN_SUB], [NINF, 0.0, 0.0], [NINF, -F16_MAX, -F16_MIN_SUB], "float16"),
+        ],
+        "pow": [
+            ("float32 integer exponents", [2.0, 2.0, -2.0, -0.5, 10.0], [3.0, -1.0, 3.0, -2.0, 0.0], [8.0, 0.5, -8.0, 4.0, 1.0], "float32"),
+            ("float32 IEEE special cases", [NAN, 1.0, -8.0, 0.0, 0.0, -0.0, 4.0, INF, NINF],
+             [0.0, NAN, 0.5, 0.0, -1.0, -1.0, 0.5, -1.0, 3.0], [1.0, 1.0, NAN, 1.0, INF, NINF, 2.0, 0.0, NINF], "float32"),
+            ("float16 overflow and square root", [256.0, 2.25, 2.0], [2.0, 0.5, -24.0], [INF, 1.5, F16_MIN_SUB], "float16"),
+            ("int32 exact powers", [2, -3, 10, 0, 1, -1], [10, 3, 9, 0, 100, 7], [1024, -27, 1000000000, 1, 1, -1], "int32"),
+            ("int8 wraps around on overflow", [2, 3, -2], [7, 5, 7], [-128, -13, -128], "int8"),
+            ("uint8 wraps around on overflow", [2, 3, 255], [8, 5, 2], [0, 243, 1], "uint8"),
+            ("int64 values beyond 2^53", [3, -3, 2], [39, 39, 62], [4052555153018976267, -4052555153018976267, 2**62], "int64"),
+            ("uint64 values above the signed maximum", [2, 2, 4294967295], [63, 64, 2], [2**63, 0, 18446744065119617025], "uint64"),
+            ("uint32 values above the signed maximum", [2, 65536], [31, 2], [2147483648, 0], "uint32"),
+        ],
+    }
+    out = []
+    for i, (title, a, b, expected, data_type) in enumerate(H[op]):
+        out.append(case(f"{op} {title}", op, {"a": tensor(a, [len(a)], data_type), "b": tensor(b, [len(b)], data_type)},
+                        expected=expected))
+    return out
+
+
+def binary_extra(op):
+    """Hand cases that the table above cannot express: division by zero,
+    negative integer exponents, NaN operands (implementation-defined: the
+    expected data is omitted and the reference masks those elements)."""
+    if op == "div":
+        return [case("div int32 by zero and MIN / -1 are implementation-defined, others truncate", op,
+                     {"a": tensor([5, -2147483648, 9, -9], [4], "int32"), "b": tensor([0, -1, 4, 4], [4], "int32")}),
+                case("div int8 broadcast scalar divisor truncates", op,
+                     {"a": tensor([-7, -1, 0, 1, 7, 127], [2, 3], "int8"), "b": tensor([-2], [], "int8")},
+                     expected=[3, 0, 0, 0, -3, -63])]
+    if op == "pow":
+        return [case("pow int32 negative exponents are implementation-defined", op,
+                     {"a": tensor([2, 1, 0, 3], [4], "int32"), "b": tensor([-1, -1, -1, 2], [4], "int32")}),
+                case("pow float32 broadcast exponent scalar 2 (square)", op,
+                     {"a": tensor([-3.0, 0.5, 1.5, -0.25], [2, 2], "float32"), "b": tensor([2.0], [], "float32")},
+                     expected=[9.0, 0.25, 2.25, 0.0625])]
+    if op in ("max", "min"):
+        return [case(f"{op} float32 NaN operands are implementation-defined", op,
+                     {"a": tensor([NAN, 1.0, NAN, 2.0], [4], "float32"), "b": tensor([1.0, NAN, NAN, 3.0], [4], "float32")}),
+                case(f"{op} int32 broadcast [2,1] with [3]", op,
+                     {"a": tensor([0, 5], [2, 1], "int32"), "b": tensor([-1, 3, 7], [3], "int32")},
+                     expected=[0, 3, 7, 5, 5, 7] if op == "max" else [-1, 0, 0, -1, 3, 5])]
+    if op == "add":
+        return [case("add float32 broadcast scalar to 5D", op,
+                     {"a": tensor([0.5], [], "float32"), "b": tensor([1.0, -1.0, 2.5, -0.5], [1, 2, 1, 2, 1], "float32")},
+                     expected=[1.5, -0.5, 3.0, 0.0])]
+    if op == "sub":
+        return [case("sub float32 broadcast [2,1] with [2]", op,
+                     {"a": tensor([1.0, 2.0], [2, 1], "float32"), "b": tensor([0.5, 4.0], [2], "float32")},
+                     expected=[0.5, -3.0, 1.5, -2.0])]
+    if op == "mul":
+        return [case("mul int32 broadcast 0D by 2D", op,
+                     {"a": tensor([-3], [], "int32"), "b": tensor([1, -2, 0, 4], [2, 2], "int32")},
+                     expected=[-3, 6, 0, -12])]
+    return []
+
+
+COMPARE_OPS = ("equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual")
+LOGICAL_OPS = COMPARE_OPS + ("logicalNot", "logicalAnd", "logicalOr", "logicalXor", "isNaN", "isInfinite")
+
+
+def compare_hand(op):
+    """Per row: a, b, and the truth of a==b, a>b, a<b per element; the other
+    ops follow (notEqual = not equal, greaterOrEqual = greater or equal, ...),
+    except that NaN makes every comparison but notEqual false."""
+    rows = [
+        ("float32 NaN, Infinity and signed zeros", "float32",
+         [NAN, NAN, INF, NINF, 0.0, -0.0, 1.0], [NAN, 1.0, INF, INF, -0.0, 0.0, 1.0]),
+        ("float16 nearby values, 65504 and subnormals", "float16",
+         [1.0, F16_MAX, F16_MIN_SUB, -F16_MIN_SUB], [1.0009765625, F16_MAX, 0.0, 0.0]),
+        ("int64 values beyond 2^53", "int64", [P53 + 1, P53, -P53 - 1, I64_MIN], [P53, P53 + 1, -P53, I64_MIN]),
+        ("uint64 values above the signed maximum", "uint64", [2**63, U64_MAX, 5], [1, U64_MAX, 2**63]),
+        ("uint32 values above the signed maximum", "uint32", [4294967295, 2147483648, 7], [1, 2147483647, 7]),
+        ("int8 extremes", "int8", [-128, 127, 0], [127, -128, 0]),
+        ("uint8 extremes", "uint8", [255, 0, 128], [0, 255, 128]),
+        ("int32 extremes", "int32", [-2147483648, 2147483647, -1], [2147483647, -2147483648, -1]),
+    ]
+    out = []
+    for title, data_type, a, b in rows:
+        truth = []
+        for x, y in zip(a, b):
+            if NAN in (x, y):
+                truth.append(1 if op == "notEqual" else 0)
+                continue
+            fx = float(x.replace("Infinity", "inf")) if isinstance(x, str) else x
+            fy = float(y.replace("Infinity", "inf")) if isinstance(y, str) else y
+            eq, gt, lt = fx == fy, fx > fy, fx < fy  # Python compares ints exactly
+            truth.append(int({"equal": eq, "notEqual": not eq, "greater": gt, "greaterOrEqual": gt or eq,
+                              "lesser": lt, "lesserOrEqual": lt or eq}[op]))
+        out.append(case(f"{op} {title}", op, {"a": tensor(a, [len(a)], data_type), "b": tensor(b, [len(b)], data_type)},
+                        expected=truth))
+    bcast = {"equal": [1, 0, 0, 0, 0, 1], "notEqual": [0, 1, 1, 1, 1, 0], "greater": [0, 0, 0, 1, 1, 0],
+             "greaterOrEqual": [1, 0, 0, 1, 1, 1], "lesser": [0, 1, 1, 0, 0, 0], "lesserOrEqual": [1, 1, 1, 0, 0, 1]}
+    out.append(case(f"{op} int32 broadcast [2,1] with [3]", op,
+                    {"a": tensor([1, 3], [2, 1], "int32"), "b": tensor([1, 2, 3], [3], "int32")}, expected=bcast[op]))
+    return out
+
+
+def logical_hand(op):
+    if op == "logicalNot":
+        return [case("logicalNot uint8 non-zero values are true", op, {"a": tensor([0, 1, 2, 255], [4], "uint8")},
+                     expected=[1, 0, 0, 0]),
+                case("logicalNot uint8 0D zero", op, {"a": tensor([0], [], "uint8")}, expected=[1]),
+                case("logicalNot uint8 5D ones and zeros", op, {"a": tensor([1, 0, 0, 1], [1, 2, 1, 2, 1], "uint8")},
+                     expected=[0, 1, 1, 0])]
+    table = {"logicalAnd": [0, 0, 0, 1, 1, 1], "logicalOr": [0, 1, 1, 1, 1, 1], "logicalXor": [0, 1, 1, 0, 0, 0]}
+    bcast = {"logicalAnd": [0, 0, 0, 0, 1, 1], "logicalOr": [0, 1, 1, 1, 1, 1], "logicalXor": [0, 1, 1, 1, 0, 0]}
+    return [case(f"{op} uint8 truth table with non-zero values 2, 4, 128, 255", op,
+                 {"a": tensor([0, 0, 1, 1, 2, 255], [6], "uint8"), "b": tensor([0, 1, 0, 1, 4, 128], [6], "uint8")},
+                 expected=table[op]),
+            case(f"{op} uint8 broadcast [2,1] with [3]", op,
+                 {"a": tensor([0, 3], [2, 1], "uint8"), "b": tensor([0, 1, 7], [3], "uint8")}, expected=bcast[op])]
+
+
+def is_special_cases(op):
+    nan = op == "isNaN"
+    out = [case(f"{op} float32 special values", op,
+                {"a": tensor([NAN, INF, NINF, 0.0, -0.0, 1.0, 3.4028234663852886e38, F32_MIN_SUB], [8], "float32")},
+                expected=[1, 0, 0, 0, 0, 0, 0, 0] if nan else [0, 1, 1, 0, 0, 0, 0, 0]),
+           case(f"{op} float16 special values, 65504 and subnormals", op,
+                {"a": tensor([NAN, F16_MAX, -F16_MAX, F16_MIN_SUB, INF, NINF], [2, 3], "float16")},
+                expected=[1, 0, 0, 0, 0, 0] if nan else [0, 0, 0, 0, 1, 1]),
+           case(f"{op} float32 0D NaN", op, {"a": tensor([NAN], [], "float32")}, expected=[1 if nan else 0]),
+           case(f"{op} float32 0D Infinity", op, {"a": tensor([NINF], [], "float32")}, expected=[0 if nan else 1])]
+    extremes = {"int32": [-2147483648, 0, 2147483647], "uint32": [0, 2147483648, 4294967295],
+                "int64": [I64_MIN, P53 + 1, I64_MAX], "uint64": [0, 2**63, U64_MAX],
+                "int8": [-128, 0, 127], "uint8": [0, 128, 255]}
+    for data_type, values in extremes.items():
+        out.append(case(f"{op} {data_type} is always 0 (integers have no NaN or Infinity)", op,
+                        {"a": tensor(values, [3], data_type)}, expected=[0, 0, 0]))
+    for rank in range(6):
+        out.append(case(f"{op} float32 {rank}D generated", op,
+                        {"a": tensor(gen(700 + rank, -1e38, 1e38), RANK_SHAPES[rank], "float32")}))
+    out.append(case(f"{op} float16 3D generated", op, {"a": tensor(gen(710, -60000, 60000), [2, 3, 4], "float16")}))
+    return out
