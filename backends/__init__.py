@@ -41,10 +41,8 @@ def factory(name: str) -> BackendFactory:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise BackendError(
-            f"backend {name!r} cannot be loaded: {exc}; install it with "
-            f"pip install 'webnn-harness[{name}]'"
-        ) from exc
+        hint = f"; install it with pip install 'webnn-harness[{name}]'" if name in DEFAULT_BACKENDS else ""
+        raise BackendError(f"backend {name!r} cannot be loaded: {exc}{hint}") from exc
     return getattr(module, attr)
 
 

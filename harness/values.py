@@ -66,22 +66,23 @@ def to_array(data: Any, shape: Sequence[int], data_type: str) -> np.ndarray:
     """JSON data (list, nested list or scalar) to an array of ``shape`` and ``data_type``."""
     dtype = numpy_dtype(data_type)
     count = prod(shape)
-    if isinstance(data, list):
-        flat = [decode_number(v) for v in _flatten(data)]
-        if len(flat) != count:
-            raise ValueError_(f"data has {len(flat)} values, shape {list(shape)} needs {count}")
-    else:
-        flat = [decode_number(data)] * count
+    scalar = not isinstance(data, list)
+    flat = [decode_number(data)] if scalar else [decode_number(v) for v in _flatten(data)]
+    if not scalar and len(flat) != count:
+        raise ValueError_(f"data has {len(flat)} values, shape {list(shape)} needs {count}")
     if is_float(data_type):
         with np.errstate(over="ignore"):
-            return np.asarray(flat, dtype=np.float64).astype(dtype).reshape(shape)
-    lo, hi = integer_range(data_type)
-    for v in flat:
-        if isinstance(v, float) and not v.is_integer():
-            raise ValueError_(f"value {v} is not an integer, data type is {data_type}")
-        if not lo <= int(v) <= hi:
-            raise ValueError_(f"value {int(v)} is out of range for {data_type}")
-    return np.asarray([int(v) for v in flat], dtype=dtype).reshape(shape)
+            values = np.asarray(flat, dtype=np.float64).astype(dtype)
+    else:
+        lo, hi = integer_range(data_type)
+        for v in flat:
+            if isinstance(v, float) and not v.is_integer():
+                raise ValueError_(f"value {v} is not an integer, data type is {data_type}")
+            if not lo <= int(v) <= hi:
+                raise ValueError_(f"value {int(v)} is out of range for {data_type}")
+        values = np.asarray([int(v) for v in flat], dtype=dtype)
+    # A scalar fills the whole shape (WPT writes large constant tensors this way).
+    return np.full(tuple(shape), values[0], dtype=dtype) if scalar else values.reshape(shape)
 
 
 def generate(spec: dict, shape: Sequence[int], data_type: str) -> np.ndarray:

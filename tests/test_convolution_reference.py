@@ -16,7 +16,6 @@ WebNN -> ONNX mapping (differences noted where they matter):
 """
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest

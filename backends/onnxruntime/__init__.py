@@ -114,7 +114,7 @@ class OnnxRuntimeBackend:
         so.intra_op_num_threads = self.threads
         so.inter_op_num_threads = 1
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        so.log_severity_level = 3  # errors only: ORT's warnings would flood a run
+        so.log_severity_level = 4  # fatal only: build errors reach us as exceptions (-> Unsupported)
         if self.provider != CPU:
             # Never let a requested provider silently fall back to CPU.
             so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")

@@ -97,7 +97,8 @@ class Emitter:
         return names[0] if single else names
 
     def initializer(self, name: str, value: np.ndarray) -> str:
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        # np.asarray(order="C"), not ascontiguousarray: that one makes 0-D arrays 1-D.
+        self.initializers.append(numpy_helper.from_array(np.asarray(value, order="C"), name))
         return name
 
     def const(self, value, data_type: str, shape: Sequence[int] | None = None) -> str:

@@ -221,13 +221,17 @@ def _chunks(members, graphs):
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    lines = [line for line in text.splitlines() if line.strip()]
-    # OpenVINO messages start with "Exception from src/...cpp:NN:" lines; keep the substance.
-    for line in lines:
-        if not line.startswith(("Exception from", "Check '")) and not line.startswith("["):
-            return line.strip()[:500]
-    return (lines[-1] if lines else type(exc).__name__)[:500]
+    """OpenVINO's message without its source-location preamble: messages read
+    "Check '...' failed at src/...cpp:N:", "While validating node ...", then
+    the reason."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    noise = ("Exception from", "Check '", "While validating node", "[ GENERAL_ERROR ]", "[ NOT_IMPLEMENTED ]")
+    reasons = [line for line in lines if not line.startswith(noise)]
+    node = next((line for line in lines if line.startswith("While validating node")), "")
+    text = " ".join(reasons) or (lines[-1] if lines else type(exc).__name__)
+    if node:
+        text += f" ({node.split(' with friendly_name')[0].replace('While validating node ', '')})"
+    return text[:800]
 
 
 def _classify(exc: BaseException) -> BaseException:

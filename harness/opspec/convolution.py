@@ -12,7 +12,7 @@ from math import floor
 from typing import Any, Mapping, Sequence
 
 from harness.graph import TensorDesc
-from harness.opspec.base import Budget, Created, SpecError, check
+from harness.opspec.base import Budget, Created, check
 
 # MLInputOperandLayout: position of (channels, height, width) in the 4-D shape.
 INPUT_LAYOUT_AXES: dict[str, tuple[int, int, int]] = {"nchw": (1, 2, 3), "nhwc": (3, 1, 2)}
@@ -233,4 +233,4 @@ def conv_budget(node, descs: Mapping[str, TensorDesc]) -> Budget:
 
 TOLERANCE = {"conv2d": conv_budget, "convTranspose2d": conv_budget}
 
-__all__ = ["CREATE", "TOLERANCE", "SpecError"]
+__all__ = ["CREATE", "TOLERANCE"]

@@ -189,12 +189,6 @@ CREATE = {
 }
 
 
-def _cast_budget(node, descs):
-    """WPT: cast to a float type 1 ULP (nearest-value rounding may differ by
-    one step between implementations); integer outputs are exact anyway."""
-    return ulp(1)(node, descs)
-
-
 # Budgets from WPT (see /work/shared/wpt/README.md "Tolerances WPT applies" and
 # each WPT test file's own get*PrecisionTolerance). Integer outputs are exact.
 TOLERANCE = {
@@ -216,7 +210,9 @@ TOLERANCE = {
     "log": atol(1 / 1024, float16=1 / 1024),  # log.https.any.js
     "reciprocal": ulp(2),
     "sqrt": ulp(1),  # WPT sqrt 1 ULP (IEEE sqrt is correctly rounded)
-    "cast": _cast_budget,
+    # WPT cast: 1 ULP to a float type (float <-> float, integer -> float);
+    # integer outputs are compared exactly whatever the budget.
+    "cast": ulp(1),
     "clamp": EXACT, "relu": EXACT,
     "elu": ulp(18), "gelu": ulp(18), "hardSigmoid": ulp(2), "hardSwish": ulp(4),
     "leakyRelu": ulp(1, float16=2), "linear": ulp(2), "prelu": ulp(1),

@@ -135,7 +135,7 @@ def sweep_binary(op, seed, a="a", b="b"):
         out.append(case(f"{op} float32 {rank}D generated", op,
                         {a: tensor(gen(seed + rank, low, high), shape, "float32"),
                          b: tensor(gen(seed + 50 + rank, blow, bhigh), shape, "float32", constant=rank == 3)}))
-    broadcasts = (([2, 3], [3]), ([3], [2, 1, 3]), ([2, 1], [1, 4]), ([], [2, 2, 1, 2, 3]), ([1, 2, 1, 3], [4, 1, 1]))
+    broadcasts = (([2, 3], [3]), ([3], [2, 1, 3]), ([2, 1], [1, 4]), ([], [2, 2, 1, 2, 3]), ([1, 2, 1, 3], [4, 1, 1, 1]))
     for i, (sa, sb) in enumerate(broadcasts):
         data_type = "float16" if i % 2 else "float32"
         out.append(case(f"{op} {data_type} broadcast {sa} with {sb} generated", op,
@@ -392,7 +392,11 @@ def logical_hand(op):
                      expected=[1, 0, 0, 0]),
                 case("logicalNot uint8 0D zero", op, {"a": tensor([0], [], "uint8")}, expected=[1]),
                 case("logicalNot uint8 5D ones and zeros", op, {"a": tensor([1, 0, 0, 1], [1, 2, 1, 2, 1], "uint8")},
-                     expected=[0, 1, 1, 0])]
+                     expected=[0, 1, 1, 0]),
+                case("logicalNot uint8 all 255", op, {"a": tensor([255, 255, 255], [3], "uint8")}, expected=[0, 0, 0]),
+                case("logicalNot uint8 constant 3D powers of two", op,
+                     {"a": tensor([0, 1, 2, 4, 8, 16, 32, 64, 128, 0, 3, 0], [2, 3, 2], "uint8", constant=True)},
+                     expected=[1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1])]
     table = {"logicalAnd": [0, 0, 0, 1, 1, 1], "logicalOr": [0, 1, 1, 1, 1, 1], "logicalXor": [0, 1, 1, 0, 0, 0]}
     bcast = {"logicalAnd": [0, 0, 0, 0, 1, 1], "logicalOr": [0, 1, 1, 1, 1, 1], "logicalXor": [0, 1, 1, 1, 0, 0]}
     return [case(f"{op} uint8 truth table with non-zero values 2, 4, 128, 255", op,
@@ -423,3 +427,425 @@ def is_special_cases(op):
                         {"a": tensor(gen(700 + rank, -1e38, 1e38), RANK_SHAPES[rank], "float32")}))
     out.append(case(f"{op} float16 3D generated", op, {"a": tensor(gen(710, -60000, 60000), [2, 3, 4], "float16")}))
     return out
+
+
+# (title, data_type, input, expected[, options]) for the unary ops and activations.
+UNARY_HAND = {
+    "abs": [
+        ("float32 signed zero, Infinity and NaN", "float32", [-0.0, NINF, NAN, -2.5, 3.0], [0.0, INF, NAN, 2.5, 3.0]),
+        ("float16 extremes and subnormals", "float16", [-F16_MAX, -F16_MIN_SUB, F16_MAX], [F16_MAX, F16_MIN_SUB, F16_MAX]),
+        ("int8 minimum wraps to itself", "int8", [-128, -127, 0, 127], [-128, 127, 0, 127]),
+        ("int32 minimum wraps to itself", "int32", [-2147483648, -5, 2147483647], [-2147483648, 5, 2147483647]),
+        ("int64 values beyond 2^53 and the minimum", "int64", [-P53 - 1, I64_MIN, I64_MAX], [P53 + 1, I64_MIN, I64_MAX]),
+    ],
+    "neg": [
+        ("float32 signed zero, Infinity and NaN", "float32", [0.0, -0.0, INF, NAN, 1.5], [-0.0, 0.0, NINF, NAN, -1.5]),
+        ("float16 extremes and subnormals", "float16", [F16_MAX, F16_MIN_SUB], [-F16_MAX, -F16_MIN_SUB]),
+        ("int8 minimum wraps to itself", "int8", [-128, 127, 0], [-128, -127, 0]),
+        ("int32 minimum wraps to itself", "int32", [-2147483648, 2147483647], [-2147483648, -2147483647]),
+        ("int64 values beyond 2^53 and the minimum", "int64", [P53 + 1, I64_MIN, I64_MAX], [-P53 - 1, I64_MIN, -I64_MAX]),
+    ],
+    "sign": [
+        ("float32 zeros, Infinity and subnormals", "float32", [-2.5, 0.0, -0.0, 3.0, INF, NINF, F32_MIN_SUB],
+         [-1.0, 0.0, 0.0, 1.0, 1.0, -1.0, 1.0]),
+        ("float32 NaN gives 0 (spec: 0 otherwise)", "float32", [NAN], [0.0]),
+        ("float16 extremes and subnormals", "float16", [-F16_MAX, F16_MIN_SUB, -F16_MIN_SUB], [-1.0, 1.0, -1.0]),
+        ("int8 extremes", "int8", [-128, 0, 127], [-1, 0, 1]),
+        ("int64 values beyond 2^53", "int64", [I64_MIN, P53 + 1, 0], [-1, 1, 0]),
+        ("int32 extremes", "int32", [-2147483648, 2147483647], [-1, 1]),
+    ],
+    "ceil": [
+        ("float32 halves, signed zero and specials", "float32", [1.5, -1.5, 2.0, -0.5, 0.5, NAN, INF, NINF],
+         [2.0, -1.0, 2.0, -0.0, 1.0, NAN, INF, NINF]),
+        ("float32 large values", "float32", [4194304.5, -4194304.5, 3.4028234663852886e38], [4194305.0, -4194304.0, 3.4028234663852886e38]),
+        ("float16 subnormals and 65504", "float16", [F16_MIN_SUB, -F16_MIN_SUB, F16_MAX, 1000.5], [1.0, -0.0, F16_MAX, 1001.0]),
+    ],
+    "floor": [
+        ("float32 halves, signed zero and specials", "float32", [1.5, -1.5, 2.0, -0.5, 0.5, NAN, INF, NINF],
+         [1.0, -2.0, 2.0, -1.0, 0.0, NAN, INF, NINF]),
+        ("float32 large values", "float32", [4194304.5, -4194304.5, -3.4028234663852886e38], [4194304.0, -4194305.0, -3.4028234663852886e38]),
+        ("float16 subnormals and 65504", "float16", [F16_MIN_SUB, -F16_MIN_SUB, -F16_MAX, 1000.5], [0.0, -1.0, -F16_MAX, 1000.0]),
+    ],
+    "roundEven": [
+        ("float32 the spec's example", "float32", [0.1, 0.9, 1.1, 1.9, -3.5, -2.5, -1.5, 1.5, 2.5, 3.5],
+         [0.0, 1.0, 1.0, 2.0, -4.0, -2.0, -2.0, 2.0, 2.0, 4.0]),
+        ("float32 halves near zero and specials", "float32", [-0.5, 0.5, NAN, INF, NINF, 4194304.5, 4194305.5],
+         [-0.0, 0.0, NAN, INF, NINF, 4194304.0, 4194306.0]),
+        ("float16 halves and subnormals", "float16", [1000.5, 1001.5, F16_MIN_SUB, F16_MAX], [1000.0, 1002.0, 0.0, F16_MAX]),
+    ],
+    "cos": [
+        ("float32 zeros and specials", "float32", [0.0, -0.0, INF, NINF, NAN], [1.0, 1.0, NAN, NAN, NAN]),
+        ("float16 zero and subnormal", "float16", [0.0, F16_MIN_SUB], [1.0, 1.0]),
+    ],
+    "sin": [
+        ("float32 zeros and specials", "float32", [0.0, -0.0, INF, NINF, NAN], [0.0, -0.0, NAN, NAN, NAN]),
+        ("float16 subnormal", "float16", [F16_MIN_SUB, -F16_MIN_SUB], [F16_MIN_SUB, -F16_MIN_SUB]),
+    ],
+    "tan": [
+        ("float32 zeros and specials", "float32", [0.0, -0.0, INF, NINF, NAN], [0.0, -0.0, NAN, NAN, NAN]),
+        ("float16 subnormal", "float16", [F16_MIN_SUB], [F16_MIN_SUB]),
+    ],
+    "erf": [
+        ("float32 zeros, saturation and specials", "float32", [0.0, -0.0, INF, NINF, NAN, 10.0, -10.0],
+         [0.0, -0.0, 1.0, -1.0, NAN, 1.0, -1.0]),
+        ("float16 saturation", "float16", [F16_MAX, -F16_MAX, 0.0], [1.0, -1.0, 0.0]),
+    ],
+    "exp": [
+        ("float32 zeros, overflow, underflow and specials", "float32", [0.0, -0.0, INF, NINF, NAN, 89.0, -110.0],
+         [1.0, 1.0, INF, 0.0, NAN, INF, 0.0]),
+        ("float16 overflow and underflow", "float16", [0.0, 11.1015625, -18.0], [1.0, INF, 0.0]),
+    ],
+    "log": [
+        ("float32 zeros, negatives and specials", "float32", [1.0, 0.0, -0.0, -1.0, INF, NINF, NAN],
+         [0.0, NINF, NINF, NAN, INF, NAN, NAN]),
+        ("float16 one and zero", "float16", [1.0, 0.0], [0.0, NINF]),
+    ],
+    "reciprocal": [
+        ("float32 zeros, Infinity and NaN", "float32", [2.0, -4.0, 0.0, -0.0, INF, NINF, NAN, 0.5],
+         [0.5, -0.25, INF, NINF, 0.0, -0.0, NAN, 2.0]),
+        ("float16 overflow from a subnormal and a subnormal result", "float16", [F16_MIN_SUB, F16_MAX, 0.25],
+         [INF, 2.0**-16, 4.0]),
+    ],
+    "sqrt": [
+        ("float32 squares, zeros, negatives and specials", "float32", [4.0, 2.25, 0.0, -0.0, -1.0, INF, NINF, NAN],
+         [2.0, 1.5, 0.0, -0.0, NAN, INF, NAN, NAN]),
+        ("float16 subnormal and square", "float16", [F16_MIN_SUB, 16384.0], [2.0**-12, 128.0]),
+    ],
+    "identity": [
+        ("float32 specials and signed zero", "float32", [NAN, -0.0, INF, NINF, 3.4028234663852886e38, F32_MIN_SUB],
+         [NAN, -0.0, INF, NINF, 3.4028234663852886e38, F32_MIN_SUB]),
+        ("float16 65504 and subnormals", "float16", [F16_MAX, F16_MIN_SUB, -F16_MIN_SUB, NAN], [F16_MAX, F16_MIN_SUB, -F16_MIN_SUB, NAN]),
+        ("int64 extremes and values beyond 2^53", "int64", [I64_MIN, I64_MAX, P53 + 1], [I64_MIN, I64_MAX, P53 + 1]),
+        ("uint64 values above the signed maximum", "uint64", [U64_MAX, 2**63, 0], [U64_MAX, 2**63, 0]),
+        ("uint32 values above the signed maximum", "uint32", [4294967295, 2147483648], [4294967295, 2147483648]),
+        ("int8 extremes", "int8", [-128, 127], [-128, 127]),
+        ("uint8 extremes", "uint8", [0, 255], [0, 255]),
+        ("int32 extremes", "int32", [-2147483648, 2147483647], [-2147483648, 2147483647]),
+    ],
+    "relu": [
+        ("float32 signed zero and specials", "float32", [-1.0, 0.0, -0.0, 2.5, INF, NINF], [0.0, 0.0, 0.0, 2.5, INF, 0.0]),
+        ("float32 NaN is implementation-defined", "float32", [NAN, 1.0], None),
+        ("float16 extremes", "float16", [-F16_MAX, F16_MAX, -F16_MIN_SUB], [0.0, F16_MAX, 0.0]),
+        ("int8 extremes", "int8", [-128, 127, 0], [0, 127, 0]),
+        ("int64 values beyond 2^53", "int64", [I64_MIN, P53 + 1], [0, P53 + 1]),
+        ("int32 extremes", "int32", [-2147483648, 2147483647], [0, 2147483647]),
+    ],
+    "elu": [
+        ("float32 default alpha", "float32", [0.0, 1.0, -1.0, INF, NINF, NAN], [0.0, 1.0, -0.6321205588285577, INF, -1.0, NAN]),
+        ("float32 alpha 2", "float32", [NINF, 3.0, -0.0], [-2.0, 3.0, 0.0], {"alpha": 2.0}),
+        ("float32 alpha 0", "float32", [-5.0, 5.0], [0.0, 5.0], {"alpha": 0.0}),
+        ("float16 default alpha", "float16", [NINF, F16_MAX, 0.0], [-1.0, F16_MAX, 0.0]),
+    ],
+    "gelu": [
+        ("float32 values of the normal CDF", "float32", [0.0, 1.0, -1.0, 3.0, INF],
+         [0.0, 0.8413447460685429, -0.15865525393145707, 2.99595030590511, INF]),
+        ("float32 tiny result for -10", "float32", [-10.0], [-7.6198530241605e-23]),
+        ("float16 large values", "float16", [F16_MAX, 10.0], [F16_MAX, 10.0]),
+    ],
+    "hardSigmoid": [
+        ("float32 default alpha and beta", "float32", [-3.0, -2.5, 0.0, 2.5, 1.0, INF, NINF], [0.0, 0.0, 0.5, 1.0, 0.7, 1.0, 0.0]),
+        ("float32 alpha 1 beta 0", "float32", [-0.5, 0.25, 2.0], [0.0, 0.25, 1.0], {"alpha": 1.0, "beta": 0.0}),
+        ("float32 negative alpha", "float32", [1.0, -1.0], [0.0, 1.0], {"alpha": -2.0, "beta": 0.5}),
+        ("float16 default alpha and beta", "float16", [0.0, 5.0, -5.0], [0.5, 1.0, 0.0]),
+    ],
+    "hardSwish": [
+        ("float32 the three pieces", "float32", [-4.0, -3.0, -1.5, 0.0, 1.5, 3.0, 4.0, INF],
+         [-0.0, -0.0, -0.375, 0.0, 1.125, 3.0, 4.0, INF]),
+        ("float16 the three pieces", "float16", [-4.0, 1.5, 6.0], [-0.0, 1.125, 6.0]),
+    ],
+    "leakyRelu": [
+        ("float32 default alpha", "float32", [-100.0, 0.0, 5.0, INF, NINF], [-1.0, 0.0, 5.0, INF, NINF]),
+        ("float32 alpha 0.5", "float32", [-2.0, 3.0], [-1.0, 3.0], {"alpha": 0.5}),
+        ("float32 alpha -1 gives the absolute value", "float32", [-3.0, 3.0], [3.0, 3.0], {"alpha": -1.0}),
+        ("float16 alpha 0.25", "float16", [-4.0, F16_MAX], [-1.0, F16_MAX], {"alpha": 0.25}),
+    ],
+    "linear": [
+        ("float32 default alpha and beta is identity", "float32", [1.5, -2.0, INF, NAN], [1.5, -2.0, INF, NAN]),
+        ("float32 alpha 2 beta 3", "float32", [1.0, -1.5, 0.0], [5.0, 0.0, 3.0], {"alpha": 2.0, "beta": 3.0}),
+        ("float32 alpha 0 beta 1", "float32", [5.0, -7.0], [1.0, 1.0], {"alpha": 0.0, "beta": 1.0}),
+        ("float16 overflow", "float16", [F16_MAX, 1.0], [INF, 2.0], {"alpha": 2.0, "beta": 0.0}),
+    ],
+    "sigmoid": [
+        ("float32 zero, saturation and specials", "float32", [0.0, INF, NINF, NAN, 100.0], [0.5, 1.0, 0.0, NAN, 1.0]),
+        ("float16 zero and saturation", "float16", [0.0, 20.0, -20.0], [0.5, 1.0, 0.0]),  # sigmoid(-20) = 2.06e-9 < half the smallest subnormal
+    ],
+    "softplus": [
+        ("float32 zero, large values and specials", "float32", [0.0, INF, NINF, 100.0, NAN], [0.6931471805599453, INF, 0.0, 100.0, NAN]),
+        ("float16 zero and large value", "float16", [0.0, 1000.0], [0.6931471805599453, 1000.0]),
+    ],
+    "softsign": [
+        ("float32 hand values", "float32", [0.0, 1.0, -3.0, 1e30, NAN], [0.0, 0.5, -0.75, 1.0, NAN]),
+        ("float16 hand values", "float16", [3.0, -1.0, F16_MAX], [0.75, -0.5, 1.0]),  # 65504/65505 rounds up to 1 in float16
+    ],
+    "tanh": [
+        ("float32 zeros, saturation and specials", "float32", [0.0, -0.0, INF, NINF, 20.0, NAN], [0.0, -0.0, 1.0, -1.0, 1.0, NAN]),
+        ("float16 saturation", "float16", [10.0, -10.0, 0.0], [1.0, -1.0, 0.0]),
+    ],
+}
+
+
+def unary_hand(op):
+    out = []
+    for row in UNARY_HAND.get(op, []):
+        title, data_type, values, expected = row[:4]
+        options = row[4] if len(row) > 4 else None
+        out.append(case(f"{op} {title}", op, {"input": tensor(values, [len(values)], data_type)},
+                        options=options, expected=expected))
+    return out
+
+
+def cast_cases():
+    """Every (input, target) pair on values valid for both, then the spec's
+    cast table row by row on hand values."""
+    out = []
+    safe = {"float32": (-100.0, 100.0), "float16": (-100.0, 100.0), "int32": (-100, 100), "uint32": (0, 200),
+            "int64": (-100, 100), "uint64": (0, 200), "int8": (-100, 100), "uint8": (0, 200)}
+    seed = 400
+    for src in FLOATS + INTS:
+        for dst in FLOATS + INTS:
+            seed += 1
+            lo, hi = safe[src]
+            if dst.startswith("u"):
+                lo = 0
+            if dst in ("int8",):
+                lo, hi = max(lo, -100), min(hi, 100)
+            rank = seed % 6
+            data = gen(seed, lo, hi) if src in FLOATS else ints(seed, lo, hi)
+            out.append(case(f"cast {src} to {dst} {rank}D generated", "cast",
+                            {"input": tensor(data, RANK_SHAPES[rank], src, constant=rank == 1)}, attrs={"dataType": dst}))
+    hand = [
+        ("float32 to int32 truncates toward zero", "float32", "int32",
+         [2.7, -2.7, 0.5, -0.5, 2147483520.0, -2147483648.0], [2, -2, 0, 0, 2147483520, -2147483648]),
+        ("float32 to uint8 truncates", "float32", "uint8", [0.0, 255.9, 1.5, 100.99, -0.9], [0, 255, 1, 100, 0]),
+        ("float32 to int64 beyond 2^53", "float32", "int64", [9007199254740992.0, 1e18, -9.223372036854775808e18],
+         [P53, 999999984306749440, I64_MIN]),
+        ("float32 to uint64 above the signed maximum", "float32", "uint64", [18446742974197923840.0, 9.223372036854775808e18],
+         [18446742974197923840, 2**63]),
+        ("float16 to int8 truncates", "float16", "int8", [127.5, -128.5, -1.75, F16_MIN_SUB], [127, -128, -1, 0]),
+        ("float16 to float32 is exact", "float16", "float32", [F16_MAX, F16_MIN_SUB, -0.0, INF, NAN], [F16_MAX, F16_MIN_SUB, -0.0, INF, NAN]),
+        ("float32 to float16 rounds to nearest even and overflows", "float32", "float16",
+         [F16_MAX, 65519.9921875, 65520.0, 1e-8, 3e-8, 1.0009765625, 1.00048828125, NINF],
+         [F16_MAX, F16_MAX, INF, 0.0, F16_MIN_SUB, 1.0009765625, 1.0, NINF]),
+        ("int32 to float16 rounds to nearest even and overflows", "int32", "float16", [70000, -70000, 2049, 2051],
+         [INF, NINF, 2048.0, 2052.0]),
+        ("int32 to float32 rounds to nearest even", "int32", "float32", [16777217, 16777219, 2147483647],
+         [16777216.0, 16777220.0, 2147483648.0]),
+        ("int64 to float32 beyond 2^53 rounds once", "int64", "float32", [P53 + 1, I64_MAX, I64_MIN, P53 + 2**29 + 1],
+         [float(P53), 2.0**63, -(2.0**63), 9007200328482816.0]),
+        ("uint64 to float32 above the signed maximum", "uint64", "float32", [U64_MAX, 2**63], [2.0**64, 2.0**63]),
+        ("uint64 to float16 overflows to Infinity", "uint64", "float16", [65504, 65519, 65520, U64_MAX], [F16_MAX, F16_MAX, INF, INF]),
+        ("int8 -1 to uint8 is 255 (spec example)", "int8", "uint8", [-1, -128, 127], [255, 128, 127]),
+        ("int32 to uint8 keeps the low 8 bits", "int32", "uint8", [300, -1, 256, -256], [44, 255, 0, 0]),
+        ("int32 to int8 keeps the low 8 bits", "int32", "int8", [-129, 128, 255, 2147483647], [127, -128, -1, -1]),
+        ("int32 to uint32 keeps the bits", "int32", "uint32", [-1, -2147483648], [4294967295, 2147483648]),
+        ("uint32 above the signed maximum to int32", "uint32", "int32", [4294967295, 2147483648], [-1, -2147483648]),
+        ("int64 to int32 keeps the low 32 bits", "int64", "int32", [2**32 + 5, P53 + 1, -(2**31) - 1], [5, 1, 2147483647]),
+        ("int64 to uint64 keeps the bits", "int64", "uint64", [-1, I64_MIN, P53 + 1], [U64_MAX, 2**63, P53 + 1]),
+        ("uint64 above the signed maximum to int64", "uint64", "int64", [U64_MAX, 2**63], [-1, I64_MIN]),
+        ("uint8 to int8 keeps the bits", "uint8", "int8", [200, 128, 127], [-56, -128, 127]),
+        ("uint8 to int64 is exact", "uint8", "int64", [255, 0], [255, 0]),
+        ("int8 to float16 is exact", "int8", "float16", [-128, 127], [-128.0, 127.0]),
+    ]
+    for title, src, dst, values, expected in hand:
+        out.append(case(f"cast {title}", "cast", {"input": tensor(values, [len(values)], src)},
+                        attrs={"dataType": dst}, expected=expected))
+    # Out of range, Infinity and NaN to an integer type: implementation-defined
+    # (spec table); expected data omitted, in-range neighbours still compared.
+    for dst, values in (("int8", [127.9, -128.9, 200.0, -200.0, NAN, INF, 5.5]),
+                        ("uint8", [-1.0, 256.0, NINF, 255.5, 3.0]),
+                        ("int32", [2147483648.0, -2147483904.0, NAN, -7.9]),
+                        ("uint32", [-1.0, 4294967296.0, 4294967040.0]),
+                        ("int64", [9.223372036854775808e18, NINF, -1e18]),
+                        ("uint64", [-1.0, 1.8446744073709552e19, 12.25])):
+        out.append(case(f"cast float32 out-of-range values to {dst} are implementation-defined", "cast",
+                        {"input": tensor(values, [len(values)], "float32")}, attrs={"dataType": dst}))
+    out.append(case("cast float16 Infinity and NaN to int32 are implementation-defined", "cast",
+                    {"input": tensor([INF, NAN, -3.5], [3], "float16")}, attrs={"dataType": "int32"}))
+    return out
+
+
+def clamp_cases():
+    out = []
+    hand = [
+        ("float32 minValue and maxValue", "float32", [-3.0, -1.0, 0.5, 2.0, 7.0], {"minValue": -1.0, "maxValue": 2.0},
+         [-1.0, -1.0, 0.5, 2.0, 2.0]),
+        ("float32 default options keep Infinity", "float32", [NINF, INF, -0.0, 3.4028234663852886e38], None,
+         [NINF, INF, -0.0, 3.4028234663852886e38]),
+        ("float32 minValue equals maxValue", "float32", [-1.0, 0.5, 9.0], {"minValue": 0.5, "maxValue": 0.5}, [0.5, 0.5, 0.5]),
+        ("float32 NaN minValue clamps nothing below", "float32", [NINF, -2.0, 3.0], {"minValue": NAN, "maxValue": 1.0},
+         [NINF, -2.0, 1.0]),
+        ("float32 only maxValue", "float32", [NINF, -2.0, 3.0], {"maxValue": 0.0}, [NINF, -2.0, 0.0]),
+        ("float32 only minValue", "float32", [NINF, -2.0, 3.0], {"minValue": 0.0}, [0.0, 0.0, 3.0]),
+        ("float16 bounds are cast to float16", "float16", [0.0, 1.0, INF, NINF], {"minValue": 0.1, "maxValue": 65519.0},
+         [0.0999755859375, 1.0, F16_MAX, 0.0999755859375]),
+        ("int8 bounds outside the type's range are clamped to it", "int8", [-128, 0, 127], {"minValue": -1000, "maxValue": 1000},
+         [-128, 0, 127]),
+        ("int32 fractional bounds round half to even", "int32", [-5, -2, 0, 2, 5], {"minValue": -2.5, "maxValue": 2.5},
+         [-2, -2, 0, 2, 2]),
+        ("uint8 negative bounds become 0", "uint8", [0, 5, 255], {"minValue": -5, "maxValue": -3}, [0, 0, 0]),
+        ("uint8 default options keep extremes", "uint8", [0, 255], None, [0, 255]),
+        ("uint32 bounds above the signed maximum", "uint32", [4294967295, 0, 3000000000],
+         {"minValue": 2147483648, "maxValue": 4294967294}, [4294967294, 2147483648, 3000000000]),
+        ("int64 bigint bounds beyond 2^53", "int64", [P53 + 3, -P53 - 3, 0],
+         {"minValue": {"bigint": str(-P53 - 1)}, "maxValue": {"bigint": str(P53 + 1)}}, [P53 + 1, -P53 - 1, 0]),
+        ("int64 default options keep extremes", "int64", [I64_MIN, I64_MAX], None, [I64_MIN, I64_MAX]),
+        ("uint64 bigint bounds above the signed maximum", "uint64", [U64_MAX, 2**63, 0],
+         {"minValue": 1, "maxValue": {"bigint": str(2**63 + 1)}}, [2**63 + 1, 2**63, 1]),
+        ("uint64 default options keep extremes", "uint64", [0, U64_MAX], None, [0, U64_MAX]),
+    ]
+    for title, data_type, values, options, expected in hand:
+        out.append(case(f"clamp {title}", "clamp", {"input": tensor(values, [len(values)], data_type)},
+                        options=options, expected=expected))
+    out.append(case("clamp float32 NaN input is implementation-defined", "clamp",
+                    {"input": tensor([NAN, -5.0, 5.0], [3], "float32")}, options={"minValue": -1.0, "maxValue": 1.0}))
+    for rank in range(6):
+        out.append(case(f"clamp float32 {rank}D generated minValue -0.5 maxValue 0.5", "clamp",
+                        {"input": tensor(gen(500 + rank), RANK_SHAPES[rank], "float32")},
+                        options={"minValue": -0.5, "maxValue": 0.5}))
+    out.append(case("clamp float16 4D generated minValue 0 (relu6 style maxValue 6)", "clamp",
+                    {"input": tensor(gen(510, -10, 10), RANK_SHAPES[4], "float16")}, options={"minValue": 0, "maxValue": 6}))
+    for i, data_type in enumerate(INTS):
+        out.append(case(f"clamp {data_type} 2D generated minValue 10 maxValue 50", "clamp",
+                        {"input": tensor(ints(520 + i, 0, 100), [3, 4], data_type)}, options={"minValue": 10, "maxValue": 50}))
+    return out
+
+
+def prelu_cases():
+    out = [
+        case("prelu float32 slope [1] broadcast to [5]", "prelu",
+             {"input": tensor([-2.0, -1.0, 0.0, 1.0, 2.0], [5], "float32"), "slope": tensor([0.5], [1], "float32")},
+             expected=[-1.0, -0.5, 0.0, 1.0, 2.0]),
+        case("prelu int8 wraps around on overflow", "prelu",
+             {"input": tensor([-100, -2, 3], [3], "int8"), "slope": tensor([2, -3, 4], [3], "int8")}, expected=[56, 6, 3]),
+        case("prelu int64 values beyond 2^53", "prelu",
+             {"input": tensor([-3002399751580331, 5], [2], "int64"), "slope": tensor([3], [], "int64")},
+             expected=[-P53 - 1, 5]),
+        case("prelu int32 0D", "prelu", {"input": tensor([-7], [], "int32"), "slope": tensor([3], [], "int32")}, expected=[-21]),
+        case("prelu float32 input [2,1] and slope [3] broadcast both ways", "prelu",
+             {"input": tensor([-1.0, 2.0], [2, 1], "float32"), "slope": tensor([1.0, 2.0, 3.0], [3], "float32")},
+             expected=[-1.0, -2.0, -3.0, 2.0, 2.0, 2.0]),
+        case("prelu float32 slope of higher rank than input", "prelu",
+             {"input": tensor([-1.0, 0.0, 1.0], [3], "float32"),
+              "slope": tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3], "float32")},
+             expected=[-1.0, 0.0, 1.0, -4.0, 0.0, 1.0]),
+        case("prelu float32 Infinity and NaN", "prelu",
+             {"input": tensor([NINF, INF, NAN, -0.0], [4], "float32"), "slope": tensor([0.25], [], "float32")},
+             expected=[NINF, INF, NAN, 0.0]),
+        case("prelu float16 overflow", "prelu",
+             {"input": tensor([-F16_MAX, -1.0], [2], "float16"), "slope": tensor([2.0], [1], "float16")},
+             expected=[NINF, -2.0]),
+    ]
+    slopes = ([], [3], [2, 1, 3], [1, 1, 2, 1, 3])
+    for rank in range(6):
+        shape = RANK_SHAPES[rank]
+        slope = [] if rank == 0 else slopes[min(rank, 3)] if rank >= 3 else [shape[-1]]
+        out.append(case(f"prelu float32 {rank}D generated slope {slope}", "prelu",
+                        {"input": tensor(gen(600 + rank), shape, "float32"),
+                         "slope": tensor(gen(650 + rank, 0, 1), slope, "float32", constant=True)}))
+    out.append(case("prelu float16 4D generated slope [3]", "prelu",
+                    {"input": tensor(gen(610), RANK_SHAPES[4], "float16"), "slope": tensor(gen(660, 0, 1), [3], "float16")}))
+    for i, data_type in enumerate(("int32", "int64", "int8")):
+        out.append(case(f"prelu {data_type} 3D generated slope [1,4]", "prelu",
+                        {"input": tensor(ints(620 + i, -20, 20), [2, 3, 4], data_type),
+                         "slope": tensor(ints(670 + i, -3, 3), [1, 4], data_type)}))
+    return out
+
+
+def where_cases():
+    out = [
+        case("where int8 non-zero conditions select trueValue", "where",
+             {"condition": tensor([0, 1, 2, 255], [4], "uint8"), "trueValue": tensor([1, 2, 3, 4], [4], "int8"),
+              "falseValue": tensor([-1, -2, -3, -4], [4], "int8")}, expected=[-1, 2, 3, 4]),
+        case("where float32 broadcast condition [2,1], trueValue [3], falseValue 0D", "where",
+             {"condition": tensor([1, 0], [2, 1], "uint8"), "trueValue": tensor([1.0, 2.0, 3.0], [3], "float32"),
+              "falseValue": tensor([0.0], [], "float32")}, expected=[1.0, 2.0, 3.0, 0.0, 0.0, 0.0]),
+        case("where int64 values beyond 2^53", "where",
+             {"condition": tensor([1, 0], [2], "uint8"), "trueValue": tensor([P53 + 1], [1], "int64"),
+              "falseValue": tensor([I64_MIN], [1], "int64")}, expected=[P53 + 1, I64_MIN]),
+        case("where uint64 values above the signed maximum", "where",
+             {"condition": tensor([0, 1], [2], "uint8"), "trueValue": tensor([U64_MAX, U64_MAX], [2], "uint64"),
+              "falseValue": tensor([2**63, 2**63], [2], "uint64")}, expected=[2**63, U64_MAX]),
+        case("where float32 keeps NaN, signed zero and Infinity", "where",
+             {"condition": tensor([1, 1, 0], [3], "uint8"), "trueValue": tensor([NAN, -0.0, 1.0], [3], "float32"),
+              "falseValue": tensor([0.0, 0.0, INF], [3], "float32")}, expected=[NAN, -0.0, INF]),
+        case("where float16 65504 and subnormals", "where",
+             {"condition": tensor([1, 0], [2], "uint8"), "trueValue": tensor([F16_MAX, 1.0], [2], "float16"),
+              "falseValue": tensor([0.0, F16_MIN_SUB], [2], "float16")}, expected=[F16_MAX, F16_MIN_SUB]),
+        case("where condition of higher rank than the values", "where",
+             {"condition": tensor([1, 0, 0, 1], [2, 1, 2], "uint8"), "trueValue": tensor([5], [], "int32"),
+              "falseValue": tensor([7], [1], "int32")}, expected=[5, 7, 7, 5]),
+    ]
+    for rank in range(6):
+        shape = RANK_SHAPES[rank]
+        out.append(case(f"where float32 {rank}D generated", "where",
+                        {"condition": tensor(ints(800 + rank, 0, 2), shape, "uint8"),
+                         "trueValue": tensor(gen(820 + rank), shape, "float32"),
+                         "falseValue": tensor(gen(840 + rank), shape, "float32", constant=rank == 4)}))
+    for i, data_type in enumerate(("float16",) + INTS):
+        data = (lambda s: gen(s)) if data_type == "float16" else (lambda s: ints(s, 0, 100))
+        out.append(case(f"where {data_type} broadcast generated", "where",
+                        {"condition": tensor(ints(860 + i, 0, 1), [2, 1, 4], "uint8"),
+                         "trueValue": tensor(data(870 + i), [3, 1], data_type),
+                         "falseValue": tensor(data(880 + i), [4], data_type)}))
+    return out
+
+
+UNARY_FLOAT = ("ceil", "cos", "erf", "exp", "floor", "log", "reciprocal", "roundEven", "sin", "sqrt", "tan",
+               "gelu", "hardSwish", "sigmoid", "softplus", "softsign", "tanh")
+OPTIONS_SWEEP = {
+    "elu": ({"alpha": 1.0}, {"alpha": 0.5}, {"alpha": 3.0}),
+    "hardSigmoid": ({"alpha": 0.2, "beta": 0.5}, {"alpha": 0.5, "beta": 0.0}, {"alpha": -0.3, "beta": 0.8}),
+    "leakyRelu": ({"alpha": 0.01}, {"alpha": 0.2}, {"alpha": 1.5}),
+    "linear": ({"alpha": 1.0, "beta": 0.0}, {"alpha": -0.5, "beta": 2.0}, {"alpha": 1e-3, "beta": -1e3}),
+}
+
+
+def all_cases() -> dict[str, list[dict]]:
+    ops: dict[str, list[dict]] = {}
+    for i, op in enumerate(("add", "sub", "mul", "div", "max", "min", "pow")):
+        ops[op] = binary_hand(op) + binary_extra(op) + sweep_binary(op, 1000 + 100 * i)
+    for i, op in enumerate(COMPARE_OPS):
+        ops[op] = compare_hand(op) + sweep_compare(op, 2000 + 100 * i)
+    for i, op in enumerate(("logicalNot", "logicalAnd", "logicalOr", "logicalXor")):
+        ops[op] = logical_hand(op) + sweep_logical(op, 3000 + 100 * i)
+    for op in ("isNaN", "isInfinite"):
+        ops[op] = is_special_cases(op)
+    for i, op in enumerate(UNARY_FLOAT + ("abs", "neg", "sign", "identity", "relu")):
+        ops[op] = unary_hand(op) + sweep_unary(op, 4000 + 100 * i)
+    for i, (op, sweep) in enumerate(OPTIONS_SWEEP.items()):
+        ops[op] = unary_hand(op) + sweep_unary(op, 6000 + 100 * i, float_ranks=range(6))
+        for j, options in enumerate(sweep):
+            for data_type in FLOATS:
+                name = " ".join(f"{k} {v}" for k, v in options.items())
+                ops[op].append(case(f"{op} {data_type} {name} generated", op,
+                                    {"input": tensor(gen(6050 + 100 * i + 10 * j + len(data_type), -5, 5), [2, 3, 4], data_type)},
+                                    options=options))
+    ops["cast"] = cast_cases()
+    ops["clamp"] = clamp_cases()
+    ops["prelu"] = prelu_cases()
+    ops["where"] = where_cases()
+    return ops
+
+
+def file_name(op: str) -> str:
+    """WPT's file names: camelCase to snake_case (greaterOrEqual -> greater_or_equal)."""
+    if op == "isNaN":
+        return "is_nan.json"
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", op).lower() + ".json"
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for op, cases in all_cases().items():
+        names = [c["name"] for c in cases]
+        duplicates = {n for n in names if names.count(n) > 1}
+        assert not duplicates, f"{op}: duplicate case names {duplicates}"
+        (OUT / file_name(op)).write_text(json.dumps({"tests": cases}, indent=1) + "\n")
+        total += len(cases)
+        print(f"{op:16} {len(cases):4}")
+    print(f"total {total}")
+
+
+if __name__ == "__main__":
+    main()

@@ -28,6 +28,8 @@ def tile(e: Emitter, c: Call) -> str:
 
 def transpose(e: Emitter, c: Call) -> str:
     rank = c.desc("input").rank
+    if rank == 0:  # an empty perm attribute has no inferable ONNX type
+        return e.op("Identity", [c["input"]])
     return e.op("Transpose", [c["input"]], perm=list(c.attr("permutation", list(range(rank))[::-1])))
 
 
@@ -38,18 +40,22 @@ def where(e: Emitter, c: Call) -> str:
 def _clamped(e: Emitter, c: Call, sizes, per_coordinate: bool = False) -> str:
     """Indices clamped to [-N, N-1]: WebNN lets implementations clamp
     out-of-bounds indices (spec gather note) and WPT expects it, where ORT
-    rejects them at run time. uint32 indices become int64 (ONNX takes int32 or
-    int64). ``per_coordinate``: the last dimension holds one index per axis
-    (gatherND/scatterND), each with its own bound."""
+    rejects them at run time. ``per_coordinate``: the last dimension holds one
+    index per axis (gatherND/scatterND), each with its own bound, and ONNX
+    wants int64 there. uint32 indices are clamped to [0, N-1] before they
+    become int64 (ONNX takes int32 or int64 only): ORT 1.31's int64 Clip/Min
+    leave 4294967295 unclamped."""
     indices, data_type = c["indices"], c.desc("indices").data_type
-    if data_type == "uint32" or per_coordinate:
-        indices, data_type = e.cast(indices, "int64"), "int64"
-    low = [-n for n in sizes]
+    unsigned = data_type == "uint32"
+    low = [0 if unsigned else -n for n in sizes]
     high = [n - 1 for n in sizes]
     if per_coordinate:
-        return e.op("Max", [e.op("Min", [indices, e.const(high, data_type, (len(high),))]),
-                            e.const(low, data_type, (len(low),))])
-    return e.op("Clip", [indices, e.scalar(low[0], data_type), e.scalar(high[0], data_type)])
+        clamped = e.op("Min", [indices, e.const(high, data_type, (len(high),))])
+        if not unsigned:
+            clamped = e.op("Max", [clamped, e.const(low, data_type, (len(low),))])
+        return e.cast(clamped, "int64") if data_type != "int64" else clamped
+    clamped = e.op("Clip", [indices, e.scalar(low[0], data_type), e.scalar(high[0], data_type)])
+    return e.cast(clamped, "int64") if unsigned else clamped
 
 
 def gather(e: Emitter, c: Call) -> str:
@@ -103,6 +109,8 @@ def pad(e: Emitter, c: Call) -> str:
     end = list(c.attr("endingPadding"))
     mode = c.attr("mode", "constant")
     x = c["input"]
+    if desc.rank == 0:  # nothing to pad; ORT's Pad rejects 0-D input
+        return e.op("Identity", [x])
     if mode == "symmetric":
         # ONNX Pad has no symmetric mode (reflect excludes the edge element,
         # symmetric repeats it): concatenate mirrored slices axis by axis.

@@ -41,11 +41,21 @@ def resample2d(e: Emitter, c: Call) -> str:
     ceil(coordinate - 0.5), i.e. rounds halves down: round_prefer_floor."""
     mode = c.attr("mode", "nearest-neighbor")
     attrs = {"coordinate_transformation_mode": "half_pixel"}
+    axes = sorted(c.attr("axes", [2, 3]))
+    x, out_shape, back = c["input"], list(c.out.shape), None
     if mode == "linear":
         attrs["mode"] = "linear"
+        if axes not in ([2, 3], [1, 2]):
+            # ORT's linear Resize on 4-D only scales axes [2, 3] or [1, 2]:
+            # move the two axes last, resize, move them back.
+            perm = [a for a in range(4) if a not in axes] + axes
+            x = e.transpose(x, perm)
+            out_shape = [out_shape[a] for a in perm]
+            back = [perm.index(a) for a in range(4)]
     else:
         attrs.update(mode="nearest", nearest_mode="round_prefer_floor")
-    return e.op("Resize", [c["input"], "", "", e.i64(c.out.shape)], **attrs)
+    y = e.op("Resize", [x, "", "", e.i64(out_shape)], **attrs)
+    return e.transpose(y, back) if back else y
 
 
 LOWER = {
@@ -54,4 +64,7 @@ LOWER = {
     "maxPool2d": _pool("MaxPool"),
     "resample2d": resample2d,
 }
-EMULATED: dict[str, str] = {}
+EMULATED = {
+    "resample2d": "mode linear on axes other than [2, 3] / [1, 2]: Transpose the axes last, Resize, "
+    "Transpose back (ORT's 4-D linear Resize scales only those pairs)",
+}

@@ -102,12 +102,91 @@ def gru_cell(e: Emitter, c: Call) -> str:
     return e.squeeze(y_h, [0])
 
 
+# WebNN's lstmCell (spec note "the behavior of this operation", followed by
+# the reference) feeds the output gate's peephole with the PREVIOUS cell state;
+# ONNX LSTM feeds it the new one. With a peepholeWeight the cell is therefore
+# composed from MatMul/Split/activations, and lstm unrolled over its steps.
+LSTM_GATES = {"iofg": "iofg", "ifgo": "ifgo"}
+
+
+def _composed_lstm_cell(e: Emitter, x, w, r, bias, p, h, cell, layout: str, acts, hidden: int):
+    """One WebNN lstmCell step on 2-D operands; returns (h', c')."""
+    gates = e.op("Add", [e.op("MatMul", [x, e.transpose(w, (1, 0))]), e.op("MatMul", [h, e.transpose(r, (1, 0))])])
+    if bias:
+        gates = e.op("Add", [gates, bias])
+    parts = dict(zip(LSTM_GATES[layout], e.op("Split", [gates], outputs=[e.fresh("gate") for _ in range(4)],
+                                                   axis=1, num_outputs=4)))
+    peep = dict(zip("iof", e.op("Split", [p], outputs=[e.fresh("peep") for _ in range(3)], axis=0, num_outputs=3)))
+    gate_act, cell_act, out_act = (ACTIVATIONS[a] for a in acts)
+
+    def gate(name):
+        return e.op(gate_act, [e.op("Add", [parts[name], e.op("Mul", [cell, peep[name]])])])
+
+    i, f, o = gate("i"), gate("f"), gate("o")  # all three see the previous cell state
+    g = e.op(cell_act, [parts["g"]])
+    new_cell = e.op("Add", [e.op("Mul", [f, cell]), e.op("Mul", [i, g])])
+    return e.op("Mul", [o, e.op(out_act, [new_cell])]), new_cell
+
+
+def _summed_bias(e: Emitter, c: Call, pick):
+    terms = [pick(c[n]) for n in ("bias", "recurrentBias") if c.has(n)]
+    if not terms:
+        return ""
+    return terms[0] if len(terms) == 1 else e.op("Add", terms)
+
+
+def _peephole_lstm(e: Emitter, c: Call):
+    hidden = int(c.attr("hiddenSize"))
+    layout = c.attr("layout", "iofg")
+    acts = c.attr("activations", ["sigmoid", "tanh", "tanh"])
+    data_type = c.desc("input").data_type
+    steps, batch = c.desc("input").shape[:2]
+    direction = c.attr("direction", "forward")
+    directions = 2 if direction == "both" else 1
+
+    def pick(name, index):
+        return e.op("Gather", [name, e.scalar(index, "int64")], axis=0)
+
+    hiddens, cells, sequences = [], [], []
+    zeros = e.const(np.zeros((batch, hidden)), data_type, (batch, hidden))
+    for d in range(directions):
+        w, r, p = pick(c["weight"], d), pick(c["recurrentWeight"], d), pick(c["peepholeWeight"], d)
+        bias = _summed_bias(e, c, lambda name: pick(name, d))
+        h = pick(c["initialHiddenState"], d) if c.has("initialHiddenState") else zeros
+        cell = pick(c["initialCellState"], d) if c.has("initialCellState") else zeros
+        backward = d == 1 or direction == "backward"
+        order = range(steps - 1, -1, -1) if backward else range(steps)
+        per_step = {}
+        for t in order:
+            h, cell = _composed_lstm_cell(e, pick(c["input"], t), w, r, bias, p, h, cell, layout, acts, hidden)
+            per_step[t] = h
+        hiddens.append(e.unsqueeze(h, [0]))
+        cells.append(e.unsqueeze(cell, [0]))
+        # The sequence is indexed by input step whatever the direction (spec lstm note).
+        sequences.append(e.unsqueeze(e.op("Concat", [e.unsqueeze(per_step[t], [0]) for t in range(steps)], axis=0), [1]))
+
+    def joined(names, axis):
+        return names[0] if len(names) == 1 else e.op("Concat", names, axis=axis)
+
+    outputs = [joined(hiddens, 0), joined(cells, 0)]
+    if c.attr("returnSequence", False):
+        outputs.append(joined(sequences, 1))
+    return outputs
+
+
 def lstm(e: Emitter, c: Call):
+    if c.has("peepholeWeight"):
+        return _peephole_lstm(e, c)
     y, y_h, y_c = _rnn(e, c, "LSTM", cell=False)
     return [y_h, y_c, y] if c.attr("returnSequence", False) else [y_h, y_c]
 
 
 def lstm_cell(e: Emitter, c: Call):
+    if c.has("peepholeWeight"):
+        return list(_composed_lstm_cell(
+            e, c["input"], c["weight"], c["recurrentWeight"], _summed_bias(e, c, lambda name: name),
+            c["peepholeWeight"], c["hiddenState"], c["cellState"], c.attr("layout", "iofg"),
+            c.attr("activations", ["sigmoid", "tanh", "tanh"]), int(c.attr("hiddenSize"))))
     _, y_h, y_c = _rnn(e, c, "LSTM", cell=True)
     return [e.squeeze(y_h, [0]), e.squeeze(y_c, [0])]
 
@@ -115,5 +194,9 @@ def lstm_cell(e: Emitter, c: Call):
 LOWER = {"gru": gru, "gruCell": gru_cell, "lstm": lstm, "lstmCell": lstm_cell}
 EMULATED = {
     "gruCell": "ONNX GRU with one step (operands unsqueezed, Y_h squeezed); ONNX has no GRU cell",
-    "lstmCell": "ONNX LSTM with one step (operands unsqueezed, Y_h/Y_c squeezed); ONNX has no LSTM cell",
+    "lstmCell": "ONNX LSTM with one step (operands unsqueezed, Y_h/Y_c squeezed); ONNX has no LSTM cell. "
+    "With peepholeWeight: composed from MatMul/Split/activations, because WebNN's output gate peephole "
+    "uses the previous cell state where ONNX LSTM uses the new one",
+    "lstm": "with peepholeWeight: unrolled over the steps into composed lstmCells (output gate peephole on the "
+    "previous cell state, as WebNN's lstmCell note has it; ONNX LSTM uses the new one)",
 }

@@ -93,8 +93,10 @@ def _clip_bounds(dt, lo, hi):
     import numpy as np
 
     if dt in ("float32", "float16"):
-        lo = None if lo is None or lo == -math.inf else lo
-        hi = None if hi is None or hi == math.inf else hi
+        # A NaN bound clamps nothing (the spec's max(x, NaN) is left to
+        # implementations; the reference keeps x).
+        lo = None if lo is None or lo == -math.inf or math.isnan(lo) else lo
+        hi = None if hi is None or hi == math.inf or math.isnan(hi) else hi
         return lo, hi
     info = np.iinfo(np.dtype(dt))
     lo = None if lo is None or lo <= info.min else (math.ceil(lo) if isinstance(lo, float) else lo)
@@ -146,6 +148,15 @@ def where(out, condition, trueValue, falseValue):
     return output(ops.select(to_bool(condition), trueValue, falseValue))
 
 
+def sign(out, input):
+    # Spec: 1 if > 0, -1 if < 0, "and 0 otherwise": NaN gives 0, where
+    # OpenVINO Sign gives NaN.
+    result = output(ops.sign(input))
+    if not is_float(input):
+        return result
+    return output(ops.select(ops.is_nan(input), const(0, input), result))
+
+
 def identity(out, input):
     return output(ops.identity(input))
 
@@ -186,7 +197,7 @@ LOWER = {
     "sqrt": _unary(ops.sqrt),
     "tan": _unary(ops.tan),
     "identity": identity,
-    "sign": _unary(ops.sign),
+    "sign": sign,
     "cast": cast,
     "clamp": clamp,
     "elu": elu,
@@ -214,6 +225,7 @@ EMULATIONS = {
     "isNaN": "IsNaN (NotEqual(x, x) for integer inputs), Convert to u8",
     "isInfinite": "IsInf (always 0 for integer inputs), Convert to u8",
     "reciprocal": "Divide(1, x)",
+    "sign": "Sign, Select(IsNaN(x), 0, ...) for floats (spec: NaN gives 0; OpenVINO gives NaN)",
     "clamp": "Maximum/Minimum with bounds as constants of the input type (Clamp takes doubles)",
     "leakyRelu": "Select(x < 0, x * alpha, x)",
     "linear": "Multiply, Add",

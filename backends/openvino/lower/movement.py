@@ -16,37 +16,48 @@ def expand(out, input, newShape):
     return output(ops.broadcast(input, i64(list(out[0].shape)), None, "NUMPY"))
 
 
-def _indices(indices):
-    # OpenVINO gathers and scatters take i32/i64 indices; uint32 values up to
-    # 2^32 - 1 fit int64 exactly.
-    return convert(indices, "int64") if data_type(indices) == "uint32" else output(indices)
+def _indices(indices, sizes):
+    """Indices clamped to [-N, N-1] per indexed dimension (``sizes`` is N, or
+    a list of N for the coordinates of gatherND/scatterND): the spec's note
+    on "the specified clamping behavior" (WPT gathers index 10 of a
+    dimension of 2 as 1), where OpenVINO yields zeros. Negative indices then
+    count from the end natively. uint32 indices become int64 (OpenVINO takes
+    i32/i64 indices)."""
+    idx = convert(indices, "int64") if data_type(indices) == "uint32" else output(indices)
+    lo = const([-n for n in sizes] if isinstance(sizes, list) else -sizes, idx)
+    hi = const([n - 1 for n in sizes] if isinstance(sizes, list) else sizes - 1, idx)
+    return output(ops.maximum(ops.minimum(idx, hi), lo))
 
 
 def gather(out, input, indices, axis):
-    # Gather-8 counts negative indices from the end, as the spec does.
-    return output(ops.gather(input, _indices(indices), i64(axis), 0))
+    return output(ops.gather(input, _indices(indices, shape(input)[axis]), i64(axis), 0))
 
 
 def gather_elements(out, input, indices, axis):
-    return output(ops.gather_elements(input, _indices(indices), axis))
+    return output(ops.gather_elements(input, _indices(indices, shape(input)[axis]), axis))
 
 
 def gather_nd(out, input, indices):
-    return output(ops.gather_nd(input, _indices(indices), 0))
+    k = shape(indices)[-1]
+    return output(ops.gather_nd(input, _indices(indices, list(shape(input)[:k])), 0))
 
 
 def scatter_elements(out, input, indices, updates, axis):
-    return output(ops.scatter_elements_update(input, _indices(indices), updates, i64(axis), "none"))
+    idx = _indices(indices, shape(input)[axis])
+    return output(ops.scatter_elements_update(input, idx, updates, i64(axis), "none"))
 
 
 def scatter_nd(out, input, indices, updates):
-    return output(ops.scatter_nd_update(input, _indices(indices), updates, "none"))
+    k = shape(indices)[-1]
+    return output(ops.scatter_nd_update(input, _indices(indices, list(shape(input)[:k])), updates, "none"))
 
 
 PAD_MODES = {"constant": "constant", "edge": "edge", "reflection": "reflect"}
 
 
 def pad(out, input, beginningPadding, endingPadding, mode, value):
+    if not beginningPadding:  # a 0-D input has nothing to pad (OpenVINO Pad needs rank >= 1)
+        return output(ops.identity(input))
     pad_value = const(value, input) if mode == "constant" else None
     return output(ops.pad(input, i64(beginningPadding), i64(endingPadding), PAD_MODES[mode], pad_value))
 
@@ -81,6 +92,8 @@ def split(out, input, splits, axis):
 
 
 def tile(out, input, repetitions):
+    if not repetitions:  # 0-D input
+        return output(ops.identity(input))
     return output(ops.tile(input, i64(list(repetitions))))
 
 
@@ -129,7 +142,13 @@ LOWER = {
     "transpose": transpose_,
     "triangular": triangular,
 }
+_CLAMP = "indices clamped to [-N, N-1] (Minimum, Maximum; spec note on clamping), then "
 EMULATIONS = {
+    "gather": _CLAMP + "Gather",
+    "gatherElements": _CLAMP + "GatherElements",
+    "gatherND": _CLAMP + "GatherND",
+    "scatterElements": _CLAMP + "ScatterElementsUpdate",
+    "scatterND": _CLAMP + "ScatterNDUpdate",
     "reverse": "Slice with step -1 on each reversed axis (opset1 Reverse is not in the newer opsets)",
     "triangular": "Select with a constant mask built at build time",
 }

@@ -38,7 +38,27 @@ def _pool(compute):
 def _average(x, window, strides, dilations, begin, end, rounding, floor_sizes, wanted):
     # Padding elements are not counted in the average (exclude_pad), as in
     # the spec's reference implementations (webnn-baseline, Chromium backends).
-    return ops.avg_pool(x, strides, begin, end, window, True, rounding, "explicit", dilations)
+    spans = [(k - 1) * d + 1 for k, d in zip(window, dilations)]
+    if all(b < s and e < s for b, e, s in zip(begin, end, spans)):
+        return ops.avg_pool(x, strides, begin, end, window, True, rounding, "explicit", dilations)
+    # AvgPool rejects padding as wide as the window ("kernel ... entirely in
+    # the padding area"), which WebNN allows: window sum / count of real
+    # elements, both as depthwise convolutions.
+    sums = _window_sum(x, window, strides, dilations, begin, end, floor_sizes, wanted)
+    in_h, in_w = shape(x)[2:]
+    ones = ops.constant(np.ones((1, 1, in_h, in_w), dtype=NUMPY_OF[data_type(x)]))
+    counts = _window_sum(ones, window, strides, dilations, begin, end, floor_sizes, wanted)
+    return ops.divide(sums, counts)
+
+
+def _window_sum(x, window, strides, dilations, begin, end, floor_sizes, wanted):
+    """Sum over each pooling window (padding adds zeros): a depthwise
+    convolution with a filter of ones. Extra end padding stands in for ceil
+    rounding."""
+    channels = shape(x)[1]
+    ones = ops.constant(np.ones((channels, 1, 1, *window), dtype=NUMPY_OF[data_type(x)]))
+    end = [e + max(0, w - f) * s for e, w, f, s in zip(end, wanted, floor_sizes, strides)]
+    return ops.group_convolution(x, ones, strides, begin, end, dilations)
 
 
 def _max(x, window, strides, dilations, begin, end, rounding, floor_sizes, wanted):
@@ -46,14 +66,8 @@ def _max(x, window, strides, dilations, begin, end, rounding, floor_sizes, wante
 
 
 def _l2(x, window, strides, dilations, begin, end, rounding, floor_sizes, wanted):
-    # sqrt of the window sum of squares: a depthwise convolution with a
-    # filter of ones over x*x. Extra end padding (zeros, adding nothing)
-    # stands in for ceil rounding.
-    channels = shape(x)[1]
-    ones = ops.constant(np.ones((channels, 1, 1, *window), dtype=NUMPY_OF[data_type(x)]))
-    end = [e + max(0, w - f) * s for e, w, f, s in zip(end, wanted, floor_sizes, strides)]
-    sums = ops.group_convolution(ops.multiply(x, x), ones, strides, begin, end, dilations)
-    return ops.sqrt(sums)
+    # sqrt of the window sum of squares.
+    return ops.sqrt(_window_sum(ops.multiply(x, x), window, strides, dilations, begin, end, floor_sizes, wanted))
 
 
 LOWER = {
@@ -62,5 +76,7 @@ LOWER = {
     "maxPool2d": _pool(_max),
 }
 EMULATIONS = {
+    "averagePool2d": "AvgPool(exclude_pad); where padding is as wide as the window (AvgPool rejects it): "
+    "window sum / count of real elements, both as GroupConvolution with ones",
     "l2Pool2d": "sqrt(GroupConvolution(x*x, ones)) (depthwise window sum of squares)",
 }

@@ -50,9 +50,10 @@ def reduce_log_sum_exp(out, input, axes, keepDimensions):
 
 def _arg(mode):
     def lower(out, input, axis, keepDimensions, outputDataType):
-        # TopK k=1 with stable=True returns the first index among equal values.
+        # TopK k=1 with stable=True returns the first index among equal values
+        # (stable needs a sort mode; with one element it orders nothing).
         index_type = {"int32": "i32", "int64": "i64"}[outputDataType]
-        topk = ops.topk(input, i64(1), axis, mode, "none", index_type, True)
+        topk = ops.topk(input, i64(1), axis, mode, "index", index_type, True)
         indices = topk.output(1)
         return indices if keepDimensions else squeeze(indices, [axis])
 

@@ -66,8 +66,8 @@ def _division_type(input: np.ndarray, scale: np.ndarray) -> np.dtype:
     for float32 operands it only widens the tie window, a conservative choice)."""
     both = np.concatenate([input.ravel(), scale.ravel()])
     finite = both[np.isfinite(both)]
-    with np.errstate(over="ignore"):
-        return np.dtype(np.float16) if np.array_equal(finite.astype(np.float16).astype(np.float64), finite) else np.dtype(np.float32)
+    is_half = np.array_equal(finite.astype(np.float16).astype(np.float64), finite)
+    return np.dtype(np.float16) if is_half else np.dtype(np.float32)
 
 
 def _ambiguous_rounding(input, scale, quotient, zero_point, info: np.iinfo) -> np.ndarray:
@@ -88,8 +88,7 @@ def _ambiguous_rounding(input, scale, quotient, zero_point, info: np.iinfo) -> n
     # float64 -> float16/32 of a quotient of such values is correctly rounded
     # (53 >= 2p + 2, so the double rounding is innocuous).
     typed = quotient.astype(dtype)
-    with np.errstate(invalid="ignore"):
-        exact = typed.astype(np.float64) * scale == input
+    exact = typed.astype(np.float64) * scale == input
     expected = _quantize(quotient, zero_point, info.min, info.max)
     ambiguous = np.zeros(quotient.shape, bool)
     for candidate in (np.nextafter(typed, dtype.type(-np.inf)), typed, np.nextafter(typed, dtype.type(np.inf))):
@@ -111,12 +110,12 @@ def quantizeLinear(input, scale, zeroPoint):
     info = np.iinfo(zeroPoint.dtype)  # output type = zeroPoint's type
     scale = blockwise_expand(scale, input.shape)
     zero_point = blockwise_expand(zeroPoint, input.shape).astype(np.float64)  # exact for 32-bit ints
-    with np.errstate(divide="ignore", invalid="ignore"):  # zero scales are flagged below
+    with np.errstate(all="ignore"):  # zero scales and float16 overflow are flagged or intended
         quotient = input / scale
-    nan = np.isnan(quotient)
-    # NaN: the emulation's clamp and float->int cast leave it to the implementation.
-    values = _quantize(np.where(nan, 0.0, quotient), zero_point, info.min, info.max).astype(zeroPoint.dtype)
-    undefined = nan | _bad_scale(scale) | _ambiguous_rounding(input, scale, quotient, zero_point, info)
+        nan = np.isnan(quotient)
+        # NaN: the emulation's clamp and float->int cast leave it to the implementation.
+        values = _quantize(np.where(nan, 0.0, quotient), zero_point, info.min, info.max).astype(zeroPoint.dtype)
+        undefined = nan | _bad_scale(scale) | _ambiguous_rounding(input, scale, quotient, zero_point, info)
     if undefined.any():
         return ImplementationDefined(values, undefined, _QUANTIZE_REASON)
     return values

@@ -1,0 +1,22 @@
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def wpt_dir() -> Path | None:
+    """The WPT corpus: $WEBNN_WPT, else ../shared/wpt beside the checkout."""
+    for candidate in (os.environ.get("WEBNN_WPT"), REPO.parent / "shared" / "wpt"):
+        if candidate and Path(candidate, "INDEX.json").exists():
+            return Path(candidate)
+    return None
+
+
+@pytest.fixture
+def wpt():
+    path = wpt_dir()
+    if path is None:
+        pytest.skip("WPT corpus not found: set WEBNN_WPT or place shared/wpt beside the checkout")
+    return path

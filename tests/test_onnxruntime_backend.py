@@ -1,0 +1,61 @@
+"""Backend options, recorded settings, provider handling, known-failure data."""
+from __future__ import annotations
+
+import pytest
+
+ort = pytest.importorskip("onnxruntime")
+
+import backends  # noqa: E402
+from backends.base import BackendError, Unsupported  # noqa: E402
+from backends.onnxruntime import known_failures, newest_opset  # noqa: E402
+from harness.graph import Graph, Node, TensorDesc  # noqa: E402
+
+
+def test_info_records_version_provider_opset_level_threads():
+    info = backends.create("onnxruntime", {}).info()
+    assert info.version == ort.__version__
+    s = info.settings
+    assert s["provider"] == "CPUExecutionProvider"
+    assert s["opset"] == newest_opset()[0] >= 21
+    assert s["graph_optimization_level"] == "all"
+    assert s["intra_op_threads"] == 1
+
+
+def test_options_are_applied():
+    s = backends.create("onnxruntime", {"opt_level": "basic", "threads": "2", "opset": "21"}).info().settings
+    assert (s["graph_optimization_level"], s["intra_op_threads"], s["opset"]) == ("basic", 2, 21)
+
+
+@pytest.mark.parametrize("options", [{"bogus": "1"}, {"ep": "NoSuchExecutionProvider"}, {"threads": "0"},
+                                     {"opt_level": "max"}, {"opset": "999"}])
+def test_bad_options_are_backend_errors(options):
+    with pytest.raises(BackendError):
+        backends.create("onnxruntime", options)
+
+
+def test_non_cpu_provider_never_falls_back_silently():
+    others = [p for p in ort.get_available_providers() if p not in ("CPUExecutionProvider", "AzureExecutionProvider")]
+    if not others:
+        pytest.skip("only the CPU provider is installed")
+    info = backends.create("onnxruntime", {"ep": others[0]}).info()
+    assert info.settings["cpu_fallback"] == "disabled"
+
+
+def test_ort_build_error_is_unsupported_with_orts_message():
+    # relu on int64: ONNX allows it, ORT 1.31's CPU provider has no kernel.
+    graph = Graph(("x",), {}, (Node("relu", {"input": "x"}, {}, ("y",)),), ("y",),
+                  {"x": TensorDesc((2,), "int64"), "y": TensorDesc((2,), "int64")})
+    backend = backends.create("onnxruntime", {})
+    try:
+        backend.build(graph)
+    except Unsupported as exc:
+        assert "Relu" in str(exc)
+    else:
+        pytest.skip("this onnxruntime has an int64 Relu kernel")
+
+
+def test_known_failures_entries_have_reasons():
+    entries = known_failures()
+    assert entries
+    for e in entries:
+        assert e["reason"] and (e.get("case") or e.get("match"))
