@@ -1,38 +1,88 @@
-"""A backend that misbehaves on purpose, to prove isolation: it aborts the
-process on one op and hangs on another, and delegates everything else to the
-reference. Not registered as an entry point; load it as
-``--backend backends.faulty:create`` (options: crash_op=, hang_op=)."""
+"""A backend that misbehaves on purpose, to prove the runner and the prober
+survive it: it kills its own process or hangs on chosen operators and
+delegates everything else to the reference.
+
+    webnn-harness probe --backend backends.faulty:create -o crash_op=relu -o hang_op=exp
+
+Options (``-o key=value``; lists are comma-separated):
+    crash_op   ops whose compute aborts the process (default ``abs``)
+    segv_op    ops whose compute dereferences NULL through ctypes (default none)
+    hang_op    ops whose compute sleeps (default ``neg``)
+    build_crash_op  ops whose build aborts the process (default none)
+    hang_seconds    how long a hang lasts (default 3600)
+    wrong_op   ops whose float results are perturbed (accepted but wrong; default none)
+    reject_op  ops the build refuses with Unsupported (default none)
+"""
 from __future__ import annotations
 
+import ctypes
 import os
 import time
-from typing import Mapping
+from typing import Any, Mapping
 
-from backends.base import BackendInfo
-from backends.reference import ReferenceBackend
+import numpy as np
+
+from backends.base import BackendInfo, Unsupported
+from harness.graph import Graph
+
+OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op")
+DEFAULTS = {"crash_op": "abs", "hang_op": "neg"}
 
 
-class FaultyBackend(ReferenceBackend):
+def _ops(value: str) -> frozenset[str]:
+    return frozenset(x.strip() for x in value.split(",") if x.strip())
+
+
+def _segfault() -> None:
+    ctypes.string_at(0)  # reads address 0: SIGSEGV
+
+
+class FaultyBackend:
     name = "faulty"
 
     def __init__(self, options: Mapping[str, str]):
-        super().__init__({})
-        unknown = set(options) - {"crash_op", "hang_op"}
+        unknown = set(options) - set(OPTIONS)
         if unknown:
-            raise ValueError(f"faulty backend options are crash_op and hang_op (got {', '.join(sorted(unknown))})")
-        self.crash_op = options.get("crash_op", "abs")
-        self.hang_op = options.get("hang_op", "neg")
+            raise ValueError(f"faulty: unknown option(s) {', '.join(sorted(unknown))} (known: {', '.join(OPTIONS)})")
+        opts = {**DEFAULTS, **options}
+        self.crash = _ops(opts.get("crash_op", ""))
+        self.segv = _ops(opts.get("segv_op", ""))
+        self.hang = _ops(opts.get("hang_op", ""))
+        self.build_crash = _ops(opts.get("build_crash_op", ""))
+        self.wrong = _ops(opts.get("wrong_op", ""))
+        self.reject = _ops(opts.get("reject_op", ""))
+        self.hang_seconds = float(opts.get("hang_seconds", 3600))
+        self.settings = dict(opts)
+        from backends.reference import ReferenceBackend
+
+        self.reference = ReferenceBackend({})
 
     def info(self) -> BackendInfo:
-        return BackendInfo(self.name, "0", "cpu", {"crash_op": self.crash_op, "hang_op": self.hang_op})
+        return BackendInfo(self.name, "0", "cpu (delegates to reference)", self.settings)
 
-    def compute(self, compiled, inputs):
-        ops = {n.op for n in compiled.nodes}
-        if self.crash_op in ops:
+    def build(self, graph: Graph) -> Graph:
+        ops = set(graph.ops)
+        if ops & self.build_crash:
             os.abort()
-        if self.hang_op in ops:
-            time.sleep(3600)
-        return super().compute(compiled, inputs)
+        if ops & self.reject:
+            raise Unsupported(f"faulty: refuses {', '.join(sorted(ops & self.reject))} on purpose")
+        return self.reference.build(graph)
+
+    def compute(self, compiled: Graph, inputs: Mapping[str, np.ndarray]) -> dict[str, Any]:
+        ops = set(compiled.ops)
+        if ops & self.crash:
+            os.abort()
+        if ops & self.segv:
+            _segfault()
+        if ops & self.hang:
+            time.sleep(self.hang_seconds)
+        out = self.reference.compute(compiled, inputs)
+        if ops & self.wrong:
+            out = {k: (v + v.dtype.type(1) if v.dtype.kind == "f" else v) for k, v in out.items()}
+        return out
+
+    def emulations(self) -> dict[str, str]:
+        return {}
 
 
 def create(options: Mapping[str, str]) -> FaultyBackend:
