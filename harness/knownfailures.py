@@ -3,8 +3,8 @@ with a reason. A listed non-pass is still reported with its real status, but
 marked known and not counted against the exit code. Entries that match
 nothing in a run that covered their file are reported as stale.
 
-Entry shape: {"file": "conv2d.json" (optional, matched against the file's
-base name), "case": "exact case name" or "match": "regex", "reason": "why",
+Entry shape: {"file": "conv2d.json" (optional; matches a file whose path
+ends with it, so "elementwise/gelu.json" names ours and "gelu.json" both), "case": "exact case name" or "match": "regex", "reason": "why",
 "options": {"ep": "..."} (optional: only under these backend options)}.
 """
 from __future__ import annotations
@@ -37,8 +37,13 @@ class KnownFailures:
                 entries.append(entry)
         return cls(entries)
 
+    @staticmethod
+    def _file_matches(pattern: str, file: str) -> bool:
+        path = PurePath(file).as_posix()
+        return path == pattern or path.endswith("/" + pattern)
+
     def _matches(self, entry: dict, record: Record) -> bool:
-        if "file" in entry and PurePath(record.file).name != entry["file"]:
+        if "file" in entry and not self._file_matches(entry["file"], record.file):
             return False
         if "case" in entry:
             return record.case == entry["case"]
@@ -56,8 +61,8 @@ class KnownFailures:
         return record
 
     def stale(self, files_run: Iterable[str]) -> list[dict]:
-        names = {PurePath(f).name for f in files_run}
+        files = list(files_run)
         return [
             e for i, e in enumerate(self.entries)
-            if i not in self.used and ("file" not in e or e["file"] in names)
+            if i not in self.used and ("file" not in e or any(self._file_matches(e["file"], f) for f in files))
         ]

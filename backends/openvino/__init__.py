@@ -47,6 +47,7 @@ class CompiledBatch:
     compiled: Any  # ov.CompiledModel
     request: Any  # ov.InferRequest
     size: int
+    zeros: list  # one zero array per input port: what the other cases' inputs get
 
 
 @dataclass(eq=False)
@@ -103,6 +104,7 @@ class OpenVINOBackend:
         from backends.openvino.lower import OPSET
 
         default_hint = self._property("INFERENCE_PRECISION_HINT")
+        default_hint = getattr(default_hint, "get_type_name", lambda: default_hint)()
         if self.precision == "exact":
             fp16 = "f16" if "FP16" in self._capabilities else "f32 (device has no FP16 capability: float16 computed in float32)"
             hint = {"float32 graphs": "f32", "float16-only graphs": fp16, "integer-only graphs": "f32"}
@@ -180,23 +182,26 @@ class OpenVINOBackend:
         model = ov.Model(results, parameters, "webnn_cases")
         compiled = self.core.compile_model(model, self.device, config)
         request = compiled.create_infer_request()
-        for port, parameter in enumerate(parameters):
-            # Every input starts as zeros; a case sets only its own.
-            shape = [int(d) for d in parameter.get_output_shape(0)]
-            request.set_input_tensor(port, ov.Tensor(parameter.get_output_element_type(0), shape))
-            request.get_input_tensor(port).data[...] = 0
-        return CompiledBatch(compiled, request, len(members)), ports
+        zeros = [
+            np.zeros([int(d) for d in p.get_output_shape(0)], dtype=p.get_output_element_type(0).to_dtype())
+            for p in parameters
+        ]
+        return CompiledBatch(compiled, request, len(members), zeros), ports
 
     # ---- compute ---------------------------------------------------------
     def compute(self, compiled: CompiledCase, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        # Every input of the batched model is passed on every call, the other
+        # cases' as zeros, and copied in (share_inputs=False): writing into
+        # the request's tensors in place and relying on them between calls
+        # gave wrong results when the CPU plugin reused input memory.
         request = compiled.batch.request
         graph = compiled.graph
+        feed = dict(enumerate(compiled.batch.zeros))
         for port, name in zip(compiled.input_ports, graph.inputs):
             desc = graph.descs[name]
-            value = np.asarray(inputs[name], dtype=np.dtype(desc.data_type)).reshape(desc.shape)
-            request.get_input_tensor(port).data[...] = value
+            feed[port] = np.asarray(inputs[name], dtype=np.dtype(desc.data_type)).reshape(desc.shape)
         try:
-            request.infer()
+            request.infer(feed, share_inputs=False)
         except Exception:  # noqa: BLE001 - retry alone: another case of the batch may be at fault
             if compiled.batch.size == 1:
                 raise

@@ -89,6 +89,7 @@ class OpPlan:
     typed_outputs: tuple[str, ...] = ()  # output members whose data type an argument picks
     options: tuple[str, ...] = ()  # option/layout variant labels make() understands
     extras: tuple[tuple[str, str, Any], ...] = ()  # extra (member, axis, value) variations make() understands
+    output_sweeps: tuple[str, ...] = ()  # outputs present only with an option (make() sets it)
 
 
 # --------------------------------------------------------------------------
@@ -172,6 +173,8 @@ def gather_elements(v: Variation):
 
 
 def gather_nd(v: Variation):
+    if v.axis == "rank" and v.member == "output":  # a full coordinate picks one element
+        return {"input": (4,), "indices": (1,)}, {}
     if v.axis == "rank" and v.member == "indices":
         q = v.value
         if q == 0:
@@ -512,7 +515,7 @@ def _plans() -> dict[str, OpPlan]:
         expand=OpPlan(expand),
         gather=OpPlan(gather),
         gatherElements=OpPlan(gather_elements),
-        gatherND=OpPlan(gather_nd),
+        gatherND=OpPlan(gather_nd, extras=(("output", "rank", 0),)),
         scatterElements=OpPlan(scatter_elements),
         scatterND=OpPlan(scatter_nd),
         pad=OpPlan(pad, options=tuple(enum_values("MLPaddingMode")[1:])),
@@ -537,8 +540,8 @@ def _plans() -> dict[str, OpPlan]:
         batchNormalization=OpPlan(batch_normalization),
         instanceNormalization=OpPlan(instance_normalization, options=("layout=nhwc",)),
         layerNormalization=OpPlan(layer_normalization),
-        gru=OpPlan(recurrent(3, False), options=_rnn_options("gru"), extras=(("output1", "option", "returnSequence"),)),
-        lstm=OpPlan(recurrent(4, False), options=_rnn_options("lstm"), extras=(("output2", "option", "returnSequence"),)),
+        gru=OpPlan(recurrent(3, False), options=_rnn_options("gru"), output_sweeps=("output1",)),
+        lstm=OpPlan(recurrent(4, False), options=_rnn_options("lstm"), output_sweeps=("output2",)),
         gruCell=OpPlan(recurrent(3, True), options=_rnn_options("gruCell")),
         lstmCell=OpPlan(recurrent(4, True), options=_rnn_options("lstmCell")),
         quantizeLinear=OpPlan(quantize_linear, options=("per-axis",)),
@@ -596,8 +599,10 @@ def variations(op: str, max_rank: int = MAX_RANK) -> Iterator[Variation]:
     yield Variation(op, None, "baseline", "", base, frozenset())
     for m in spec.input_members:
         present = frozenset({m} & optional)
-        if _leader(spec, m, {}, "type") == m:
-            followers = [f for f in spec.input_members if _leader(spec, f, {}, "type") == m]
+        leader = _leader(spec, m, {}, "type")
+        if leader == m or m in optional:
+            # An optional operand tied to another's type gets that sweep again, present.
+            followers = [f for f in spec.input_members if _leader(spec, f, {}, "type") == leader]
             for t in DATA_TYPES:
                 yield Variation(op, m, "dataType", t, {**base, **{f: t for f in followers}}, present)
         if _leader(spec, m, plan.rank_ties, "rank") == m:
@@ -606,6 +611,11 @@ def variations(op: str, max_rank: int = MAX_RANK) -> Iterator[Variation]:
     for m in plan.typed_outputs:
         for t in DATA_TYPES:
             yield Variation(op, m, "dataType", t, {**base, m: t}, frozenset())
+    for m in plan.output_sweeps:  # outputs present only with an option: their own type sweep
+        leader = _leader(spec, spec.input_members[0], {}, "type")
+        followers = [f for f in spec.input_members if _leader(spec, f, {}, "type") == leader]
+        for t in DATA_TYPES:
+            yield Variation(op, m, "dataType", t, {**base, **{f: t for f in followers}}, frozenset())
     for label in plan.options:
         yield Variation(op, None, "option", label, base, frozenset())
     for member, axis, value in plan.extras:

@@ -70,7 +70,14 @@ def i64(values: Sequence[int] | int) -> ov.Output:
 
 
 def to_bool(x) -> ov.Output:
-    """WebNN booleans are uint8 where any non-zero value is true."""
+    """WebNN booleans are uint8 where any non-zero value is true.
+
+    A constant operand is converted here, at build time: the CPU plugin
+    (2026.4) computes LogicalAnd(NotEqual(Constant, 0), NotEqual(Parameter, 0))
+    once and returns that first result on every later inference."""
+    node = output(x).get_node()
+    if node.get_type_name() == "Constant":
+        return output(ops.constant(node.get_data() != 0))
     return output(ops.not_equal(x, const(0, x)))
 
 

@@ -13,6 +13,9 @@ def concat(out, inputs, axis):
 
 
 def expand(out, input, newShape):
+    if shape(input) == tuple(out[0].shape):
+        # Broadcast to the same shape is a copy (and 0-D to 0-D crashes the CPU plugin).
+        return output(ops.identity(input))
     return output(ops.broadcast(input, i64(list(out[0].shape)), None, "NUMPY"))
 
 
@@ -78,8 +81,10 @@ def reverse(out, input, axes):
 def slice_(out, input, starts, sizes, strides):
     if not starts:
         return output(ops.identity(input))
+    # Spec: sizes is the extent of the window in the input; strides step
+    # within it, giving ceil(size / stride) elements.
     strides = strides or [1] * len(starts)
-    stops = [s + (n - 1) * k + 1 for s, n, k in zip(starts, sizes, strides)]
+    stops = [s + n for s, n in zip(starts, sizes)]
     return output(ops.slice(input, i64(starts), i64(stops), i64(strides), i64(list(range(len(starts))))))
 
 

@@ -1,0 +1,108 @@
+"""The report model -> a static site (Jinja2, autoescaped; CSS/JS copied beside the pages).
+
+Layout of the site (every link relative, so it opens from file:// with no server):
+
+    index.html              capability matrix (the conformance report when no probe was given)
+    conformance.html        summary, operator x data type matrices, every non-pass
+    ops/<op>.html           one operator: operand-level limits per backend, evidence, results
+    backends/<slug>.html    one probe: header, layout timings, limits, gaps, download
+    data/<slug>-opSupportLimits.json
+    static/site.css, static/site.js
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from harness.catalog import operators
+from reports.model import CAPABILITY_TEXT, OUTCOME_TEXT, SHORT_TYPE, SiteModel
+
+STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
+
+
+def _pct(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if 0.9995 <= value < 1:
+        return f"{value * 100:.2f}%"
+    return f"{value * 100:.1f}%"
+
+
+def _short_type(dt: str) -> str:
+    return SHORT_TYPE.get(dt, dt)
+
+
+def _bar_segments(counts: dict[str, int], width: float = 100.0) -> list[dict[str, Any]]:
+    """Stacked-bar geometry for an inline SVG: one rect per status that occurs."""
+    total = sum(counts.values())
+    out, x = [], 0.0
+    for status in STATUS_ORDER:
+        n = counts.get(status, 0)
+        if not n or not total:
+            continue
+        w = width * n / total
+        out.append({"status": status, "x": round(x, 3), "w": round(w, 3), "n": n})
+        x += w
+    return out
+
+
+def environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("reports", "templates"),
+        autoescape=True,  # every page is HTML; case names and backend messages are untrusted
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(pct=_pct, short_type=_short_type, bar=_bar_segments)
+    env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get)
+    return env
+
+
+def _copy_static(out_dir: Path) -> None:
+    static = out_dir / "static"
+    static.mkdir(parents=True, exist_ok=True)
+    for item in resources.files("reports").joinpath("static").iterdir():
+        if item.name.endswith((".css", ".js")):
+            (static / item.name).write_bytes(item.read_bytes())
+
+
+def render_site(model: SiteModel, out_dir: Path) -> Path:
+    """Write every page; returns the path of index.html."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for sub in ("ops", "backends", "data"):
+        if (out_dir / sub).is_dir():
+            shutil.rmtree(out_dir / sub)  # no stale pages from an earlier report
+        (out_dir / sub).mkdir()
+    _copy_static(out_dir)
+    env = environment()
+    common = {"m": model, "conf": model.conformance}
+
+    def page(template: str, path: str, **ctx: Any) -> None:
+        depth = path.count("/")
+        html = env.get_template(template).render(root="../" * depth, page=path, **common, **ctx)
+        (out_dir / path).write_text(html, encoding="utf-8")
+
+    page("conformance.html", "conformance.html")
+    if model.has_probes:
+        page("capabilities.html", "index.html")
+    else:
+        page("conformance.html", "index.html")
+    for op in model.ops:
+        results = [(b, dict(b.matrix)[op]) for b in model.conformance.backends]
+        page("op.html", f"ops/{op}.html", op=op,
+             caps=[(p, p.ops[op]) for p in model.probes],
+             results=results,
+             tested=sum(c.total for _, cells in results for c in cells),
+             op_problems=[p for p in model.conformance.problems if op in p.ops])
+    for probe in model.probes:
+        page("backend.html", f"backends/{probe.backend.slug}.html", probe=probe)
+    for name, payload in model.limits_payloads.items():
+        (out_dir / "data" / name).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    return out_dir / "index.html"
