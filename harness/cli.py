@@ -124,10 +124,65 @@ def cmd_backends(args) -> int:
     return EXIT_OK
 
 
+def cmd_probe(args) -> int:
+    """Measure what a backend supports; write <backend>-opSupportLimits.json and <backend>-probe.json."""
+    from tqdm import tqdm
+
+    from backends import BackendError, UnknownBackend
+    from backends.base import parse_options
+    from harness.probe import probe
+    from harness.runner import RunOptions
+
+    try:
+        options = parse_options(args.option or [])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.compare and not Path(args.compare).is_file():
+        raise UsageError(f"{args.compare}: no such file")
+    bar = tqdm(total=None, unit="combination", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
+    try:
+        result = probe(
+            args.backend, options, Path(args.out), ops=args.op, max_bytes=args.max_bytes,
+            run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
+            layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
+            compare_file=Path(args.compare) if args.compare else None,
+        )
+    except (UnknownBackend, BackendError, KeyError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        bar.close()
+    s = result.evidence["summary"]
+    counts = ", ".join(f"{n} {o}" for o, n in s["outcomes"].items() if n)
+    print(f"{result.evidence['header']['backend']['name']}: {s['combinations']} combinations ({counts}) in {result.seconds:.1f} s")
+    print(f"operator members {s['operatorMembers']}, conformance gaps {s['conformanceGaps']}, "
+          f"accepted but wrong {s['acceptedButWrong']}, preferredInputLayout {result.limits['preferredInputLayout']}, "
+          f"maxTensorByteLength {result.limits['maxTensorByteLength']}")
+    if "compare" in result.evidence:
+        c = result.evidence["compare"]["counts"]
+        print(f"against {args.compare}: {c['declaredButBroken']} declared but broken, "
+              f"{c['workingButUndeclared']} working but undeclared")
+    print(f"opSupportLimits: {result.limits_path}, evidence: {result.evidence_path}")
+    return EXIT_OK
+
+
+def cmd_report(args) -> int:
+    """Write the static HTML site (capability matrix, conformance report) from run and probe outputs."""
+    from reports import ReportInputError, build_site
+
+    try:
+        index = build_site(args.inputs, Path(args.out))
+    except ReportInputError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"report: {index} (open {index.resolve().as_uri()} in a browser)")
+    return EXIT_OK
+
+
 COMMANDS: dict[str, tuple[Callable, str]] = {
     "run": (cmd_run, "run conformance cases on backends"),
     "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
     "backends": (cmd_backends, "list installed backends with versions and devices"),
+    "probe": (cmd_probe, "measure a backend's real opSupportLimits (and the evidence behind it)"),
+    "report": (cmd_report, "write the HTML conformance report and capability matrix"),
 }
 
 
@@ -155,6 +210,25 @@ def parser() -> argparse.ArgumentParser:
 
     bk = sub.add_parser("backends", help=COMMANDS["backends"][1])
     bk.add_argument("--json", action="store_true")
+
+    pr = sub.add_parser("probe", help=COMMANDS["probe"][1])
+    pr.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
+    pr.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
+    pr.add_argument("--out", default="out/probe", help="output folder (default: out/probe)")
+    pr.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
+    pr.add_argument("--max-bytes", type=int, default=1 << 30, help="memory budget of the maxTensorByteLength search (default 1 GiB)")
+    pr.add_argument("--compare", metavar="FILE", help="diff against a declared opSupportLimits JSON")
+    pr.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    pr.add_argument("--timeout", type=float, default=20.0, help="seconds per combination before it counts as a timeout")
+    pr.add_argument("--batch-size", type=int, default=64, help="combinations per worker batch")
+    pr.add_argument("--no-layout", action="store_true", help="skip the preferredInputLayout timing")
+    pr.add_argument("--no-bytes", action="store_true", help="skip the maxTensorByteLength search")
+    pr.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    rp = sub.add_parser("report", help=COMMANDS["report"][1])
+    rp.add_argument("inputs", nargs="+", metavar="INPUT",
+                    help="run folder (results.jsonl, summary.json) or probe output (*-opSupportLimits.json, *-probe.json, or a folder of them)")
+    rp.add_argument("--out", default="out/site", help="site folder (default: out/site)")
     return p
 
 

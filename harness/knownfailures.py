@@ -1,7 +1,8 @@
 """Known failures: per-backend data files listing genuine deviations, each
 with a reason. A listed non-pass is still reported with its real status, but
 marked known and not counted against the exit code. Entries that match
-nothing in a run that covered their file are reported as stale.
+nothing in a run that ran the cases they name (the failure no longer
+happens) are reported as stale.
 
 Entry shape: {"file": "conv2d.json" (optional; matches a file whose path
 ends with it, so "elementwise/gelu.json" names ours and "gelu.json" both), "case": "exact case name" or "match": "regex", "reason": "why",
@@ -14,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import PurePath
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from harness.results import Record
 
@@ -22,7 +23,8 @@ from harness.results import Record
 @dataclass
 class KnownFailures:
     entries: list[dict]
-    used: set[int] = field(default_factory=set)
+    used: set[int] = field(default_factory=set)  # matched a non-pass record
+    seen: set[int] = field(default_factory=set)  # matched any record (the case ran)
 
     @classmethod
     def for_backend(cls, backend: str, options: Mapping[str, str]) -> "KnownFailures":
@@ -52,17 +54,14 @@ class KnownFailures:
         return False
 
     def apply(self, record: Record) -> Record:
-        if record.status == "pass":
-            return record
         for i, entry in enumerate(self.entries):
             if self._matches(entry, record):
-                self.used.add(i)
-                return record.with_(known_failure=entry["reason"])
+                self.seen.add(i)
+                if record.status != "pass":
+                    self.used.add(i)
+                    return record.with_(known_failure=entry["reason"])
         return record
 
-    def stale(self, files_run: Iterable[str]) -> list[dict]:
-        files = list(files_run)
-        return [
-            e for i, e in enumerate(self.entries)
-            if i not in self.used and ("file" not in e or any(self._file_matches(e["file"], f) for f in files))
-        ]
+    def stale(self) -> list[dict]:
+        """Entries whose cases ran and none of them failed."""
+        return [e for i, e in enumerate(self.entries) if i in self.seen and i not in self.used]

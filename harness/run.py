@@ -86,7 +86,7 @@ def run(
             finally:
                 pool.close()
                 tally.seconds = time.perf_counter() - t0
-            stale[req.name] = known.stale(files_run)
+            stale[req.name] = known.stale()
     finally:
         writer.close()
         write_summary(

@@ -538,12 +538,23 @@ class OpCapability:
         return tuple((k, v) for k, v in self.options if "ayout" not in k)
 
     @property
+    def wrong_in_spec(self) -> tuple[Evidence, ...]:
+        return tuple(e for e in self.wrong if e.in_spec)
+
+    @property
+    def has_gaps(self) -> bool:
+        return self.listed and bool(self.missing_types or self.rank_gaps)
+
+    @property
     def status(self) -> str:
+        """The cell's colour: wrong results inside the spec first, then gaps, then how it is done.
+        Wrong results only for data types beyond the spec do not colour the cell (a WebNN
+        implementation rejects those before they reach the backend); they are still listed."""
         if not self.probed:
             return "unprobed"
         if not self.listed:
             return "absent"
-        if self.wrong:
+        if self.wrong_in_spec:
             return "wrong"
         if self.missing_types or self.rank_gaps:
             return "gaps"
@@ -567,9 +578,13 @@ class ProbeBackend:
     limits_file: str  # path of the opSupportLimits JSON, "" if none given
     limits_download: str  # file name under data/ in the site, "" if none
     preferred_layout: str
-    layout_evidence: tuple[tuple[str, str], ...]  # the probe's measurements, flattened for a table
+    layout_basis: str  # why that layout ("geometric mean of nhwc/nchw time ratios = 1.11")
+    layout_timings: tuple[tuple[str, str, str, str], ...]  # (graph, nchw median, nhwc median, nhwc/nchw)
+    layout_evidence: tuple[tuple[str, str], ...]  # the rest of the layout evidence (shapes...), flattened
     max_tensor_byte_length: int | None
-    bytes_evidence: tuple[tuple[str, str], ...]
+    bytes_evidence: tuple[tuple[str, str], ...]  # how the byte search went, as (what, text) rows
+    bytes_at_budget: bool  # the search stopped at its memory budget: the real limit is at least this
+    compare: Mapping[str, Any]  # the probe's diff against a declared opSupportLimits file, if any
     graph_limits: tuple[tuple[str, TensorLimit], ...]  # input / constant / output
     ops: Mapping[str, OpCapability]
     summary: Mapping[str, Any]
@@ -578,12 +593,16 @@ class ProbeBackend:
 
     @property
     def gap_ops(self) -> tuple[OpCapability, ...]:
-        return tuple(o for o in self.ops.values() if o.status in ("absent", "gaps", "wrong"))
+        return tuple(o for o in self.ops.values() if o.status == "absent" or o.has_gaps or o.wrong_in_spec)
 
     @property
     def counts(self) -> Mapping[str, int]:
+        """Operators per cell colour, and (independently) how many have gaps or wrong results."""
         c = Counter(o.status for o in self.ops.values())
-        return {s: c[s] for s in CAPABILITY_TEXT}
+        out = {s: c[s] for s in CAPABILITY_TEXT}
+        out["with_gaps"] = sum(o.has_gaps for o in self.ops.values())
+        out["with_wrong"] = sum(bool(o.wrong_in_spec) and o.listed for o in self.ops.values())
+        return out
 
 
 def _tensor_limit(raw: Any) -> TensorLimit | None:
@@ -668,6 +687,71 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     return [(prefix, value if isinstance(value, str) else json.dumps(value, default=str))]
 
 
+def format_seconds(t: Any) -> str:
+    if not isinstance(t, (int, float)) or isinstance(t, bool):
+        return "" if t is None else str(t)
+    if t < 1e-3:
+        return f"{t * 1e6:.1f} µs"
+    if t < 1:
+        return f"{t * 1e3:.3f} ms"
+    return f"{t:.3f} s"
+
+
+def format_bytes(n: Any) -> str:
+    if not isinstance(n, int) or n <= 0:
+        return str(n)
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n:,} bytes ({n / size:.4g} {unit})"
+    return f"{n:,} bytes"
+
+
+def _layout_rows(raw: Any) -> tuple[tuple[tuple[str, str, str, str], ...], tuple[tuple[str, str], ...]]:
+    """The layout timing table (per graph: nchw, nhwc medians and their ratio) and the other facts."""
+    if not isinstance(raw, Mapping):
+        return (), ()
+    rows = []
+    timings = raw.get("timings") if isinstance(raw.get("timings"), Mapping) else {}
+    for label, t in timings.items():
+        if not isinstance(t, Mapping):
+            continue
+
+        def cell(layout: str) -> str:
+            v = t.get(layout)
+            if not isinstance(v, Mapping):
+                return ""
+            if v.get("error"):
+                return f"failed: {v['error']}"
+            runs = f" (median of {v['runs']})" if v.get("runs") else ""
+            return format_seconds(v.get("medianSeconds")) + runs
+
+        ratio = t.get("nhwcOverNchw")
+        rows.append((str(label), cell("nchw"), cell("nhwc"), f"{ratio:.3f}" if isinstance(ratio, (int, float)) else ""))
+    rest = [(k, v) for k, v in _flatten({k: v for k, v in raw.items() if k not in ("preferred", "basis", "timings")})]
+    return tuple(rows), tuple(rest)
+
+
+def _bytes_rows(raw: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(raw, Mapping):
+        return ()
+    rows = []
+    if raw.get("op"):
+        rows.append(("measured with", str(raw["op"])))
+    if raw.get("kind"):
+        kind = {"budget": "reached the search's memory budget (the real limit may be higher)",
+                "limit": "found a size the backend refuses or computes wrongly",
+                "unknown": "inconclusive"}.get(raw["kind"], str(raw["kind"]))
+        rows.append(("result", kind))
+    if raw.get("budget"):
+        rows.append(("budget", format_bytes(raw["budget"])))
+    first = raw.get("firstFailure")
+    if isinstance(first, Mapping):
+        rows.append(("first failure", f"{format_bytes(first.get('bytes'))}: {first.get('problem', '')}"))
+    if isinstance(raw.get("attempts"), list):
+        rows.append(("attempts", str(len(raw["attempts"]))))
+    return tuple(rows)
+
+
 def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path | None, probe_path: Path | None,
                         ids: _Ids) -> tuple[ProbeBackend, Any]:
     """One probe's column; also returns the limits JSON as read (for the download link)."""
@@ -715,14 +799,18 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
     bytes_raw = probe.get("maxTensorByteLength")
     if not mtbl and isinstance(bytes_raw, Mapping):
         mtbl = bytes_raw.get("maxTensorByteLength")
+    timings, rest = _layout_rows(layout_raw)
     pb = ProbeBackend(
         backend=bid, header=header, limits_file=str(limits_path or ""),
         limits_download=f"{bid.slug}-opSupportLimits.json" if limits else "",
         preferred_layout=str(preferred),
-        layout_evidence=tuple(_flatten(layout_raw)) if isinstance(layout_raw, Mapping) else (),
+        layout_basis=str(layout_raw.get("basis", "")) if isinstance(layout_raw, Mapping) else "",
+        layout_timings=timings, layout_evidence=rest,
         # 0 is what the probe writes when the byte search was not run: not a measurement.
         max_tensor_byte_length=int(mtbl) if isinstance(mtbl, (int, float)) and mtbl > 0 else None,
-        bytes_evidence=tuple(_flatten(bytes_raw)) if isinstance(bytes_raw, Mapping) else (),
+        bytes_evidence=_bytes_rows(bytes_raw),
+        bytes_at_budget=isinstance(bytes_raw, Mapping) and bytes_raw.get("kind") == "budget",
+        compare=probe.get("compare") if isinstance(probe.get("compare"), Mapping) else {},
         graph_limits=tuple((k, t) for k in ("input", "constant", "output")
                            if (t := _tensor_limit(limits.get(k))) is not None),
         ops=ops, summary=probe.get("summary") or {},

@@ -12,6 +12,7 @@ Layout of the site (every link relative, so it opens from file:// with no server
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from harness.catalog import operators
-from reports.model import CAPABILITY_TEXT, OUTCOME_TEXT, SHORT_TYPE, SiteModel
+from reports.model import CAPABILITY_TEXT, OUTCOME_TEXT, SHORT_TYPE, SiteModel, format_bytes
 
 STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 
@@ -31,6 +32,14 @@ def _pct(value: float | None) -> str:
     if 0.9995 <= value < 1:
         return f"{value * 100:.2f}%"
     return f"{value * 100:.1f}%"
+
+
+def _date(iso: str) -> str:
+    """ISO 8601 (as run_header writes it) -> "2026-11-21 09:30 UTC"; anything else unchanged."""
+    m = re.fullmatch(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(\+00:00|Z)?", iso or "")
+    if not m:
+        return iso or ""
+    return f"{m.group(1)} {m.group(2)}" + (" UTC" if m.group(3) else "")
 
 
 def _short_type(dt: str) -> str:
@@ -59,7 +68,9 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=_pct, short_type=_short_type, bar=_bar_segments)
+    # A status column appears when some backend has it (pass and fail always do).
+    env.tests["shown_status"] = lambda s, backends: s in ("pass", "fail") or any(b.counts[s] for b in backends)
+    env.filters.update(bytes=format_bytes, date=_date, pct=_pct, short_type=_short_type, bar=_bar_segments)
     env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get)
     return env
 

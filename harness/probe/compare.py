@@ -42,8 +42,6 @@ def compare_declared(declared: Mapping[str, Any], evidence: Mapping[str, Any], s
     measured = _outcomes(evidence)
     broken, undeclared, only_declared, only_measured = [], [], [], []
     analysis = evidence["analysis"]
-    for key in TOP_LEVEL:
-        pass
     members: list[tuple[str, str, Mapping]] = []
     for name, value in declared.items():
         if name in TOP_LEVEL:
@@ -79,15 +77,14 @@ def compare_declared(declared: Mapping[str, Any], evidence: Mapping[str, Any], s
         for r in a.get("workingRanks", []):
             if r not in declared_ranks:
                 undeclared.append({"op": op, "member": member, "rank": r})
-    declared_ops = {op for op, _, _ in members}
     for op in analysis:
         if op != "graph" and op not in declared and any(m.get("workingDataTypes") for m in analysis[op].values()):
             only_measured.append({"op": op})
-    top = {}
-    for key in TOP_LEVEL:
-        if key in declared:
-            top[key] = {"declared": declared[key]}
-    del declared_ops
+    measured_top = {
+        "preferredInputLayout": (evidence.get("preferredInputLayout") or {}).get("preferred"),
+        "maxTensorByteLength": (evidence.get("maxTensorByteLength") or {}).get("maxTensorByteLength"),
+    }
+    top = {key: {"declared": declared.get(key), "measured": measured_top[key]} for key in TOP_LEVEL}
     return {
         "source": source,
         "declaredButBroken": broken,

@@ -87,8 +87,7 @@ def build(combo: Combo, role: str | None = None) -> Graph:
     """The graph of one combination. ``role="constant"`` makes every operand
     a constant (graph-level constant limits). Raises SpecError / FieldError."""
     by_name, by_member = _descs(combo)
-    values = input_values(combo)
-    constants = dict(values) if role == "constant" else {}
+    constants = dict(input_values(combo)) if role == "constant" else {}
     if not combo.in_spec:
         return _graph_beyond_spec(combo, by_name, by_member, constants)
     created = opspec.create(combo.op, by_member, {

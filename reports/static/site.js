@@ -62,7 +62,11 @@
       });
       if (shown) shown.textContent = visible + " of " + rows.length + " shown";
     }
+    // Filters can be preset from the address: conformance.html?status=fail&ops=conv2d
+    var params = new URLSearchParams(window.location.search);
     Array.prototype.forEach.call(controls, function (c) {
+      var preset = params.get(c.getAttribute("data-filter"));
+      if (preset !== null) c.value = preset;
       c.addEventListener("input", apply);
       c.addEventListener("change", apply);
     });
