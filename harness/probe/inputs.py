@@ -101,7 +101,10 @@ POW_EXPONENT: Mapping[str, Sequence] = {
 
 # Floats inside every transcendental's comfortable domain, with full
 # mantissas and the rounding edge cases of ceil/floor/roundEven.
-FLOAT_SMOOTH = [0.5, -1.5, 2.5, 1.0009765625, -2.75, 0.0999755859375, -0.0, 1.25, -0.3330078125, 1.1875]
+# Negative values stop at -1.5: further out, gelu/elu/sigmoid-like outputs come
+# from cancellations (1 + erf(x) for x << 0) where the WPT ULP budgets, set on
+# data near zero, measure the formula's conditioning rather than the backend.
+FLOAT_SMOOTH = [0.5, -1.5, 2.5, 1.0009765625, -0.75, 0.0999755859375, -0.0, 1.25, -0.3330078125, 1.1875]
 FLOAT_POSITIVE = [0.5, 1.5, 2.5, 1.0009765625, 7.75, 0.0999755859375, 3.0, 0.3330078125]
 FLOAT_NONZERO = [0.5, -1.5, 2.5, 1.0009765625, -7.75, 0.0999755859375, 3.0, -0.3330078125]
 BOOLEAN = [0, 1, 2, 255, 0, 7]

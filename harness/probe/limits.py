@@ -35,10 +35,18 @@ def _observations(entries: Iterable[Mapping[str, Any]]):
             descs.extend((member, x) for x in (d if isinstance(d, list) else [d]))
         for o in e.get("outputs") or []:
             descs.append(("output" if e.get("role") else o["member"], o))
+        spec = None if op == "graph" else operators()[op]
         for member, d in descs:
+            fixed_rank = spec is not None and spec.operands[member].allowed_ranks.min == spec.operands[member].allowed_ranks.max
             for table in (tried, works) if e["outcome"] in WORKING else (tried,):
-                table[(op, member)]["types"].add(d["dataType"])
-                table[(op, member)]["ranks"].add(len(d["shape"]))
+                # A data type is judged by its own sweep (at the baseline rank, on the
+                # full discriminating values), a rank by the rank sweep: a small-rank
+                # tensor that happens to miss the discriminating values proves nothing
+                # about the data type. Option variants judge neither.
+                if e["axis"] in ("dataType", "baseline"):
+                    table[(op, member)]["types"].add(d["dataType"])
+                if e["axis"] in ("rank", "baseline") or (fixed_rank and e["axis"] != "option"):
+                    table[(op, member)]["ranks"].add(len(d["shape"]))
     return works, tried
 
 
