@@ -5,30 +5,10 @@ from __future__ import annotations
 from typing import Mapping
 
 from harness.graph import Graph, Node
-from harness.opspec import (
-    convolution,
-    elementwise,
-    linalg,
-    movement,
-    normalization,
-    pooling,
-    quantization,
-    recurrent,
-    reduction,
-)
+from harness.families import join
 from harness.opspec.base import Budget, BudgetFn
 
-TOLERANCE: Mapping[str, BudgetFn] = {
-    **elementwise.TOLERANCE,
-    **reduction.TOLERANCE,
-    **linalg.TOLERANCE,
-    **convolution.TOLERANCE,
-    **pooling.TOLERANCE,
-    **normalization.TOLERANCE,
-    **movement.TOLERANCE,
-    **recurrent.TOLERANCE,
-    **quantization.TOLERANCE,
-}
+TOLERANCE: Mapping[str, BudgetFn] = join("harness.opspec", "TOLERANCE")
 
 
 def node_budget(node: Node, graph: Graph) -> Budget:

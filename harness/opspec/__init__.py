@@ -10,30 +10,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from harness.catalog import operator
-from harness.opspec import (
-    convolution,
-    elementwise,
-    linalg,
-    movement,
-    normalization,
-    pooling,
-    quantization,
-    recurrent,
-    reduction,
-)
+from harness.families import join
 from harness.opspec.base import Created, OperandArg, SpecError, check_limits
 
-CREATE = {
-    **elementwise.CREATE,
-    **reduction.CREATE,
-    **linalg.CREATE,
-    **convolution.CREATE,
-    **pooling.CREATE,
-    **normalization.CREATE,
-    **movement.CREATE,
-    **recurrent.CREATE,
-    **quantization.CREATE,
-}
+CREATE = join("harness.opspec", "CREATE")
 
 
 def create(op: str, operands: Mapping[str, OperandArg], attributes: Mapping[str, Any]) -> Created:

@@ -27,9 +27,11 @@ def _outcomes(evidence: Mapping[str, Any]) -> dict:
         for m, d in e["operands"].items():
             pairs += [(e["role"] or m, x) for x in (d if isinstance(d, list) else [d])]
         pairs += [("output" if e.get("role") else o["member"], o) for o in e.get("outputs") or []]
-        for member, d in pairs:
-            table[(op, member)]["types"][d["dataType"]].add(e["outcome"])
-            table[(op, member)]["ranks"][len(d["shape"])].add(e["outcome"])
+        for member, d in pairs:  # judged as limits.py judges them: types by type sweeps, ranks by rank sweeps
+            if e["axis"] in ("dataType", "baseline"):
+                table[(op, member)]["types"][d["dataType"]].add(e["outcome"])
+            if e["axis"] in ("rank", "baseline"):
+                table[(op, member)]["ranks"][len(d["shape"])].add(e["outcome"])
     return table
 
 

@@ -13,23 +13,12 @@ from typing import Mapping
 from onnx import helper
 
 from backends.onnxruntime.emitter import Call, Emitter, Unlowerable, value_info
-from backends.onnxruntime.lower import (
-    convolution,
-    elementwise,
-    linalg,
-    movement,
-    normalization,
-    pooling,
-    quantization,
-    recurrent,
-    reduction,
-)
+from harness.families import join
 from harness.graph import Graph
 
-_FAMILIES = (elementwise, reduction, linalg, convolution, pooling, normalization, movement, recurrent, quantization)
 
-LOWER = {op: fn for family in _FAMILIES for op, fn in family.LOWER.items()}
-EMULATED: Mapping[str, str] = {op: how for family in _FAMILIES for op, how in family.EMULATED.items()}
+LOWER = join("backends.onnxruntime.lower", "LOWER")
+EMULATED: Mapping[str, str] = join("backends.onnxruntime.lower", "EMULATED")
 
 
 def _call(node, env, descs) -> Call:

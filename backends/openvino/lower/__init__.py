@@ -12,24 +12,13 @@ import numpy as np
 import openvino as ov
 import openvino.opset16 as ops
 
-from backends.openvino.lower import (
-    convolution,
-    elementwise,
-    linalg,
-    movement,
-    normalization,
-    pooling,
-    quantization,
-    recurrent,
-    reduction,
-)
+from harness.families import join
 from backends.openvino.lower.base import OPSET, OV_TYPES, LoweringUnsupported, data_type, output, shape
 from harness.graph import Graph
 
-_FAMILIES = (elementwise, reduction, linalg, convolution, pooling, normalization, movement, recurrent, quantization)
 
-LOWER = {op: fn for family in _FAMILIES for op, fn in family.LOWER.items()}
-EMULATIONS = {op: how for family in _FAMILIES for op, how in family.EMULATIONS.items()}
+LOWER = join("backends.openvino.lower", "LOWER")
+EMULATIONS = join("backends.openvino.lower", "EMULATIONS")
 
 
 class LoweringMismatch(RuntimeError):

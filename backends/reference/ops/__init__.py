@@ -12,29 +12,9 @@ returned wrapped in ``ImplementationDefined`` with a mask of those elements.
 """
 from __future__ import annotations
 
-from backends.reference.ops import (
-    convolution,
-    elementwise,
-    linalg,
-    movement,
-    normalization,
-    pooling,
-    quantization,
-    recurrent,
-    reduction,
-)
+from harness.families import join
 from backends.reference.ops.base import ImplementationDefined
 
-OPS = {
-    **elementwise.OPS,
-    **reduction.OPS,
-    **linalg.OPS,
-    **convolution.OPS,
-    **pooling.OPS,
-    **normalization.OPS,
-    **movement.OPS,
-    **recurrent.OPS,
-    **quantization.OPS,
-}
+OPS = join("backends.reference.ops", "OPS")
 
 __all__ = ["OPS", "ImplementationDefined"]
