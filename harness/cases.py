@@ -20,7 +20,7 @@ import numpy as np
 
 from harness.builder import FieldError, build_graph, is_required
 from harness.graph import Graph, TensorDesc
-from harness.values import ValueError_, generate, to_array
+from harness.values import TensorValueError, generate, to_array
 
 # Files in a corpus folder that are not case files (WPT's index and table).
 NOT_CASE_FILES = {"INDEX.json", "minimum_datatype_set.json"}
@@ -103,6 +103,22 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
+def _most_telling(errors: list[jsonschema.ValidationError]) -> jsonschema.ValidationError:
+    """The deepest error names the field that is wrong; but a failed "oneOf"
+    at depth only says no alternative fitted, so then the shallowest is clearer."""
+    depth = lambda e: len(e.absolute_path)  # noqa: E731
+    deepest = max(errors, key=depth)
+    return deepest if deepest.validator != "oneOf" else min(errors, key=depth)
+
+
+def _mentions_op(error: CaseError, ops: set[str]) -> bool:
+    """A case that failed to load has no graph to read its ops from; keep it
+    under --op when its file or name names one (WPT files are named like the
+    op in snake_case: gather_nd.json for gatherND)."""
+    stem = error.file.lower().replace("_", "")
+    return any(op.lower() in stem or op in error.name for op in ops)
+
+
 def _schema_error_field(error: jsonschema.ValidationError) -> str:
     parts = []
     for p in error.absolute_path:
@@ -120,7 +136,7 @@ def _tensor(raw: dict, where: str, case_seed: int) -> np.ndarray:
             gen.setdefault("seed", case_seed)
             return generate(gen, shape, desc["dataType"])
         return to_array(data, shape, desc["dataType"])
-    except ValueError_ as exc:
+    except TensorValueError as exc:
         raise FieldError(f"{where}.data", str(exc)) from None
 
 
@@ -129,9 +145,7 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | Ca
     name = name if isinstance(name, str) else ""
     errors = sorted(_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        err = min(errors, key=lambda e: len(list(e.absolute_path)))
-        deepest = max(errors, key=lambda e: len(list(e.absolute_path)))
-        err = deepest if deepest.validator != "oneOf" else err
+        err = _most_telling(errors)
         return CaseError(file, name, index, _schema_error_field(err), err.message[:300])
     try:
         graph_raw = raw["graph"]
@@ -229,7 +243,7 @@ def load_cases(
                 continue
             if wanted_ops and isinstance(case, Case) and not wanted_ops & set(case.graph.ops):
                 continue
-            if wanted_ops and isinstance(case, CaseError) and not any(op.lower() in case.file.lower().replace("_", "") or op in case.name for op in wanted_ops):
+            if wanted_ops and isinstance(case, CaseError) and not _mentions_op(case, wanted_ops):
                 continue
             out.append(case)
     return out

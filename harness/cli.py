@@ -30,7 +30,8 @@ def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
     if not names:
         names = [n for n in DEFAULT_BACKENDS if n in available()]
     if len(names) > 1 and options:
-        # -o applies to one backend; with several, say which with NAME:key=value? Keep it explicit.
+        # An option names one backend's setting (ep=, device=); applying it to
+        # several backends would be a guess, so ask for separate runs.
         raise UsageError("-o options apply to a single --backend; run each backend separately")
     return [BackendRequest(n, options) for n in names]
 

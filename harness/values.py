@@ -20,7 +20,7 @@ _DECIMAL = re.compile(r"-?[0-9]+")
 SPECIAL_FLOATS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
-class ValueError_(ValueError):
+class TensorValueError(ValueError):
     """A tensor value that does not fit its descriptor (message names the problem)."""
 
 
@@ -38,8 +38,8 @@ def decode_number(value: Any) -> int | float:
         try:
             return int(value["bigint"])
         except (TypeError, ValueError):
-            raise ValueError_(f"bigint {value['bigint']!r} is not a decimal integer") from None
-    raise ValueError_(f"{value!r} is not a number")
+            raise TensorValueError(f"bigint {value['bigint']!r} is not a decimal integer") from None
+    raise TensorValueError(f"{value!r} is not a number")
 
 
 def decode_numbers(values: Any) -> Any:
@@ -69,7 +69,7 @@ def to_array(data: Any, shape: Sequence[int], data_type: str) -> np.ndarray:
     scalar = not isinstance(data, list)
     flat = [decode_number(data)] if scalar else [decode_number(v) for v in _flatten(data)]
     if not scalar and len(flat) != count:
-        raise ValueError_(f"data has {len(flat)} values, shape {list(shape)} needs {count}")
+        raise TensorValueError(f"data has {len(flat)} values, shape {list(shape)} needs {count}")
     if is_float(data_type):
         with np.errstate(over="ignore"):
             values = np.asarray(flat, dtype=np.float64).astype(dtype)
@@ -77,9 +77,9 @@ def to_array(data: Any, shape: Sequence[int], data_type: str) -> np.ndarray:
         lo, hi = integer_range(data_type)
         for v in flat:
             if isinstance(v, float) and not v.is_integer():
-                raise ValueError_(f"value {v} is not an integer, data type is {data_type}")
+                raise TensorValueError(f"value {v} is not an integer, data type is {data_type}")
             if not lo <= int(v) <= hi:
-                raise ValueError_(f"value {int(v)} is out of range for {data_type}")
+                raise TensorValueError(f"value {int(v)} is out of range for {data_type}")
         values = np.asarray([int(v) for v in flat], dtype=dtype)
     # A scalar fills the whole shape (WPT writes large constant tensors this way).
     return np.full(tuple(shape), values[0], dtype=dtype) if scalar else values.reshape(shape)
@@ -99,12 +99,12 @@ def generate(spec: dict, shape: Sequence[int], data_type: str) -> np.ndarray:
         lo, hi = integer_range(data_type) if not is_float(data_type) else (-(2**24), 2**24)
         low, high = int(decode_number(spec.get("low", max(lo, -100)))), int(decode_number(spec.get("high", min(hi, 100))))
         if not lo <= low <= high <= hi:
-            raise ValueError_(f"integers low {low} / high {high} do not fit {data_type}")
+            raise TensorValueError(f"integers low {low} / high {high} do not fit {data_type}")
         return rng.integers(low, high, size=shape, endpoint=True, dtype=np.int64 if dtype != np.uint64 else np.uint64).astype(dtype)
     else:
-        raise ValueError_(f"unknown distribution {dist!r}")
+        raise TensorValueError(f"unknown distribution {dist!r}")
     if not is_float(data_type):
-        raise ValueError_(f"distribution {dist!r} gives floats; use 'integers' for {data_type}")
+        raise TensorValueError(f"distribution {dist!r} gives floats; use 'integers' for {data_type}")
     return values.astype(dtype)
 
 

@@ -125,17 +125,27 @@ def _check_enum(op: str, name: str, value: str, allowed: Sequence[str]) -> None:
     check(value in allowed, f"{op}: {name} {value!r} is not one of {', '.join(allowed)}")
 
 
+def _layouts_and_shapes(op: str, operands: Mapping[str, Any], attributes: Mapping[str, Any],
+                        filter_layouts: Sequence[str], default_filter_layout: str):
+    """The steps conv2d and convTranspose2d share: groups, both layouts, and the
+    input's and filter's dimensions read through those layouts."""
+    groups = _check_groups(op, attributes.get("groups", 1))
+    input_layout = attributes.get("inputLayout", "nchw")
+    filter_layout = attributes.get("filterLayout", default_filter_layout)
+    _check_enum(op, "inputLayout", input_layout, tuple(INPUT_LAYOUT_AXES))
+    _check_enum(op, "filterLayout", filter_layout, filter_layouts)
+    inp: TensorDesc = operands["input"]
+    spatial = spatial_input(inp.shape, input_layout)
+    f = filter_dims(operands["filter"].shape, filter_layout)
+    return groups, input_layout, filter_layout, inp, spatial, f
+
+
 def conv2d(operands: Mapping[str, Any], attributes: Mapping[str, Any]) -> Created:
     op = "conv2d"
     options = _conv_common_options(op, attributes)
-    groups = _check_groups(op, attributes.get("groups", 1))
-    input_layout = attributes.get("inputLayout", "nchw")
-    filter_layout = attributes.get("filterLayout", "oihw")
-    _check_enum(op, "inputLayout", input_layout, tuple(INPUT_LAYOUT_AXES))
-    _check_enum(op, "filterLayout", filter_layout, CONV2D_FILTER_LAYOUTS)
-    inp: TensorDesc = operands["input"]
-    batches, input_channels, input_height, input_width = spatial_input(inp.shape, input_layout)
-    f = filter_dims(operands["filter"].shape, filter_layout)
+    groups, input_layout, filter_layout, inp, spatial, f = _layouts_and_shapes(
+        op, operands, attributes, CONV2D_FILTER_LAYOUTS, "oihw")
+    batches, input_channels, input_height, input_width = spatial
     output_channels = f["o"]
     check(input_channels % groups == 0,
           f"{op}: inputChannels {input_channels} is not divisible by groups {groups}")
@@ -191,14 +201,9 @@ def conv_transpose2d(operands: Mapping[str, Any], attributes: Mapping[str, Any])
         strides = options["strides"]
         check(output_padding[0] < strides[0] and output_padding[1] < strides[1],
               f"{op}: outputPadding {output_padding} must be smaller than strides {strides}")
-    groups = _check_groups(op, attributes.get("groups", 1))
-    input_layout = attributes.get("inputLayout", "nchw")
-    filter_layout = attributes.get("filterLayout", "iohw")
-    _check_enum(op, "inputLayout", input_layout, tuple(INPUT_LAYOUT_AXES))
-    _check_enum(op, "filterLayout", filter_layout, CONV_TRANSPOSE2D_FILTER_LAYOUTS)
-    inp: TensorDesc = operands["input"]
-    batches, input_channels, input_height, input_width = spatial_input(inp.shape, input_layout)
-    f = filter_dims(operands["filter"].shape, filter_layout)
+    groups, input_layout, filter_layout, inp, spatial, f = _layouts_and_shapes(
+        op, operands, attributes, CONV_TRANSPOSE2D_FILTER_LAYOUTS, "iohw")
+    batches, input_channels, input_height, input_width = spatial
     check(input_channels == f["i"],
           f"{op}: inputChannels {input_channels} does not equal the filter's input channels "
           f"{f['i']} ({filter_layout})")

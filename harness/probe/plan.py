@@ -303,46 +303,38 @@ CONV_FILTER = {"oihw": (3, 2, 3, 3), "hwio": (3, 3, 2, 3), "ohwi": (3, 3, 3, 2),
 CONV_T_FILTER = {"iohw": (2, 3, 3, 3), "hwoi": (3, 3, 3, 2), "ohwi": (3, 3, 3, 2)}
 
 
-def conv2d(v: Variation):
+def _conv(v: Variation, filters: Mapping[str, tuple], default_filter: str, spatial: int,
+          grouped_filter: tuple, padding: list[int]):
+    """conv2d and convTranspose2d baselines: 2 input channels, 3 output
+    channels (4 with groups=2), a 3x3 kernel, one option varied at a time."""
     opt = v.value if v.axis == "option" else ""
     layout = "nhwc" if opt == "inputLayout=nhwc" else "nchw"
-    filter_layout = opt.split("=")[1] if opt.startswith("filterLayout=") else "oihw"
-    shapes = {"input": (1, 6, 6, 2) if layout == "nhwc" else (1, 2, 6, 6), "filter": CONV_FILTER[filter_layout]}
+    filter_layout = opt.split("=")[1] if opt.startswith("filterLayout=") else default_filter
+    shapes = {"input": (1, spatial, spatial, 2) if layout == "nhwc" else (1, 2, spatial, spatial),
+              "filter": filters[filter_layout]}
     attrs: dict = {"inputLayout": layout, "filterLayout": filter_layout}
     if opt == "groups=2":
-        shapes["filter"] = (4, 1, 3, 3)
+        shapes["filter"] = grouped_filter
         attrs["groups"] = 2
     elif opt == "dilations=2":
         attrs["dilations"] = [2, 2]
     elif opt == "strides=2":
         attrs["strides"] = [2, 2]
     elif opt == "padding":
-        attrs["padding"] = [1, 0, 2, 1]
-    if "bias" in v.present:
-        shapes["bias"] = (4,) if opt == "groups=2" else (3,)
-    return shapes, attrs
-
-
-def conv_transpose2d(v: Variation):
-    opt = v.value if v.axis == "option" else ""
-    layout = "nhwc" if opt == "inputLayout=nhwc" else "nchw"
-    filter_layout = opt.split("=")[1] if opt.startswith("filterLayout=") else "iohw"
-    shapes = {"input": (1, 4, 4, 2) if layout == "nhwc" else (1, 2, 4, 4), "filter": CONV_T_FILTER[filter_layout]}
-    attrs: dict = {"inputLayout": layout, "filterLayout": filter_layout}
-    if opt == "groups=2":
-        shapes["filter"] = (2, 2, 3, 3)
-        attrs["groups"] = 2
-    elif opt == "dilations=2":
-        attrs["dilations"] = [2, 2]
-    elif opt == "strides=2":
-        attrs["strides"] = [2, 2]
-    elif opt == "padding":
-        attrs["padding"] = [1, 0, 1, 1]
+        attrs["padding"] = padding
     elif opt == "outputPadding":
         attrs["strides"], attrs["outputPadding"] = [2, 2], [1, 1]
     if "bias" in v.present:
         shapes["bias"] = (4,) if opt == "groups=2" else (3,)
     return shapes, attrs
+
+
+def conv2d(v: Variation):
+    return _conv(v, CONV_FILTER, "oihw", 6, (4, 1, 3, 3), [1, 0, 2, 1])
+
+
+def conv_transpose2d(v: Variation):
+    return _conv(v, CONV_T_FILTER, "iohw", 4, (2, 2, 3, 3), [1, 0, 1, 1])
 
 
 def pool(v: Variation):
