@@ -13,7 +13,7 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Callable, Mapping
 
-from backends.base import Backend, BackendError, BackendInfo, Unsupported
+from webnn_harness.backends.base import Backend, BackendError, BackendInfo, Unsupported
 
 ENTRY_POINT_GROUP = "webnn_harness.backends"
 DEFAULT_BACKENDS = ("reference", "onnxruntime", "openvino")

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from harness.graph import Graph
+from webnn_harness.graph import Graph
 
 
 class Unsupported(Exception):

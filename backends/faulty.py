@@ -22,8 +22,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from backends.base import BackendInfo, Unsupported
-from harness.graph import Graph
+from webnn_harness.backends.base import BackendInfo, Unsupported
+from webnn_harness.graph import Graph
 
 OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op")
 DEFAULTS = {"crash_op": "abs", "hang_op": "neg"}
@@ -53,7 +53,7 @@ class FaultyBackend:
         self.reject = _ops(opts.get("reject_op", ""))
         self.hang_seconds = float(opts.get("hang_seconds", 3600))
         self.settings = dict(opts)
-        from backends.reference import ReferenceBackend
+        from webnn_harness.backends.reference import ReferenceBackend
 
         self.reference = ReferenceBackend({})
 

@@ -14,8 +14,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness.probe import DEFAULT_MAX_BYTES, probe
-from harness.runner import RunOptions
+from webnn_harness.probe import DEFAULT_MAX_BYTES, probe
+from webnn_harness.runner import RunOptions
 
 TARGET_SECONDS = 120.0
 

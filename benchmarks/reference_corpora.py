@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.cases import bundled_corpus, load_cases
-from harness.run import BackendRequest, run
-from harness.runner import RunOptions
+from webnn_harness.cases import bundled_corpus, load_cases
+from webnn_harness.run import BackendRequest, run
+from webnn_harness.runner import RunOptions
 
 
 def main() -> None:

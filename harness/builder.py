@@ -12,11 +12,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from harness import opspec
-from harness.catalog import OperatorSpec, operator
-from harness.graph import Graph, Node, TensorDesc
-from harness.opspec.base import SpecError
-from harness.values import decode_numbers
+from webnn_harness import opspec
+from webnn_harness.catalog import OperatorSpec, operator
+from webnn_harness.graph import Graph, Node, TensorDesc
+from webnn_harness.opspec.base import SpecError
+from webnn_harness.values import decode_numbers
 
 
 class FieldError(Exception):

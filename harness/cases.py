@@ -18,9 +18,9 @@ from typing import Any, Iterable, Iterator, Mapping
 import jsonschema
 import numpy as np
 
-from harness.builder import FieldError, build_graph, is_required
-from harness.graph import Graph, TensorDesc
-from harness.values import TensorValueError, generate, to_array
+from webnn_harness.builder import FieldError, build_graph, is_required
+from webnn_harness.graph import Graph, TensorDesc
+from webnn_harness.values import TensorValueError, generate, to_array
 
 # Files in a corpus folder that are not case files (WPT's index and table).
 NOT_CASE_FILES = {"INDEX.json", "minimum_datatype_set.json"}
@@ -70,7 +70,7 @@ class CaseError:
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(resources.files("harness").joinpath("schema/cases.schema.json").read_text())
+    schema = json.loads(resources.files("webnn_harness").joinpath("schema/cases.schema.json").read_text())
     # Tensor data is checked value by value when it is decoded (harness.values),
     # with messages that say which value is wrong; descending into every number
     # here would triple the load time of the corpus for no extra safety.
@@ -81,7 +81,7 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def bundled_corpus() -> Path:
-    return Path(str(resources.files("cases")))
+    return Path(str(resources.files("webnn_harness.corpus")))
 
 
 def find_case_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:

@@ -100,7 +100,7 @@ class OperatorSpec:
 
 @lru_cache(maxsize=1)
 def _raw() -> dict:
-    text = resources.files("harness").joinpath("data/operators.json").read_text()
+    text = resources.files("webnn_harness").joinpath("data/operators.json").read_text()
     return json.loads(text)
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from harness import __version__
+from webnn_harness import __version__
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
@@ -19,9 +19,9 @@ class UsageError(Exception):
 
 
 def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
-    from backends import DEFAULT_BACKENDS, available
-    from backends.base import parse_options
-    from harness.run import BackendRequest
+    from webnn_harness.backends import DEFAULT_BACKENDS, available
+    from webnn_harness.backends.base import parse_options
+    from webnn_harness.run import BackendRequest
 
     try:
         options = parse_options(option_pairs or [])
@@ -39,10 +39,10 @@ def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
 def cmd_run(args) -> int:
     from tqdm import tqdm
 
-    from backends import BackendError, UnknownBackend
-    from harness.cases import bundled_corpus
-    from harness.run import run
-    from harness.runner import RunOptions
+    from webnn_harness.backends import BackendError, UnknownBackend
+    from webnn_harness.cases import bundled_corpus
+    from webnn_harness.run import run
+    from webnn_harness.runner import RunOptions
 
     requests = _backend_requests(args.backend, args.option)
     paths = args.cases or [bundled_corpus()]
@@ -73,7 +73,7 @@ def cmd_run(args) -> int:
                   f"{entry.get('case', entry.get('match'))}", file=sys.stderr)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
-        from harness.junit import write_junit
+        from webnn_harness.junit import write_junit
 
         write_junit(out / "results.jsonl", Path(args.junit))
         print(f"junit: {args.junit}")
@@ -83,7 +83,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_ops(args) -> int:
-    from harness.catalog import catalog_json, operators
+    from webnn_harness.catalog import catalog_json, operators
 
     if args.json:
         print(json.dumps(catalog_json(), indent=1))
@@ -104,7 +104,7 @@ def cmd_ops(args) -> int:
 
 
 def cmd_backends(args) -> int:
-    import backends
+    from webnn_harness import backends
 
     rows = []
     for name, target in sorted(backends.available().items()):
@@ -129,10 +129,10 @@ def cmd_probe(args) -> int:
     """Measure what a backend supports; write <backend>-opSupportLimits.json and <backend>-probe.json."""
     from tqdm import tqdm
 
-    from backends import BackendError, UnknownBackend
-    from backends.base import parse_options
-    from harness.probe import probe
-    from harness.runner import RunOptions
+    from webnn_harness.backends import BackendError, UnknownBackend
+    from webnn_harness.backends.base import parse_options
+    from webnn_harness.probe import probe
+    from webnn_harness.runner import RunOptions
 
     try:
         options = parse_options(args.option or [])
@@ -168,7 +168,7 @@ def cmd_probe(args) -> int:
 
 def cmd_report(args) -> int:
     """Write the static HTML site (capability matrix, conformance report) from run and probe outputs."""
-    from reports import ReportInputError, build_site
+    from webnn_harness.reports import ReportInputError, build_site
 
     try:
         index = build_site(args.inputs, Path(args.out))

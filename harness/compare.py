@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.dtypes import FLOAT_BITS, is_float
-from harness.values import encode_number
+from webnn_harness.dtypes import FLOAT_BITS, is_float
+from webnn_harness.values import encode_number
 
 INF = float("inf")
 

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from harness.dtypes import byte_size
+from webnn_harness.dtypes import byte_size
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,6 @@ class Graph:
 
     @property
     def data_types(self) -> list[str]:
-        from harness.dtypes import in_spec_order
+        from webnn_harness.dtypes import in_spec_order
 
         return in_spec_order(d.data_type for d in self.descs.values())

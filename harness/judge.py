@@ -6,11 +6,11 @@ from typing import Mapping
 
 import numpy as np
 
-from harness.cases import Case
-from harness.compare import Comparison, compare
-from harness.dtypes import is_float
-from harness.graph import Graph
-from harness.tolerance import node_budget
+from webnn_harness.cases import Case
+from webnn_harness.compare import Comparison, compare
+from webnn_harness.dtypes import is_float
+from webnn_harness.graph import Graph
+from webnn_harness.tolerance import node_budget
 
 
 def ancestors(graph: Graph, output: str) -> list:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from harness.results import read_records
+from webnn_harness.results import read_records
 
 
 def write_junit(results: Path, out: Path) -> None:

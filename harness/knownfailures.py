@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import PurePath
 from typing import Mapping
 
-from harness.results import Record
+from webnn_harness.results import Record
 
 
 @dataclass
@@ -30,7 +30,7 @@ class KnownFailures:
     def for_backend(cls, backend: str, options: Mapping[str, str]) -> "KnownFailures":
         entries = []
         try:
-            text = resources.files(f"backends.{backend}").joinpath("known_failures.json").read_text()
+            text = resources.files(f"webnn_harness.backends.{backend}").joinpath("known_failures.json").read_text()
         except (ModuleNotFoundError, FileNotFoundError, TypeError):
             return cls([])
         for entry in json.loads(text):

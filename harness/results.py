@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from harness import __version__
+from webnn_harness import __version__
 
 STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 BAD_STATUSES = frozenset({"fail", "error", "crash", "timeout"})

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-import backends
-from harness.cases import Case, CaseError, load_cases
-from harness.knownfailures import KnownFailures
-from harness.results import BackendTally, Record, ResultWriter, write_summary
-from harness.runner import RunOptions, WorkerPool
+from webnn_harness import backends
+from webnn_harness.cases import Case, CaseError, load_cases
+from webnn_harness.knownfailures import KnownFailures
+from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.runner import RunOptions, WorkerPool
 
 
 @dataclass(frozen=True)

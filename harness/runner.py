@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Callable, Mapping, Sequence
 
-from backends.base import BackendError
-from harness.cases import Case
-from harness.results import Record
-from harness.worker import base_record, worker_main
+from webnn_harness.backends.base import BackendError
+from webnn_harness.cases import Case
+from webnn_harness.results import Record
+from webnn_harness.worker import base_record, worker_main
 
 _CTX = mp.get_context("spawn")
 

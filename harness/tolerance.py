@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from harness.graph import Graph, Node
-from harness.families import join
-from harness.opspec.base import Budget, BudgetFn
+from webnn_harness.graph import Graph, Node
+from webnn_harness.families import join
+from webnn_harness.opspec.base import Budget, BudgetFn
 
-TOLERANCE: Mapping[str, BudgetFn] = join("harness.opspec", "TOLERANCE")
+TOLERANCE: Mapping[str, BudgetFn] = join("webnn_harness.opspec", "TOLERANCE")
 
 
 def node_budget(node: Node, graph: Graph) -> Budget:

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from harness.dtypes import integer_range, is_float, numpy_dtype
+from webnn_harness.dtypes import integer_range, is_float, numpy_dtype
 
 import re
 

@@ -12,11 +12,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-import backends
-from backends.base import Unsupported, build_batch
-from harness.cases import Case
-from harness.judge import judge
-from harness.results import Record
+from webnn_harness import backends
+from webnn_harness.backends.base import Unsupported, build_batch
+from webnn_harness.cases import Case
+from webnn_harness.judge import judge
+from webnn_harness.results import Record
 
 
 def base_record(case: Case, backend_info: Mapping[str, Any], status: str, **fields) -> Record:
@@ -33,7 +33,7 @@ def base_record(case: Case, backend_info: Mapping[str, Any], status: str, **fiel
 
 
 def _reference_outputs(case: Case):
-    from backends.reference import evaluate
+    from webnn_harness.backends.reference import evaluate
 
     return evaluate(case.graph, case.inputs)
 

@@ -1,6 +1,6 @@
 """HTML conformance reports and the published capability matrix.
 
-    from reports import build_site
+    from webnn_harness.reports import build_site
     index = build_site(["out/run", "out/probe"], "out/site")
 
 Inputs are run directories (results.jsonl, summary.json) and probe outputs
@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from reports.model import ReportInputError, SiteModel, build_model
+from webnn_harness.reports.model import ReportInputError, SiteModel, build_model
 
 
 def build_site(inputs: Iterable[str | Path], out_dir: str | Path) -> Path:
     """Read the inputs, write the site under ``out_dir``; returns the path of its index.html."""
-    from reports.render import render_site
+    from webnn_harness.reports.render import render_site
 
     return render_site(build_model(list(inputs)), Path(out_dir))
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from harness.catalog import OperatorSpec, operators
-from harness.dtypes import DATA_TYPES
-from harness.results import BAD_STATUSES, STATUSES, Record, read_records
+from webnn_harness.catalog import OperatorSpec, operators
+from webnn_harness.dtypes import DATA_TYPES
+from webnn_harness.results import BAD_STATUSES, STATUSES, Record, read_records
 
 LIMITS_SUFFIX = "-opSupportLimits.json"
 PROBE_SUFFIX = "-probe.json"
@@ -892,7 +892,7 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
 
 
 def build_model(inputs: Sequence[str | Path]) -> SiteModel:
-    from harness import __version__
+    from webnn_harness import __version__
 
     found = discover(inputs)
     groups = [g for run_dir in found.runs for g in read_run(run_dir)]

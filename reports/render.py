@@ -20,8 +20,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from harness.catalog import operators
-from reports.model import CAPABILITY_TEXT, OUTCOME_TEXT, SHORT_TYPE, SiteModel, format_bytes
+from webnn_harness.catalog import operators
+from webnn_harness.reports.model import CAPABILITY_TEXT, OUTCOME_TEXT, SHORT_TYPE, SiteModel, format_bytes
 
 STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 
@@ -78,7 +78,7 @@ def environment() -> Environment:
 def _copy_static(out_dir: Path) -> None:
     static = out_dir / "static"
     static.mkdir(parents=True, exist_ok=True)
-    for item in resources.files("reports").joinpath("static").iterdir():
+    for item in resources.files("webnn_harness.reports").joinpath("static").iterdir():
         if item.name.endswith((".css", ".js")):
             (static / item.name).write_bytes(item.read_bytes())
 

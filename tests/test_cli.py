@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from webnn_harness.cli import main
 
 GOOD = {
     "name": "relu float32",
@@ -104,7 +104,7 @@ def test_crash_and_hang_are_recorded_and_the_run_goes_on(tmp_path):
         case("after", op="relu"),
     ]
     code, records, _ = run_cli(
-        ["--backend", "backends.faulty:create", "--cases", str(write(tmp_path, cases)), "--timeout", "3", "--batch-size", "5"],
+        ["--backend", "webnn_harness.backends.faulty:create", "--cases", str(write(tmp_path, cases)), "--timeout", "3", "--batch-size", "5"],
         tmp_path,
     )
     status = {r["case"]: r["status"] for r in records}
@@ -120,8 +120,8 @@ def test_interrupted_run_keeps_records(tmp_path):
     path = write(tmp_path, cases)
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness", "run", "-q", "--workers", "1", "--batch-size", "1", "--timeout", "60",
-         "--backend", "backends.faulty:create", "--cases", str(path), "--out", str(out)],
+        [sys.executable, "-m", "webnn_harness", "run", "-q", "--workers", "1", "--batch-size", "1", "--timeout", "60",
+         "--backend", "webnn_harness.backends.faulty:create", "--cases", str(path), "--out", str(out)],
     )
     results = out / "results.jsonl"
     import time
@@ -165,5 +165,5 @@ def test_backends_lists_the_reference(capsys):
 
 
 def test_python_dash_m_entry_point():
-    out = subprocess.run([sys.executable, "-m", "harness", "--version"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "webnn_harness", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and "webnn-harness" in out.stdout

@@ -22,13 +22,13 @@ import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
-from backends.reference.evaluate import evaluate
-from backends.reference.ops import convolution as ref
-from harness.builder import build_graph
-from harness.catalog import operator
-from harness.graph import Node, TensorDesc
-from harness.opspec import SpecError, create
-from harness.opspec.convolution import TOLERANCE
+from webnn_harness.backends.reference.evaluate import evaluate
+from webnn_harness.backends.reference.ops import convolution as ref
+from webnn_harness.builder import build_graph
+from webnn_harness.catalog import operator
+from webnn_harness.graph import Node, TensorDesc
+from webnn_harness.opspec import SpecError, create
+from webnn_harness.opspec.convolution import TOLERANCE
 
 # Explicit permutations, written out here rather than taken from the code
 # under test, so a layout mistake there cannot cancel out in the check.

@@ -41,11 +41,11 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
-from backends.reference.evaluate import evaluate  # noqa: E402
-from harness.builder import build_graph  # noqa: E402
-from harness.compare import compare  # noqa: E402
-from harness.graph import TensorDesc  # noqa: E402
-from harness.opspec import elementwise as spec  # noqa: E402
+from webnn_harness.backends.reference.evaluate import evaluate  # noqa: E402
+from webnn_harness.builder import build_graph  # noqa: E402
+from webnn_harness.compare import compare  # noqa: E402
+from webnn_harness.graph import TensorDesc  # noqa: E402
+from webnn_harness.opspec import elementwise as spec  # noqa: E402
 
 OPSET = 20
 INTS = ("int32", "uint32", "int64", "uint64", "int8", "uint8")

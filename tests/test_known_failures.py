@@ -1,6 +1,6 @@
 """Known failures are data: they mark a non-pass, never a pass, and stale ones are found."""
-from harness.knownfailures import KnownFailures
-from harness.results import Record
+from webnn_harness.knownfailures import KnownFailures
+from webnn_harness.results import Record
 
 
 def rec(file, case, status):

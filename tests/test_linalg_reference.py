@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.graph import Node, TensorDesc
-from harness.opspec import SpecError
-from harness.tolerance import TOLERANCE
+from webnn_harness.graph import Node, TensorDesc
+from webnn_harness.opspec import SpecError
+from webnn_harness.tolerance import TOLERANCE
 from test_reduction_reference import assert_same, onnx_run, reference, resolve
 
 RNG = np.random.default_rng(7)
@@ -104,7 +104,7 @@ def test_triangular_keeps_integer_type_and_64_bit_values():
 
 
 def test_large_matmul_loop_path_matches_products_path(monkeypatch):
-    import backends.reference.ops.linalg as linalg
+    import webnn_harness.backends.reference.ops.linalg as linalg
     a, b = _data((2, 3, 6)), _data((6, 4))
     whole = linalg.matmul(a, b)
     monkeypatch.setattr(linalg, "_PRODUCTS_AT_ONCE", 0)

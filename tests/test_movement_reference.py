@@ -9,12 +9,12 @@ import math
 import numpy as np
 import pytest
 
-from backends.reference.evaluate import evaluate
-from backends.reference.ops import movement as ref
-from harness.builder import build_graph
-from harness.graph import TensorDesc
-from harness.opspec import SpecError, create
-from harness.opspec.movement import TOLERANCE, cast_number
+from webnn_harness.backends.reference.evaluate import evaluate
+from webnn_harness.backends.reference.ops import movement as ref
+from webnn_harness.builder import build_graph
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec import SpecError, create
+from webnn_harness.opspec.movement import TOLERANCE, cast_number
 
 
 def desc(shape, data_type="float32"):
@@ -151,7 +151,7 @@ def test_cast_number(value, data_type, expected):
 
 
 def test_every_movement_op_has_an_exact_budget():
-    from harness.opspec.base import Budget
+    from webnn_harness.opspec.base import Budget
 
     for op, budget_fn in TOLERANCE.items():
         assert budget_fn(None, {}) == Budget("ULP", 0), op

@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.graph import Node, TensorDesc
-from harness.opspec import SpecError
-from harness.tolerance import TOLERANCE
+from webnn_harness.graph import Node, TensorDesc
+from webnn_harness.opspec import SpecError
+from webnn_harness.tolerance import TOLERANCE
 from test_reduction_reference import assert_same, onnx_run, reference, resolve
 
 RNG = np.random.default_rng(11)
@@ -94,9 +94,9 @@ def test_layer_norm_budget_covers_wpt():
     slack for the reference."""
     from pathlib import Path
 
-    from harness.cases import Case, load_cases
-    from harness.compare import ulp_distance
-    from backends.reference.evaluate import evaluate
+    from webnn_harness.cases import Case, load_cases
+    from webnn_harness.compare import ulp_distance
+    from webnn_harness.backends.reference.evaluate import evaluate
 
     path = Path("/work/shared/wpt/layer_normalization.json")
     if not path.exists():

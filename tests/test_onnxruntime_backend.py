@@ -5,10 +5,10 @@ import pytest
 
 ort = pytest.importorskip("onnxruntime")
 
-import backends  # noqa: E402
-from backends.base import BackendError, Unsupported  # noqa: E402
-from backends.onnxruntime import known_failures, newest_opset  # noqa: E402
-from harness.graph import Graph, Node, TensorDesc  # noqa: E402
+from webnn_harness import backends  # noqa: E402
+from webnn_harness.backends.base import BackendError, Unsupported  # noqa: E402
+from webnn_harness.backends.onnxruntime import known_failures, newest_opset  # noqa: E402
+from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
 
 
 def test_info_records_version_provider_opset_level_threads():

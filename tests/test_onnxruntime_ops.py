@@ -15,15 +15,15 @@ import pytest
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-import backends  # noqa: E402
-from backends.base import Unsupported  # noqa: E402
-from backends.onnxruntime.emitter import ONNX_TYPES  # noqa: E402
-from backends.onnxruntime.lower import EMULATED, LOWER  # noqa: E402
-from harness.cases import Case, load_cases  # noqa: E402
-from harness.catalog import operators  # noqa: E402
-from harness.graph import Graph, Node, TensorDesc  # noqa: E402
-from harness.knownfailures import KnownFailures  # noqa: E402
-from harness.worker import build_record, run_case  # noqa: E402
+from webnn_harness import backends  # noqa: E402
+from webnn_harness.backends.base import Unsupported  # noqa: E402
+from webnn_harness.backends.onnxruntime.emitter import ONNX_TYPES  # noqa: E402
+from webnn_harness.backends.onnxruntime.lower import EMULATED, LOWER  # noqa: E402
+from webnn_harness.cases import Case, load_cases  # noqa: E402
+from webnn_harness.catalog import operators  # noqa: E402
+from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
+from webnn_harness.knownfailures import KnownFailures  # noqa: E402
+from webnn_harness.worker import build_record, run_case  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = [ROOT / "cases", Path("/work/shared/wpt")]

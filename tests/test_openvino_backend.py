@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("openvino")
 
-import backends  # noqa: E402
-from backends.base import BackendError, Unsupported, build_batch  # noqa: E402
-from backends.openvino import known_failures  # noqa: E402
-from backends.reference import evaluate  # noqa: E402
-from harness.builder import build_graph  # noqa: E402
-from harness.graph import Graph, Node, TensorDesc  # noqa: E402
+from webnn_harness import backends  # noqa: E402
+from webnn_harness.backends.base import BackendError, Unsupported, build_batch  # noqa: E402
+from webnn_harness.backends.openvino import known_failures  # noqa: E402
+from webnn_harness.backends.reference import evaluate  # noqa: E402
+from webnn_harness.builder import build_graph  # noqa: E402
+from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,7 +116,7 @@ SAMPLE = ["elementwise/relu.json", "movement/gather.json", "convolution/conv2d.j
 
 @pytest.mark.parametrize("name", SAMPLE)
 def test_corpus_sample_agrees_with_reference(ov_backend, name):
-    from harness.cases import Case, load_cases
+    from webnn_harness.cases import Case, load_cases
 
     path = ROOT / "cases" / name
     if not path.exists():

@@ -27,14 +27,14 @@ import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
-from backends.reference.evaluate import evaluate
-from backends.reference.ops import pooling as ref
-from backends.reference.ops.base import ImplementationDefined
-from harness.builder import build_graph
-from harness.catalog import operator
-from harness.graph import Node, TensorDesc
-from harness.opspec import SpecError, create
-from harness.opspec.pooling import TOLERANCE
+from webnn_harness.backends.reference.evaluate import evaluate
+from webnn_harness.backends.reference.ops import pooling as ref
+from webnn_harness.backends.reference.ops.base import ImplementationDefined
+from webnn_harness.builder import build_graph
+from webnn_harness.catalog import operator
+from webnn_harness.graph import Node, TensorDesc
+from webnn_harness.opspec import SpecError, create
+from webnn_harness.opspec.pooling import TOLERANCE
 
 POOLS = ["averagePool2d", "l2Pool2d", "maxPool2d"]
 TO_NCHW = {"nchw": (0, 1, 2, 3), "nhwc": (0, 3, 1, 2)}

@@ -14,13 +14,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.catalog import enum_values, operators
-from harness.dtypes import DATA_TYPES
-from harness.probe import probe
-from harness.probe.limits import longest_run
-from harness.runner import RunOptions
+from webnn_harness.catalog import enum_values, operators
+from webnn_harness.dtypes import DATA_TYPES
+from webnn_harness.probe import probe
+from webnn_harness.probe.limits import longest_run
+from webnn_harness.runner import RunOptions
 
-FAULTY = "backends.faulty:create"
+FAULTY = "webnn_harness.backends.faulty:create"
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +145,7 @@ def test_partial_results_are_written_as_they_come(faulty_probe):
 
 
 def test_an_interrupted_probe_keeps_its_partial_results(tmp_path):
-    cmd = [sys.executable, "-m", "harness", "probe", "--backend", FAULTY, "-o", "hang_op=neg", "-o", "crash_op=none",
+    cmd = [sys.executable, "-m", "webnn_harness", "probe", "--backend", FAULTY, "-o", "hang_op=neg", "-o", "crash_op=none",
            "--op", "relu", "--op", "neg", "--out", str(tmp_path), "--timeout", "600", "--workers", "1",
            "--batch-size", "4", "--no-layout", "--no-bytes", "-q"]
     proc = subprocess.Popen(cmd, cwd=Path(__file__).parents[1], start_new_session=True,
@@ -170,7 +170,7 @@ def test_an_interrupted_probe_keeps_its_partial_results(tmp_path):
 
 
 def test_compare_lists_declared_but_broken_and_working_but_undeclared(faulty_probe, tmp_path):
-    from harness.probe.compare import compare_declared
+    from webnn_harness.probe.compare import compare_declared
 
     declared = json.loads(json.dumps(faulty_probe.limits))
     declared["abs"]["input"] = {"dataTypes": ["float32"], "rankRange": {"min": 0, "max": 1}}  # crashes
@@ -191,7 +191,7 @@ def test_cli_probe_with_compare(faulty_probe, tmp_path):
     declared.write_text(json.dumps({"relu": {"input": {"dataTypes": ["float32"], "rankRange": {"min": 0, "max": 0}},
                                              "output": {"dataTypes": ["float32"], "rankRange": {"min": 0, "max": 0}}}}))
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "harness", "probe", "--backend", "reference", "--op", "relu", "--out", str(out),
+    cmd = [sys.executable, "-m", "webnn_harness", "probe", "--backend", "reference", "--op", "relu", "--out", str(out),
            "--compare", str(declared), "--max-bytes", str(1 << 20), "--no-layout", "-q"]
     done = subprocess.run(cmd, cwd=Path(__file__).parents[1], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

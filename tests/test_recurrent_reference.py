@@ -31,12 +31,12 @@ import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
-from backends.reference.evaluate import evaluate
-from backends.reference.ops import recurrent as ref
-from harness.cases import Case, load_file
-from harness.graph import Node, TensorDesc
-from harness.opspec import SpecError, create
-from harness.opspec.recurrent import TOLERANCE, recurrent_budget
+from webnn_harness.backends.reference.evaluate import evaluate
+from webnn_harness.backends.reference.ops import recurrent as ref
+from webnn_harness.cases import Case, load_file
+from webnn_harness.graph import Node, TensorDesc
+from webnn_harness.opspec import SpecError, create
+from webnn_harness.opspec.recurrent import TOLERANCE, recurrent_budget
 
 CASES = Path(__file__).resolve().parent.parent / "cases" / "recurrent"
 ONNX_DIRECTION = {"forward": "forward", "backward": "reverse", "both": "bidirectional"}
@@ -47,7 +47,7 @@ def desc(shape, data_type="float32"):
 
 
 def defaults(op, **given):
-    from harness.catalog import operator
+    from webnn_harness.catalog import operator
 
     spec = operator(op)
     attrs = {name: opt.default for name, opt in spec.options.items() if not opt.is_operand}

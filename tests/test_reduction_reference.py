@@ -21,11 +21,11 @@ import pytest
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
-from backends.reference.ops import OPS, ImplementationDefined
-from harness.catalog import operator
-from harness.graph import Node, TensorDesc
-from harness.opspec import SpecError, create
-from harness.tolerance import TOLERANCE
+from webnn_harness.backends.reference.ops import OPS, ImplementationDefined
+from webnn_harness.catalog import operator
+from webnn_harness.graph import Node, TensorDesc
+from webnn_harness.opspec import SpecError, create
+from webnn_harness.tolerance import TOLERANCE
 
 REDUCE_OPS = ["reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceMax",
               "reduceMean", "reduceMin", "reduceProduct", "reduceSum", "reduceSumSquare"]

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.catalog import operators
-from harness.results import BackendTally, Record, ResultWriter, write_summary
-from reports import ReportInputError, build_model, build_site
-from reports.model import (
+from webnn_harness.catalog import operators
+from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.reports import ReportInputError, build_model, build_site
+from webnn_harness.reports.model import (
     cell_outcome, format_value, member_capability, options_from_command, options_from_settings,
     regex_literal, rerun_command,
 )
@@ -403,7 +403,7 @@ def test_runs_only_site_leads_with_conformance(inputs, tmp_path):
 
 
 def test_cli_report(inputs, tmp_path, capsys):
-    from harness.cli import main
+    from webnn_harness.cli import main
 
     out = tmp_path / "cli-site"
     assert main(["report", *map(str, inputs), "--out", str(out)]) == 0

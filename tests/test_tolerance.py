@@ -1,8 +1,8 @@
 """Tolerance budgets: per op, shape-dependent, summed over a graph, overridden per case."""
 import json
 
-from harness.cases import load_cases
-from harness.judge import budget_for
+from webnn_harness.cases import load_cases
+from webnn_harness.judge import budget_for
 
 
 def graph_case(tmp_path, operators, inputs, extra=None, file_extra=None):

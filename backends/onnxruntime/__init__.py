@@ -27,8 +27,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from backends.base import BackendError, BackendInfo, Unsupported
-from harness.graph import Graph
+from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.graph import Graph
 
 OPT_LEVELS = {
     "disable": "ORT_DISABLE_ALL",
@@ -143,7 +143,7 @@ class OnnxRuntimeBackend:
 
     def lower(self, graph: Graph):
         """The ONNX ModelProto for ``graph`` (public for tests and debugging)."""
-        from backends.onnxruntime.lower import Unlowerable, lower_graph
+        from webnn_harness.backends.onnxruntime.lower import Unlowerable, lower_graph
 
         try:
             return lower_graph(graph, self.opset, self.ir_version)
@@ -170,7 +170,7 @@ class OnnxRuntimeBackend:
         return dict(zip(compiled.output_names, results))
 
     def emulations(self) -> dict[str, str]:
-        from backends.onnxruntime.lower import EMULATED
+        from webnn_harness.backends.onnxruntime.lower import EMULATED
 
         return dict(EMULATED)
 
@@ -220,7 +220,7 @@ def create(options: Mapping[str, str]) -> OnnxRuntimeBackend:
 
 def known_failures() -> list[dict]:
     """The entries, checked for shape (every one needs a reason and a case or match)."""
-    text = resources.files("backends.onnxruntime").joinpath("known_failures.json").read_text()
+    text = resources.files("webnn_harness.backends.onnxruntime").joinpath("known_failures.json").read_text()
     entries = json.loads(text)
     for entry in entries:
         if not isinstance(entry, dict) or not entry.get("reason") or not (entry.get("case") or entry.get("match")):

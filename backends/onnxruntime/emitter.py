@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from harness.graph import Node, TensorDesc
+from webnn_harness.graph import Node, TensorDesc
 
 # WebNN data type -> ONNX element type.
 ONNX_TYPES: dict[str, int] = {

@@ -23,8 +23,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from backends.base import BackendError, BackendInfo, Unsupported
-from harness.graph import Graph
+from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.graph import Graph
 
 OPTIONS = ("device", "precision")
 PRECISIONS = ("exact", "default")
@@ -101,7 +101,7 @@ class OpenVINOBackend:
         return {"INFERENCE_PRECISION_HINT": "f32"}
 
     def info(self) -> BackendInfo:
-        from backends.openvino.lower import OPSET
+        from webnn_harness.backends.openvino.lower import OPSET
 
         default_hint = self._property("INFERENCE_PRECISION_HINT")
         default_hint = getattr(default_hint, "get_type_name", lambda: default_hint)()
@@ -126,7 +126,7 @@ class OpenVINOBackend:
         )
 
     def emulations(self) -> dict[str, str]:
-        from backends.openvino.lower import EMULATIONS
+        from webnn_harness.backends.openvino.lower import EMULATIONS
 
         return dict(EMULATIONS)
 
@@ -138,7 +138,7 @@ class OpenVINOBackend:
         return result
 
     def build_batch(self, graphs: Sequence[Graph]) -> list[Any]:
-        from backends.openvino.lower import lower_graph
+        from webnn_harness.backends.openvino.lower import lower_graph
 
         results: list[Any] = [None] * len(graphs)
         pending: dict[tuple, list[tuple[int, Any]]] = {}
@@ -243,7 +243,7 @@ def _classify(exc: BaseException) -> BaseException:
     """Lowering errors: OpenVINO rejecting an op (its shape/type inference
     raises RuntimeError) or an option this adapter cannot express is
     'unsupported'; anything else (an adapter bug) stays as it is."""
-    from backends.openvino.lower import LoweringMismatch, LoweringUnsupported
+    from webnn_harness.backends.openvino.lower import LoweringMismatch, LoweringUnsupported
 
     if isinstance(exc, LoweringMismatch):
         return exc

@@ -7,10 +7,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from backends.base import BackendInfo, Unsupported
-from backends.reference.evaluate import ReferenceOutput, evaluate
-from harness import __version__
-from harness.graph import Graph
+from webnn_harness.backends.base import BackendInfo, Unsupported
+from webnn_harness.backends.reference.evaluate import ReferenceOutput, evaluate
+from webnn_harness import __version__
+from webnn_harness.graph import Graph
 
 
 class ReferenceBackend:
@@ -29,7 +29,7 @@ class ReferenceBackend:
         )
 
     def build(self, graph: Graph) -> Graph:
-        from backends.reference.ops import OPS
+        from webnn_harness.backends.reference.ops import OPS
 
         missing = sorted({n.op for n in graph.nodes} - set(OPS))
         if missing:

@@ -12,9 +12,9 @@ from typing import Mapping
 
 import numpy as np
 
-from backends.reference.ops import OPS, ImplementationDefined
-from harness.dtypes import is_float, numpy_dtype
-from harness.graph import Graph, Node
+from webnn_harness.backends.reference.ops import OPS, ImplementationDefined
+from webnn_harness.dtypes import is_float, numpy_dtype
+from webnn_harness.graph import Graph, Node
 
 # Ops whose output elements each depend only on the same-position input
 # elements (after broadcasting), so an undefined input element taints exactly

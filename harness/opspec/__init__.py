@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from harness.catalog import operator
-from harness.families import join
-from harness.opspec.base import Created, OperandArg, SpecError, check_limits
+from webnn_harness.catalog import operator
+from webnn_harness.families import join
+from webnn_harness.opspec.base import Created, OperandArg, SpecError, check_limits
 
-CREATE = join("harness.opspec", "CREATE")
+CREATE = join("webnn_harness.opspec", "CREATE")
 
 
 def create(op: str, operands: Mapping[str, OperandArg], attributes: Mapping[str, Any]) -> Created:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from harness.catalog import OperatorSpec
-from harness.graph import TensorDesc
+from webnn_harness.catalog import OperatorSpec
+from webnn_harness.graph import TensorDesc
 
 
 class SpecError(ValueError):

@@ -11,8 +11,8 @@ from fractions import Fraction
 from math import floor
 from typing import Any, Mapping, Sequence
 
-from harness.graph import TensorDesc
-from harness.opspec.base import Budget, Created, check
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import Budget, Created, check
 
 # MLInputOperandLayout: position of (channels, height, width) in the 4-D shape.
 INPUT_LAYOUT_AXES: dict[str, tuple[int, int, int]] = {"nchw": (1, 2, 3), "nhwc": (3, 1, 2)}

@@ -17,10 +17,10 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from harness.catalog import operator
-from harness.dtypes import DATA_TYPES, integer_range, is_float
-from harness.graph import TensorDesc
-from harness.opspec.base import EXACT, Created, atol, broadcast_shapes, check, ulp
+from webnn_harness.catalog import operator
+from webnn_harness.dtypes import DATA_TYPES, integer_range, is_float
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import EXACT, Created, atol, broadcast_shapes, check, ulp
 
 
 def _broadcast(op: str, shape_a, shape_b) -> tuple[int, ...]:

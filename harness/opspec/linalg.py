@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.dtypes import numpy_dtype
-from harness.graph import TensorDesc
-from harness.opspec.base import (
+from webnn_harness.dtypes import numpy_dtype
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import (
     EXACT,
     Budget,
     Created,

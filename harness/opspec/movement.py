@@ -11,9 +11,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from harness.dtypes import is_float, numpy_dtype
-from harness.graph import TensorDesc
-from harness.opspec.base import EXACT, Created, check, check_axes
+from webnn_harness.dtypes import is_float, numpy_dtype
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import EXACT, Created, check, check_axes
 
 # "A valid dimension is an integer greater than zero and in the range of long."
 MAX_DIMENSION = 2**31 - 1

@@ -6,9 +6,9 @@ Spec: #api-mlgraphbuilder-batchnorm, #api-mlgraphbuilder-instancenorm,
 """
 from __future__ import annotations
 
-from harness.graph import TensorDesc
-from harness.opspec.base import Budget, Created, check, ulp
-from harness.opspec.linalg import cast_number
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import Budget, Created, check, ulp
+from webnn_harness.opspec.linalg import cast_number
 
 LAYOUTS = ("nchw", "nhwc")
 

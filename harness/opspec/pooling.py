@@ -23,9 +23,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from harness.graph import TensorDesc
-from harness.opspec.base import EXACT, Budget, Created, check, check_axes, ulp
-from harness.opspec.convolution import (
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import EXACT, Budget, Created, check, check_axes, ulp
+from webnn_harness.opspec.convolution import (
     INPUT_LAYOUT_AXES,
     check_window_fits,
     conv_output_size,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from harness.graph import TensorDesc
-from harness.opspec.base import EXACT, Created, check, ulp
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import EXACT, Created, check, ulp
 
 
 def blockwise_broadcastable(shape_from: Sequence[int], shape_to: Sequence[int]) -> bool:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from harness.catalog import enum_values
-from harness.graph import TensorDesc
-from harness.opspec.base import Budget, Created, check
+from webnn_harness.catalog import enum_values
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import Budget, Created, check
 
 GRU_GATES = 3
 LSTM_GATES = 4

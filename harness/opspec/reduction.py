@@ -10,9 +10,9 @@ from __future__ import annotations
 from math import prod
 from typing import Sequence
 
-from harness.dtypes import integer_range
-from harness.graph import TensorDesc
-from harness.opspec.base import EXACT, Budget, Created, check
+from webnn_harness.dtypes import integer_range
+from webnn_harness.graph import TensorDesc
+from webnn_harness.opspec.base import EXACT, Budget, Created, check
 
 REDUCE_OPS = (
     "reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceMax",

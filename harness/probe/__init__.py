@@ -22,17 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-import backends
-from backends.base import emulations
-from harness.builder import FieldError
-from harness.catalog import operators
-from harness.dtypes import DATA_TYPES
-from harness.opspec.base import SpecError
-from harness.probe import limits as limits_mod
-from harness.probe.plan import MAX_RANK, Combo, dims, plan
-from harness.probe.synth import key, output_member, to_case
-from harness.results import Record, run_header
-from harness.runner import RunOptions, WorkerPool
+from webnn_harness import backends
+from webnn_harness.backends.base import emulations
+from webnn_harness.builder import FieldError
+from webnn_harness.catalog import operators
+from webnn_harness.dtypes import DATA_TYPES
+from webnn_harness.opspec.base import SpecError
+from webnn_harness.probe import limits as limits_mod
+from webnn_harness.probe.plan import MAX_RANK, Combo, dims, plan
+from webnn_harness.probe.synth import key, output_member, to_case
+from webnn_harness.results import Record, run_header
+from webnn_harness.runner import RunOptions, WorkerPool
 
 DEFAULT_MAX_BYTES = 1 << 30
 OUTCOMES = ("supported", "emulated", "rejected", "wrong", "unverified", "crash", "timeout", "error")
@@ -208,12 +208,12 @@ def probe(
     limits_members, analysis = limits_mod.derive(collector.entries)
     layout_evidence = None
     if layout:
-        from harness.probe.layout import measure_layouts
+        from webnn_harness.probe.layout import measure_layouts
 
         layout_evidence = measure_layouts(backend, options)
     bytes_evidence = None
     if byte_search:
-        from harness.probe.bytes import search_max_bytes
+        from webnn_harness.probe.bytes import search_max_bytes
 
         bytes_evidence = search_max_bytes(backend, options, max_bytes)
 
@@ -242,7 +242,7 @@ def probe(
     (out_dir / f"{name}-opSupportLimits.header.json").write_text(json.dumps(header, indent=1, default=str) + "\n")
     evidence_path = out_dir / f"{name}-probe.json"
     if compare_file is not None:
-        from harness.probe.compare import compare_declared
+        from webnn_harness.probe.compare import compare_declared
 
         evidence["compare"] = compare_declared(json.loads(Path(compare_file).read_text()), evidence, str(compare_file))
     evidence_path.write_text(json.dumps(evidence, indent=1, default=str) + "\n")

@@ -9,7 +9,7 @@ from typing import Mapping
 
 import numpy as np
 
-from harness.probe.isolate import run_isolated
+from webnn_harness.probe.isolate import run_isolated
 
 START = 1 << 20
 PATTERN = np.array([-1.5, 2.0, 0.5, -3.0], dtype=np.float32)
@@ -18,8 +18,8 @@ BISECT_STEPS = 4
 
 def _relu_ok(backend, n_bytes: int) -> str | None:
     """None when relu over an n_bytes float32 tensor computes correctly; else why not."""
-    from harness.graph import TensorDesc
-    from harness.probe.synth import single_node_graph
+    from webnn_harness.graph import TensorDesc
+    from webnn_harness.probe.synth import single_node_graph
 
     count = n_bytes // 4
     graph = single_node_graph("relu", {"input": TensorDesc((count,), "float32")}, {})
@@ -38,7 +38,7 @@ def _relu_ok(backend, n_bytes: int) -> str | None:
 
 
 def _search(send, backend_name: str, options: Mapping[str, str], sizes: list[int]) -> None:
-    import backends
+    from webnn_harness import backends
 
     backend = backends.create(backend_name, options)
     for size in sizes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Mapping
 
-from harness.probe.limits import WORKING
+from webnn_harness.probe.limits import WORKING
 
 TOP_LEVEL = ("preferredInputLayout", "maxTensorByteLength")
 GRAPH_MEMBERS = ("input", "constant", "output")

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from harness.dtypes import is_float, numpy_dtype
+from webnn_harness.dtypes import is_float, numpy_dtype
 
 NAN, INF = float("nan"), float("inf")
 

@@ -10,7 +10,7 @@ from typing import Mapping
 
 import numpy as np
 
-from harness.probe.isolate import run_isolated
+from webnn_harness.probe.isolate import run_isolated
 
 # (label, op, nchw input shape, attributes); nhwc transposes the input and,
 # for conv2d, uses the ohwi filter layout that nhwc backends pair with it.
@@ -24,8 +24,8 @@ REPEATS, MIN_SECONDS = 20, 0.3
 
 
 def _graph(op: str, layout: str, attrs: Mapping):
-    from harness.graph import TensorDesc
-    from harness.probe.synth import single_node_graph
+    from webnn_harness.graph import TensorDesc
+    from webnn_harness.probe.synth import single_node_graph
 
     shape = (1, CHANNELS, SIZE, SIZE) if layout == "nchw" else (1, SIZE, SIZE, CHANNELS)
     operands = {"input": TensorDesc(shape, "float32")}
@@ -40,7 +40,7 @@ def _graph(op: str, layout: str, attrs: Mapping):
 
 
 def _time_layouts(send, backend_name: str, options: Mapping[str, str]) -> None:
-    import backends
+    from webnn_harness import backends
 
     backend = backends.create(backend_name, options)
     rng = np.random.default_rng(0)

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
-from harness.catalog import OperandLimits, operators
-from harness.dtypes import in_spec_order
-from harness.probe.plan import MAX_RANK
+from webnn_harness.catalog import OperandLimits, operators
+from webnn_harness.dtypes import in_spec_order
+from webnn_harness.probe.plan import MAX_RANK
 
 WORKING = frozenset({"supported", "emulated"})
 GRAPH_MEMBERS = ("input", "constant", "output")

@@ -14,13 +14,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from harness import opspec
-from harness.builder import build_graph, is_required
-from harness.cases import Case
-from harness.catalog import operator
-from harness.graph import Graph, Node, TensorDesc
-from harness.probe.inputs import operand_values
-from harness.probe.plan import Combo
+from webnn_harness import opspec
+from webnn_harness.builder import build_graph, is_required
+from webnn_harness.cases import Case
+from webnn_harness.catalog import operator
+from webnn_harness.graph import Graph, Node, TensorDesc
+from webnn_harness.probe.inputs import operand_values
+from webnn_harness.probe.plan import Combo
 
 PROBE_FILE = "probe"
 

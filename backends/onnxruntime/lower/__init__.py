@@ -12,13 +12,13 @@ from typing import Mapping
 
 from onnx import helper
 
-from backends.onnxruntime.emitter import Call, Emitter, Unlowerable, value_info
-from harness.families import join
-from harness.graph import Graph
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter, Unlowerable, value_info
+from webnn_harness.families import join
+from webnn_harness.graph import Graph
 
 
-LOWER = join("backends.onnxruntime.lower", "LOWER")
-EMULATED: Mapping[str, str] = join("backends.onnxruntime.lower", "EMULATED")
+LOWER = join("webnn_harness.backends.onnxruntime.lower", "LOWER")
+EMULATED: Mapping[str, str] = join("webnn_harness.backends.onnxruntime.lower", "EMULATED")
 
 
 def _call(node, env, descs) -> Call:

@@ -7,7 +7,7 @@ filter transpose when the filter is a constant). WebNN padding is
 """
 from __future__ import annotations
 
-from backends.onnxruntime.emitter import Call, Emitter
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 
 NHWC_TO_NCHW = (0, 3, 1, 2)
 NCHW_TO_NHWC = (0, 2, 3, 1)

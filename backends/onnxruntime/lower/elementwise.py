@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import math
 
-from backends.onnxruntime.emitter import ONNX_TYPES, Call, Emitter
-from harness.dtypes import integer_range, is_float
-from harness.opspec.base import unidirectionally_broadcastable
+from webnn_harness.backends.onnxruntime.emitter import ONNX_TYPES, Call, Emitter
+from webnn_harness.dtypes import integer_range, is_float
+from webnn_harness.opspec.base import unidirectionally_broadcastable
 
 
 def _native(onnx_op: str, *params: str, **attrs):

@@ -1,7 +1,7 @@
 """matmul, gemm, triangular."""
 from __future__ import annotations
 
-from backends.onnxruntime.emitter import Call, Emitter
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 
 
 def matmul(e: Emitter, c: Call) -> str:

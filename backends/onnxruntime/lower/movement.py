@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.onnxruntime.emitter import Call, Emitter
-from backends.onnxruntime.lower.elementwise import _bound
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
+from webnn_harness.backends.onnxruntime.lower.elementwise import _bound
 
 INT64_MIN = int(np.iinfo(np.int64).min)
 

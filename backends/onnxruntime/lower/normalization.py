@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.onnxruntime.emitter import Call, Emitter
-from backends.onnxruntime.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
+from webnn_harness.backends.onnxruntime.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW
 
 
 def _param(e: Emitter, c: Call, name: str, fill: float, shape, data_type: str) -> str:

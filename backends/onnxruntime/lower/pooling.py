@@ -1,8 +1,8 @@
 """averagePool2d, l2Pool2d, maxPool2d and resample2d."""
 from __future__ import annotations
 
-from backends.onnxruntime.emitter import Call, Emitter
-from backends.onnxruntime.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW, onnx_pads
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
+from webnn_harness.backends.onnxruntime.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW, onnx_pads
 
 
 def _pool(onnx_op: str, **extra):

@@ -10,8 +10,8 @@ blocked-on-one-axis parameters and a narrower set of types, so:
 """
 from __future__ import annotations
 
-from backends.onnxruntime.emitter import Call, Emitter
-from harness.dtypes import integer_range
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
+from webnn_harness.dtypes import integer_range
 
 NATIVE_DEQUANTIZE_INPUTS = {"int8", "uint8", "int32"}
 NATIVE_QUANTIZE_OUTPUTS = {"int8", "uint8"}

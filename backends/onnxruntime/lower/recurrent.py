@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.onnxruntime.emitter import Call, Emitter
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 
 DIRECTIONS = {"forward": "forward", "backward": "reverse", "both": "bidirectional"}
 ACTIVATIONS = {"sigmoid": "Sigmoid", "tanh": "Tanh", "relu": "Relu"}

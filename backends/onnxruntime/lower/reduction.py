@@ -1,7 +1,7 @@
 """Reductions, argMin/argMax and cumulativeSum."""
 from __future__ import annotations
 
-from backends.onnxruntime.emitter import Call, Emitter
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 
 _REDUCE = {
     "reduceL1": "ReduceL1",

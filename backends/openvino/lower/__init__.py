@@ -12,13 +12,13 @@ import numpy as np
 import openvino as ov
 import openvino.opset16 as ops
 
-from harness.families import join
-from backends.openvino.lower.base import OPSET, OV_TYPES, LoweringUnsupported, data_type, output, shape
-from harness.graph import Graph
+from webnn_harness.families import join
+from webnn_harness.backends.openvino.lower.base import OPSET, OV_TYPES, LoweringUnsupported, data_type, output, shape
+from webnn_harness.graph import Graph
 
 
-LOWER = join("backends.openvino.lower", "LOWER")
-EMULATIONS = join("backends.openvino.lower", "EMULATIONS")
+LOWER = join("webnn_harness.backends.openvino.lower", "LOWER")
+EMULATIONS = join("webnn_harness.backends.openvino.lower", "EMULATIONS")
 
 
 class LoweringMismatch(RuntimeError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import openvino.opset16 as ops
 
-from backends.openvino.lower.base import along_axis, output, reshape, shape, transpose
+from webnn_harness.backends.openvino.lower.base import along_axis, output, reshape, shape, transpose
 
 NHWC_TO_NCHW = (0, 3, 1, 2)
 NCHW_TO_NHWC = (0, 2, 3, 1)

@@ -6,7 +6,7 @@ import math
 
 import openvino.opset16 as ops
 
-from backends.openvino.lower.base import (
+from webnn_harness.backends.openvino.lower.base import (
     OV_TYPES,
     const,
     convert,

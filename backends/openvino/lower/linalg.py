@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import openvino.opset16 as ops
 
-from backends.openvino.lower.base import const, output
+from webnn_harness.backends.openvino.lower.base import const, output
 
 
 def matmul(out, a, b):

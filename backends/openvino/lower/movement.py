@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from backends.openvino.lower.base import const, convert, data_type, i64, output, reshape, shape
+from webnn_harness.backends.openvino.lower.base import const, convert, data_type, i64, output, reshape, shape
 
 
 def concat(out, inputs, axis):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from backends.openvino.lower.base import along_axis, const, i64, output, rank, reshape, shape, transpose
+from webnn_harness.backends.openvino.lower.base import along_axis, const, i64, output, rank, reshape, shape, transpose
 
 
 def batch_normalization(out, input, mean, variance, axis, epsilon, scale=None, bias=None):

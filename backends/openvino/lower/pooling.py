@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from backends.openvino.lower.base import NUMPY_OF, data_type, output, shape, transpose
-from backends.openvino.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW
+from webnn_harness.backends.openvino.lower.base import NUMPY_OF, data_type, output, shape, transpose
+from webnn_harness.backends.openvino.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW
 
 
 def _geometry(out, x, windowDimensions, padding, strides, dilations, layout):

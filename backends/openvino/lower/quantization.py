@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from backends.openvino.lower.base import const, convert, data_type, output, reshape, shape
+from webnn_harness.backends.openvino.lower.base import const, convert, data_type, output, reshape, shape
 
 
 def blockwise(operand, target_shape):

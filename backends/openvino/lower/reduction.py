@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import openvino.opset16 as ops
 
-from backends.openvino.lower.base import const, i64, output, squeeze
+from webnn_harness.backends.openvino.lower.base import const, i64, output, squeeze
 
 
 def _reduce(native, over_nothing=lambda x: output(x)):

@@ -12,9 +12,9 @@ returned wrapped in ``ImplementationDefined`` with a mask of those elements.
 """
 from __future__ import annotations
 
-from harness.families import join
-from backends.reference.ops.base import ImplementationDefined
+from webnn_harness.families import join
+from webnn_harness.backends.reference.ops.base import ImplementationDefined
 
-OPS = join("backends.reference.ops", "OPS")
+OPS = join("webnn_harness.backends.reference.ops", "OPS")
 
 __all__ = ["OPS", "ImplementationDefined"]

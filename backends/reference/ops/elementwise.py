@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from backends.reference.ops.base import ImplementationDefined
-from harness.dtypes import integer_range, is_float, numpy_dtype
+from webnn_harness.backends.reference.ops.base import ImplementationDefined
+from webnn_harness.dtypes import integer_range, is_float, numpy_dtype
 
 
 def _is_int(x: np.ndarray) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.reference.ops.base import ImplementationDefined
+from webnn_harness.backends.reference.ops.base import ImplementationDefined
 
 DUPLICATE_INDICES = (
     "scatter with duplicate indices writing different values: the spec does not say which update "

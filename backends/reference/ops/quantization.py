@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.reference.ops.base import ImplementationDefined
+from webnn_harness.backends.reference.ops.base import ImplementationDefined
 
 
 def blockwise_expand(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

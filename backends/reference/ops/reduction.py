@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.reference.ops.base import ImplementationDefined
+from webnn_harness.backends.reference.ops.base import ImplementationDefined
 
 
 def _axes(axes) -> tuple[int, ...]:
