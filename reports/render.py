@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-
 from webnn_harness.catalog import operators
-from webnn_harness.reports.model import CAPABILITY_TEXT, OUTCOME_TEXT, SHORT_TYPE, SiteModel, format_bytes
+from webnn_harness.reports.capability import CAPABILITY_TEXT
+from webnn_harness.reports.common import SHORT_TYPE, format_bytes
+from webnn_harness.reports.conformance import OUTCOME_TEXT
+from webnn_harness.reports.model import SiteModel
 
 STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 

@@ -13,14 +13,18 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from webnn_harness.catalog import operators
-from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
 from webnn_harness.reports import ReportInputError, build_model, build_site
-from webnn_harness.reports.model import (
-    cell_outcome, format_value, member_capability, options_from_command, options_from_settings,
-    regex_literal, rerun_command,
+from webnn_harness.reports.capability import member_capability
+from webnn_harness.reports.common import (
+    format_value,
+    options_from_command,
+    options_from_settings,
+    regex_literal,
+    rerun_command,
 )
+from webnn_harness.reports.conformance import cell_outcome
+from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
 
 XSS = "<script>alert(1)</script>"
 ORT = {"name": "onnxruntime", "version": "1.31.1", "device": "CPUExecutionProvider (x86_64)",

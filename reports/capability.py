@@ -1,0 +1,411 @@
+"""Probe outputs -> the capability model: measured opSupportLimits, evidence, layout and byte-length findings."""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from webnn_harness.catalog import OperatorSpec, operators
+from webnn_harness.reports.common import (
+    SHORT_TYPE,
+    BackendId,
+    BackendIds,
+    ReportInputError,
+    format_bytes,
+    format_error,
+    format_seconds,
+    format_value,
+    read_json,
+)
+
+# --------------------------------------------------------------------------- capability model
+#
+# Probe outputs (harness/probe): ``<stem>-opSupportLimits.json`` is exactly
+# MLOpSupportLimits; ``<stem>-opSupportLimits.header.json`` the probe's header;
+# ``<stem>-probe.json`` the evidence: {"header", "summary", "combinations": [
+# {id, op, role, member, axis, value, inSpec, operands, outputs, attributes,
+# outcome, message, metric, budget, maxError, example}], "optionValues",
+# "beyondSpecDataTypes", "conformanceGaps", "emulations", "preferredInputLayout",
+# "maxTensorByteLength", "analysis", "notTried", "harnessProblems"}.
+# A limits file alone (for example one a browser declares) is enough for the
+# matrix; the evidence adds wrong results, emulation, layouts and options.
+
+MAX_PROBED_RANK = 8  # the probe caps ranks here; a spec "N" is checked up to it
+
+
+@dataclass(frozen=True)
+class TensorLimit:
+    data_types: tuple[str, ...]
+    rank_min: int | None
+    rank_max: int | None
+
+    @property
+    def rank_text(self) -> str:
+        if not self.data_types or (self.rank_min is None and self.rank_max is None):
+            return ""
+        if self.rank_min == self.rank_max:
+            return f"rank {self.rank_min}"
+        return f"rank {self.rank_min}–{self.rank_max}"
+
+
+@dataclass(frozen=True)
+class MemberCapability:
+    """One operand of one operator on one backend, against the spec."""
+
+    member: str
+    limit: TensorLimit | None  # None: the backend's limits do not list this member
+    missing_types: tuple[str, ...]  # required by the spec, absent from the backend's list
+    missing_ranks: str  # "" or e.g. "spec requires rank 0–5, backend has 1–5"
+    beyond_spec: tuple[str, ...]  # working data types the spec does not allow (from the evidence)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One probed combination as the probe recorded it."""
+
+    op: str
+    member: str
+    axis: str  # dataType | rank | option | baseline
+    value: str
+    varied: str  # "input.dataType=int64", "option inputLayout=nhwc", "baseline"
+    operands: str  # "input f32 [2, 3] → output f32 [2, 3]"
+    attributes: str
+    in_spec: bool
+    outcome: str  # supported | emulated | rejected | wrong | unverified | crash | timeout | error
+    message: str  # the backend's message, or for a wrong result the worst element
+
+    @property
+    def data_type(self) -> str:
+        return self.value if self.axis == "dataType" else ""
+
+    @property
+    def rank(self) -> str:
+        return self.value if self.axis == "rank" else ""
+
+
+@dataclass(frozen=True)
+class OpCapability:
+    op: str
+    backend: BackendId
+    probed: bool  # False: a partial probe that did not try this operator
+    listed: bool  # some member has a data type in opSupportLimits
+    members: tuple[MemberCapability, ...]
+    wrong: tuple[Evidence, ...]  # accepted and computed, but the values were wrong
+    emulated: str  # how the backend composes it, "" if native
+    evidence: tuple[Evidence, ...]
+    options: tuple[tuple[str, str], ...]  # (option or layout variant, outcome)
+    outcomes: tuple[tuple[str, int], ...]  # evidence outcome counts
+
+    @property
+    def missing_types(self) -> tuple[str, ...]:
+        seen: list[str] = []
+        for m in self.members:
+            seen += [t for t in m.missing_types if t not in seen]
+        return tuple(seen)
+
+    @property
+    def rank_gaps(self) -> tuple[str, ...]:
+        return tuple(f"{m.member}: {m.missing_ranks}" for m in self.members if m.missing_ranks)
+
+    @property
+    def primary(self) -> MemberCapability | None:
+        return self.members[0] if self.members else None
+
+    @property
+    def layouts(self) -> tuple[tuple[str, str], ...]:
+        return tuple((k, v) for k, v in self.options if "ayout" in k)
+
+    @property
+    def option_variants(self) -> tuple[tuple[str, str], ...]:
+        return tuple((k, v) for k, v in self.options if "ayout" not in k)
+
+    @property
+    def wrong_in_spec(self) -> tuple[Evidence, ...]:
+        return tuple(e for e in self.wrong if e.in_spec)
+
+    @property
+    def has_gaps(self) -> bool:
+        return self.listed and bool(self.missing_types or self.rank_gaps)
+
+    @property
+    def status(self) -> str:
+        """The cell's colour: wrong results inside the spec first, then gaps, then how it is done.
+        Wrong results only for data types beyond the spec do not colour the cell (a WebNN
+        implementation rejects those before they reach the backend); they are still listed."""
+        if not self.probed:
+            return "unprobed"
+        if not self.listed:
+            return "absent"
+        if self.wrong_in_spec:
+            return "wrong"
+        if self.missing_types or self.rank_gaps:
+            return "gaps"
+        return "emulated" if self.emulated else "complete"
+
+
+CAPABILITY_TEXT = {
+    "complete": "every required data type and rank",
+    "emulated": "complete, composed from other operations",
+    "gaps": "misses a spec-required data type or rank",
+    "wrong": "accepted but computes wrong values",
+    "absent": "not supported",
+    "unprobed": "not probed",
+}
+
+
+@dataclass(frozen=True)
+class ProbeBackend:
+    backend: BackendId
+    header: Mapping[str, Any]  # run_header(): backend info, harness version, date, machine
+    limits_file: str  # path of the opSupportLimits JSON, "" if none given
+    limits_download: str  # file name under data/ in the site, "" if none
+    preferred_layout: str
+    layout_basis: str  # why that layout ("geometric mean of nhwc/nchw time ratios = 1.11")
+    layout_timings: tuple[tuple[str, str, str, str], ...]  # (graph, nchw median, nhwc median, nhwc/nchw)
+    layout_evidence: tuple[tuple[str, str], ...]  # the rest of the layout evidence (shapes...), flattened
+    max_tensor_byte_length: int | None
+    bytes_evidence: tuple[tuple[str, str], ...]  # how the byte search went, as (what, text) rows
+    bytes_at_budget: bool  # the search stopped at its memory budget: the real limit is at least this
+    compare: Mapping[str, Any]  # the probe's diff against a declared opSupportLimits file, if any
+    graph_limits: tuple[tuple[str, TensorLimit], ...]  # input / constant / output
+    ops: Mapping[str, OpCapability]
+    summary: Mapping[str, Any]
+    not_tried: int
+    harness_problems: tuple[str, ...]
+
+    @property
+    def gap_ops(self) -> tuple[OpCapability, ...]:
+        return tuple(o for o in self.ops.values() if o.status == "absent" or o.has_gaps or o.wrong_in_spec)
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        """Operators per cell colour, and (independently) how many have gaps or wrong results."""
+        c = Counter(o.status for o in self.ops.values())
+        out = {s: c[s] for s in CAPABILITY_TEXT}
+        out["with_gaps"] = sum(o.has_gaps for o in self.ops.values())
+        out["with_wrong"] = sum(bool(o.wrong_in_spec) and o.listed for o in self.ops.values())
+        return out
+
+
+def _tensor_limit(raw: Any) -> TensorLimit | None:
+    if not isinstance(raw, Mapping):
+        return None
+    rr = raw.get("rankRange") or {}
+    return TensorLimit(tuple(raw.get("dataTypes") or ()), rr.get("min"), rr.get("max"))
+
+
+def member_capability(spec: OperatorSpec, member: str, raw: Any, beyond: Sequence[str] = ()) -> MemberCapability:
+    """A backend's MLTensorLimits for one member against the spec's required types and ranks."""
+    lim = spec.operands[member]
+    limit = _tensor_limit(raw)
+    req_lo = lim.required_ranks.min
+    req_hi = min(lim.required_ranks.max if lim.required_ranks.max is not None else MAX_PROBED_RANK, MAX_PROBED_RANK)
+    rank_gap = ""
+    if limit is None or not limit.data_types:
+        missing = tuple(lim.required_data_types)
+    else:
+        missing = tuple(t for t in lim.required_data_types if t not in limit.data_types)
+        lo, hi = limit.rank_min, limit.rank_max
+        if lo is not None and hi is not None and (lo > req_lo or hi < req_hi):
+            need = f"{req_lo}–{req_hi}" if req_hi != req_lo else f"{req_lo}"
+            have = f"{lo}–{hi}" if lo != hi else f"{lo}"
+            rank_gap = f"spec requires rank {need}, backend has {have}"
+    return MemberCapability(member=member, limit=limit, missing_types=missing, missing_ranks=rank_gap,
+                            beyond_spec=tuple(beyond))
+
+
+def _short(v: Any) -> str:
+    s = v if isinstance(v, str) else json.dumps(v, default=str)
+    return s if len(s) <= 48 else s[:45] + "..."
+
+
+def _desc_text(member: str, d: Any) -> str:
+    if isinstance(d, list):
+        return "; ".join(_desc_text(member, x) for x in d)
+    if not isinstance(d, Mapping):
+        return member
+    shape = "[" + ", ".join(str(x) for x in d.get("shape", [])) + "]"
+    return f"{member} {SHORT_TYPE.get(d.get('dataType', ''), d.get('dataType', ''))} {shape}"
+
+
+def evidence_entry(e: Mapping[str, Any]) -> Evidence:
+    axis, value, member = str(e.get("axis", "")), e.get("value", ""), e.get("member") or ""
+    if axis == "baseline":
+        varied = "baseline"
+    elif axis == "option":
+        varied = f"option {value}"
+    else:
+        varied = f"{member}.{axis}={value}" if member else f"{axis}={value}"
+    ins = ", ".join(_desc_text(m, d) for m, d in (e.get("operands") or {}).items())
+    outs = ", ".join(_desc_text(o.get("member", "output"), o) for o in (e.get("outputs") or []))
+    message = str(e.get("message") or "")
+    example = e.get("example")
+    if e.get("outcome") == "wrong" and isinstance(example, Mapping):
+        idx = example.get("index")
+        where = "[" + ", ".join(str(i) for i in idx) + "]" if isinstance(idx, list) else ""
+        message = (f"max error {format_error(e.get('maxError'))} (budget {format_error(e.get('budget'))} "
+                   f"{e.get('metric') or ''}); at {where} expected {format_value(example.get('expected'))}, "
+                   f"got {format_value(example.get('actual'))}" + (f"; {message}" if message else ""))
+    attrs = e.get("attributes") or {}
+    return Evidence(
+        op=str(e.get("op", "")), member=str(member), axis=axis, value=str(value), varied=varied,
+        operands=ins + (f" → {outs}" if outs else ""),
+        attributes=", ".join(f"{k}={_short(v)}" for k, v in attrs.items()) if isinstance(attrs, Mapping) else "",
+        in_spec=bool(e.get("inSpec", True)), outcome=str(e.get("outcome", "")), message=message,
+    )
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """Nested evidence (layout timings, byte search) as (key path, text) rows."""
+    if isinstance(value, Mapping):
+        out = []
+        for k, v in value.items():
+            out += _flatten(v, f"{prefix}.{k}" if prefix else str(k))
+        return out
+    if isinstance(value, float):
+        return [(prefix, f"{value:.6g}")]
+    if isinstance(value, list) and value and all(isinstance(x, Mapping) for x in value):
+        return [row for i, x in enumerate(value) for row in _flatten(x, f"{prefix}[{i}]")]
+    return [(prefix, value if isinstance(value, str) else json.dumps(value, default=str))]
+
+
+
+
+def _layout_rows(raw: Any) -> tuple[tuple[tuple[str, str, str, str], ...], tuple[tuple[str, str], ...]]:
+    """The layout timing table (per graph: nchw, nhwc medians and their ratio) and the other facts."""
+    if not isinstance(raw, Mapping):
+        return (), ()
+    rows = []
+    timings = raw.get("timings") if isinstance(raw.get("timings"), Mapping) else {}
+    for label, t in timings.items():
+        if not isinstance(t, Mapping):
+            continue
+
+        def cell(layout: str) -> str:
+            v = t.get(layout)
+            if not isinstance(v, Mapping):
+                return ""
+            if v.get("error"):
+                return f"failed: {v['error']}"
+            runs = f" (median of {v['runs']})" if v.get("runs") else ""
+            return format_seconds(v.get("medianSeconds")) + runs
+
+        ratio = t.get("nhwcOverNchw")
+        rows.append((str(label), cell("nchw"), cell("nhwc"), f"{ratio:.3f}" if isinstance(ratio, (int, float)) else ""))
+    rest = [(k, v) for k, v in _flatten({k: v for k, v in raw.items() if k not in ("preferred", "basis", "timings")})]
+    return tuple(rows), tuple(rest)
+
+
+def _bytes_rows(raw: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(raw, Mapping):
+        return ()
+    rows = []
+    if raw.get("op"):
+        rows.append(("measured with", str(raw["op"])))
+    if raw.get("kind"):
+        kind = {"budget": "reached the search's memory budget (the real limit may be higher)",
+                "limit": "found a size the backend refuses or computes wrongly",
+                "unknown": "inconclusive"}.get(raw["kind"], str(raw["kind"]))
+        rows.append(("result", kind))
+    if raw.get("budget"):
+        rows.append(("budget", format_bytes(raw["budget"])))
+    first = raw.get("firstFailure")
+    if isinstance(first, Mapping):
+        rows.append(("first failure", f"{format_bytes(first.get('bytes'))}: {first.get('problem', '')}"))
+    if isinstance(raw.get("attempts"), list):
+        rows.append(("attempts", str(len(raw["attempts"]))))
+    return tuple(rows)
+
+
+def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path | None, probe_path: Path | None,
+                        ids: BackendIds) -> tuple[ProbeBackend, Any]:
+    """One probe's column; also returns the limits JSON as read (for the download link)."""
+    limits = read_json(limits_path) if limits_path else {}
+    probe = read_json(probe_path) if probe_path else {}
+    header = read_json(header_path) if header_path else {}
+    for path, doc in ((limits_path, limits), (probe_path, probe), (header_path, header)):
+        if not isinstance(doc, Mapping):
+            raise ReportInputError(f"{path}: expected a JSON object")
+    header = probe.get("header") if isinstance(probe.get("header"), Mapping) else header
+    binfo = header.get("backend") if isinstance(header.get("backend"), Mapping) else {}
+    name = str(binfo.get("name") or Path(stem).name)
+    bid = ids.get(name, str(binfo.get("version", "")), str(binfo.get("device", "")),
+                  json.dumps(binfo.get("settings", {}), sort_keys=True, default=str) + stem)
+    combos = [c for c in probe.get("combinations", []) if isinstance(c, Mapping) and not c.get("role")]
+    by_op: dict[str, list[Evidence]] = defaultdict(list)
+    for c in combos:
+        by_op[str(c.get("op"))].append(evidence_entry(c))
+    emulations = probe.get("emulations") or header.get("emulations") or {}
+    analysis = probe.get("analysis") if isinstance(probe.get("analysis"), Mapping) else None
+    beyond = probe.get("beyondSpecDataTypes") or {}
+    option_values = probe.get("optionValues") or {}
+    ops: dict[str, OpCapability] = {}
+    for op, spec in operators().items():
+        raw_op = limits.get(op) if isinstance(limits.get(op), Mapping) else None
+        probed = raw_op is not None or analysis is None or op in analysis
+        members = tuple(member_capability(spec, m, (raw_op or {}).get(m), (beyond.get(op) or {}).get(m, ()))
+                        for m in spec.operands)
+        listed = raw_op is not None and any(m.limit and m.limit.data_types for m in members)
+        ev = tuple(by_op.get(op, ()))
+        outcome_counts = Counter(e.outcome for e in ev)
+        how = ""
+        if outcome_counts["emulated"] or (not ev and op in emulations):
+            how = str(emulations.get(op, "composed from other operations"))
+        ops[op] = OpCapability(
+            op=op, backend=bid, probed=probed, listed=listed, members=members,
+            wrong=tuple(e for e in ev if e.outcome == "wrong"), emulated=how, evidence=ev,
+            options=tuple((str(k), str(v)) for k, v in (option_values.get(op) or {}).items()),
+            outcomes=tuple(sorted(outcome_counts.items(), key=lambda kv: -kv[1])),
+        )
+    layout_raw = probe.get("preferredInputLayout")
+    preferred = limits.get("preferredInputLayout") or (layout_raw.get("preferred") if isinstance(layout_raw, Mapping)
+                                                        else layout_raw) or ""
+    mtbl = limits.get("maxTensorByteLength")
+    bytes_raw = probe.get("maxTensorByteLength")
+    if not mtbl and isinstance(bytes_raw, Mapping):
+        mtbl = bytes_raw.get("maxTensorByteLength")
+    timings, rest = _layout_rows(layout_raw)
+    pb = ProbeBackend(
+        backend=bid, header=header, limits_file=str(limits_path or ""),
+        limits_download=f"{bid.slug}-opSupportLimits.json" if limits else "",
+        preferred_layout=str(preferred),
+        layout_basis=str(layout_raw.get("basis", "")) if isinstance(layout_raw, Mapping) else "",
+        layout_timings=timings, layout_evidence=rest,
+        # 0 is what the probe writes when the byte search was not run: not a measurement.
+        max_tensor_byte_length=int(mtbl) if isinstance(mtbl, (int, float)) and mtbl > 0 else None,
+        bytes_evidence=_bytes_rows(bytes_raw),
+        bytes_at_budget=isinstance(bytes_raw, Mapping) and bytes_raw.get("kind") == "budget",
+        compare=probe.get("compare") if isinstance(probe.get("compare"), Mapping) else {},
+        graph_limits=tuple((k, t) for k in ("input", "constant", "output")
+                           if (t := _tensor_limit(limits.get(k))) is not None),
+        ops=ops, summary=probe.get("summary") or {},
+        not_tried=len(probe.get("notTried") or ()),
+        harness_problems=tuple(f"{p.get('id', '')}: {p.get('error', '')}" if isinstance(p, Mapping) else str(p)
+                               for p in probe.get("harnessProblems") or ()),
+    )
+    return pb, (limits or None)
+
+
+
+def _capability_signature(c: OpCapability) -> tuple:
+    return (c.listed, tuple((m.member, m.limit) for m in c.members), len(c.wrong), bool(c.emulated))
+
+
+def version_changes(probes: Sequence[ProbeBackend]) -> frozenset[tuple[str, str]]:
+    """Cells that differ from the same backend's previous column (probes sorted by name, version)."""
+    out = set()
+    for prev, cur in zip(probes, probes[1:]):
+        if prev.backend.name != cur.backend.name:
+            continue
+        for op, cap in cur.ops.items():
+            if _capability_signature(cap) != _capability_signature(prev.ops[op]):
+                out.add((cur.backend.slug, op))
+    return frozenset(out)
+
+
+def _version_key(version: str) -> tuple:
+    # Numeric parts compare as numbers ("1.9" < "1.10"); tagged so ints and words never meet.
+    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"[.\-+]", version))

@@ -1,0 +1,211 @@
+"""What every report page shares: backend identity, value formatting, re-run commands."""
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+LIMITS_SUFFIX = "-opSupportLimits.json"
+PROBE_SUFFIX = "-probe.json"
+HEADER_SUFFIX = "-opSupportLimits.header.json"
+# MLOpSupportLimits members that are not operators (spec: "MLOpSupportLimits dictionary").
+TOP_LEVEL_LIMITS = ("preferredInputLayout", "maxTensorByteLength", "input", "constant", "output")
+SHORT_TYPE = {
+    "float32": "f32", "float16": "f16", "int32": "i32", "uint32": "u32",
+    "int64": "i64", "uint64": "u64", "int8": "i8", "uint8": "u8", "int4": "i4", "uint4": "u4",
+}
+
+
+class ReportInputError(ValueError):
+    """An input that is neither a run directory nor a probe output, or cannot be read."""
+
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def slug(text: str) -> str:
+    """A file-name-safe, lower-case form of ``text`` (backend labels become page names)."""
+    s = re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-.")
+    return s[:80] or "backend"
+
+
+@dataclass(frozen=True)
+class BackendId:
+    """One column of every table: a backend at a version on a device."""
+
+    name: str
+    version: str
+    device: str
+    slug: str  # unique within a site
+    label: str  # unique within a site, for people
+
+    @property
+    def short_version(self) -> str:
+        # OpenVINO's versions carry the build tag ("2026.4.1-22982-e213a14-releases/2026/4").
+        return self.version.split("-")[0] if self.version else ""
+
+
+class BackendIds:
+    """Hands out BackendIds, unique by (name, version, device, extra)."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple, BackendId] = {}
+        self._slugs: set[str] = set()
+
+    def get(self, name: str, version: str, device: str, extra: str = "") -> BackendId:
+        key = (name, version, device, extra)
+        if key in self._by_key:
+            return self._by_key[key]
+        label = f"{name} {version.split('-')[0]}".strip()
+        base = slug(f"{name}-{version.split('-')[0]}")
+        same = [b for b in self._by_key.values() if b.name == name and b.short_version == version.split("-")[0]]
+        if same:
+            label = f"{label} ({len(same) + 1})"
+            base = f"{base}-{len(same) + 1}"
+        s = base
+        while s in self._slugs:
+            s += "x"
+        self._slugs.add(s)
+        bid = BackendId(name, version, device, s, label)
+        self._by_key[key] = bid
+        return bid
+
+
+# --------------------------------------------------------------------------- values
+
+
+def format_value(value: Any) -> str:
+    """Expected/actual values as people read them (bigints as decimals, floats to 9 digits)."""
+    if value is None:
+        return ""
+    if isinstance(value, Mapping) and "bigint" in value:
+        return str(value["bigint"])
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        if value == int(value) and abs(value) < 1e16:
+            return str(int(value)) if abs(value) >= 1e6 else repr(value)
+        return f"{value:.9g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    return str(value)
+
+
+def error_number(value: Any) -> float | None:
+    """maxError as a number for sorting ("Infinity" is written as a string)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return float(value)
+
+
+def format_error(value: Any) -> str:
+    n = error_number(value)
+    if n is None:
+        return ""
+    if math.isinf(n):
+        return "inf"
+    return f"{n:.6g}"
+
+
+def rate(numerator: int, denominator: int) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+# --------------------------------------------------------------------------- re-run command
+
+# When a run's command line is not recorded, the options a backend was made
+# with are recovered from the settings its info() reports: settings key ->
+# (option name, the backend's default, which need not be repeated).
+OPTIONS_FROM_SETTINGS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "onnxruntime": (("provider", "ep", "CPUExecutionProvider"),
+                    ("graph_optimization_level", "opt_level", "all"),
+                    ("intra_op_threads", "threads", "1")),
+    "openvino": (("device", "device", "CPU"), ("precision", "precision", "exact")),
+}
+
+
+def options_from_command(command: str | None) -> list[str] | None:
+    """The ``-o key=value`` pairs of a recorded ``webnn-harness run`` command line."""
+    if not command:
+        return None
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-o", "--option") and i + 1 < len(argv):
+            out.append(argv[i + 1])
+            i += 2
+            continue
+        if a.startswith("--option="):
+            out.append(a.split("=", 1)[1])
+        elif a.startswith("-o") and len(a) > 2:
+            out.append(a[2:])
+        i += 1
+    return out
+
+
+def options_from_settings(backend: Mapping[str, Any]) -> list[str]:
+    settings = backend.get("settings") or {}
+    out = []
+    for key, option, default in OPTIONS_FROM_SETTINGS.get(backend.get("name", ""), ()):
+        if key in settings and str(settings[key]) != default:
+            out.append(f"{option}={settings[key]}")
+    return out
+
+
+_REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
+
+
+def regex_literal(text: str) -> str:
+    """``text`` as a regular expression matching itself; unlike re.escape, spaces stay
+    readable (the run command's --filter is a Python regex, searched in the case name)."""
+    return _REGEX_SPECIAL.sub(r"\\\1", text)
+
+
+def rerun_command(backend: Mapping[str, Any], options: Sequence[str], file: str, case: str) -> str:
+    """The command that re-runs just this case on this backend (a POSIX shell line)."""
+    parts = ["webnn-harness", "run", "--backend", str(backend.get("name", "?"))]
+    for opt in options:
+        parts += ["-o", opt]
+    parts += ["--cases", file, "--filter", f"^{regex_literal(case)}$"]
+    return " ".join(shlex.quote(p) for p in parts)
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ReportInputError(f"{path}: cannot read: {exc}") from None
+
+
+def format_seconds(t: Any) -> str:
+    if not isinstance(t, (int, float)) or isinstance(t, bool):
+        return "" if t is None else str(t)
+    if t < 1e-3:
+        return f"{t * 1e6:.1f} µs"
+    if t < 1:
+        return f"{t * 1e3:.3f} ms"
+    return f"{t:.3f} s"
+
+
+def format_bytes(n: Any) -> str:
+    if not isinstance(n, int) or n <= 0:
+        return str(n)
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n:,} bytes ({n / size:.4g} {unit})"
+    return f"{n:,} bytes"

@@ -1,0 +1,252 @@
+"""Run results -> the conformance model: per-backend tallies, the op x data type matrix, problems."""
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from webnn_harness.catalog import operators
+from webnn_harness.dtypes import DATA_TYPES
+from webnn_harness.reports.common import (
+    BackendId,
+    BackendIds,
+    ReportInputError,
+    error_number,
+    format_error,
+    format_value,
+    options_from_command,
+    options_from_settings,
+    rate,
+    read_json,
+    rerun_command,
+)
+from webnn_harness.results import BAD_STATUSES, STATUSES, Record, read_records
+
+# --------------------------------------------------------------------------- conformance model
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    backend: Mapping[str, Any]
+    harness_version: str
+    date: str
+    machine: Mapping[str, Any]
+    command: str
+    source: str  # the run directory
+    seconds: float | None
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        return self.backend.get("settings") or {}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A non-pass record, flattened for the table."""
+
+    backend: BackendId
+    file: str
+    file_name: str
+    case: str
+    ops: tuple[str, ...]
+    data_types: tuple[str, ...]
+    status: str
+    required: bool
+    metric: str
+    budget: str
+    max_error: str
+    max_error_sort: float | None
+    output: str
+    worst_index: str
+    expected: str
+    actual: str
+    message: str
+    known_failure: str
+    command: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One operator x data type square: how the cases there came out."""
+
+    outcome: str  # pass | partial | fail | known | unsupported | skipped | untested
+    counts: tuple[tuple[str, int], ...]  # (status, n) for statuses that occur
+    total: int
+    passed: int
+    title: str
+
+
+@dataclass(frozen=True)
+class BackendConformance:
+    backend: BackendId
+    header: RunHeader
+    total: int
+    counts: Mapping[str, int]
+    required: Mapping[str, int]
+    optional: Mapping[str, int]
+    required_rate: float | None
+    optional_rate: float | None
+    known_failures: int
+    required_problems: int
+    data_types: tuple[str, ...]
+    matrix: tuple[tuple[str, tuple[Cell, ...]], ...]  # (op, cells in data_types order), all 95 ops
+    ops_tested: int
+    problems: tuple[Problem, ...]
+    rerun_options_derived: bool  # True: options came from settings, not a recorded command
+
+
+@dataclass(frozen=True)
+class Conformance:
+    backends: tuple[BackendConformance, ...]
+    problems: tuple[Problem, ...]
+    filter_ops: tuple[str, ...]
+    filter_types: tuple[str, ...]
+    filter_statuses: tuple[str, ...]
+
+
+def cell_outcome(counts: Counter, known: int) -> str:
+    total = sum(counts.values())
+    if not total:
+        return "untested"
+    bad = sum(counts[s] for s in BAD_STATUSES) - known
+    if bad > 0:
+        return "partial" if counts["pass"] else "fail"
+    if known:
+        return "known"
+    if counts["unsupported"]:
+        return "unsupported" if not counts["pass"] else "partial-unsupported"
+    if counts["pass"]:
+        return "pass"
+    return "skipped"
+
+
+OUTCOME_TEXT = {
+    "pass": "all pass",
+    "partial": "some fail",
+    "fail": "all fail",
+    "known": "known failures only",
+    "unsupported": "unsupported",
+    "partial-unsupported": "some unsupported",
+    "skipped": "skipped",
+    "untested": "not tested",
+}
+
+
+def _matrix(records: Sequence[Record], all_ops: Sequence[str], data_types: Sequence[str]):
+    counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    known: Counter = Counter()
+    for r in records:
+        # A multi-operator graph counts for each operator and each data type it uses.
+        for op in set(r.ops):
+            for dt in set(r.data_types):
+                counts[(op, dt)][r.status] += 1
+                known[(op, dt)] += bool(r.known_failure) and r.status in BAD_STATUSES
+    rows = []
+    for op in all_ops:
+        cells = []
+        for dt in data_types:
+            c = counts.get((op, dt), Counter())
+            outcome = cell_outcome(c, known[(op, dt)])
+            occurring = tuple((s, c[s]) for s in STATUSES if c[s])
+            detail = ", ".join(f"{n} {s}" for s, n in occurring) or "no cases"
+            if known[(op, dt)]:
+                detail += f" ({known[(op, dt)]} known failures)"
+            cells.append(Cell(outcome, occurring, sum(c.values()), c["pass"], f"{op} × {dt}: {detail}"))
+        rows.append((op, tuple(cells)))
+    return tuple(rows)
+
+
+def _problem(r: Record, bid: BackendId, options: Sequence[str]) -> Problem:
+    index = "[" + ", ".join(str(i) for i in r.worst_index) + "]" if r.worst_index is not None else ""
+    budget = "" if r.budget is None else format_error(r.budget)
+    return Problem(
+        backend=bid, file=r.file, file_name=Path(r.file).name, case=r.case, ops=tuple(r.ops),
+        data_types=tuple(r.data_types), status=r.status, required=r.required, metric=r.metric or "",
+        budget=budget, max_error=format_error(r.max_error), max_error_sort=error_number(r.max_error),
+        output=r.output or "", worst_index=index, expected=format_value(r.expected_value),
+        actual=format_value(r.actual_value), message=r.message or "", known_failure=r.known_failure or "",
+        command=rerun_command(r.backend, options, r.file, r.case),
+    )
+
+
+@dataclass
+class _RunGroup:
+    """Records of one backend in one run directory."""
+
+    backend: Mapping[str, Any]
+    records: list[Record]
+    summary: Mapping[str, Any]
+    source: Path
+
+
+
+def read_run(run_dir: Path) -> list[_RunGroup]:
+    results = run_dir / "results.jsonl"
+    try:
+        records = read_records(results)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ReportInputError(f"{results}: cannot read: {exc}") from None
+    summary_path = run_dir / "summary.json"
+    summary = read_json(summary_path) if summary_path.exists() else {}
+    groups: dict[str, _RunGroup] = {}
+    # Backends in the summary's order, then any only the records name (an interrupted run).
+    for entry in summary.get("backends", []):
+        b = entry.get("backend", {})
+        groups.setdefault(_backend_key(b), _RunGroup(b, [], summary, run_dir))
+    for r in records:
+        groups.setdefault(_backend_key(r.backend), _RunGroup(r.backend, [], summary, run_dir)).records.append(r)
+    return list(groups.values())
+
+
+def _backend_key(b: Mapping[str, Any]) -> str:
+    return json.dumps(b, sort_keys=True, default=str)
+
+
+def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conformance:
+    # The same rows and columns for every backend, so their matrices line up.
+    all_ops = list(operators())
+    all_ops += sorted({o for g in groups for r in g.records for o in r.ops} - set(all_ops))
+    extra_types = sorted({dt for g in groups for r in g.records for dt in r.data_types} - set(DATA_TYPES))
+    data_types = tuple(DATA_TYPES) + tuple(extra_types)
+    backends = []
+    for g in groups:
+        b = g.backend
+        extra = json.dumps(b.get("settings", {}), sort_keys=True, default=str)
+        bid = ids.get(str(b.get("name", "?")), str(b.get("version", "")), str(b.get("device", "")), extra)
+        header = RunHeader(
+            backend=b, harness_version=str(g.summary.get("harnessVersion", "")), date=str(g.summary.get("date", "")),
+            machine=g.summary.get("machine", {}) or {}, command=str(g.summary.get("command", "")),
+            source=str(g.source), seconds=next((e.get("seconds") for e in g.summary.get("backends", [])
+                                                if _backend_key(e.get("backend", {})) == _backend_key(b)), None),
+        )
+        recorded = options_from_command(header.command) if len(g.summary.get("backends", [])) == 1 else None
+        options = recorded if recorded is not None else options_from_settings(b)
+        counts, req, opt = Counter(), Counter(), Counter()
+        for r in g.records:
+            counts[r.status] += 1
+            (req if r.required else opt)[r.status] += 1
+        matrix = _matrix(g.records, all_ops, data_types)
+        problems = tuple(_problem(r, bid, options) for r in g.records if r.status != "pass")
+        backends.append(BackendConformance(
+            backend=bid, header=header, total=len(g.records),
+            counts={s: counts[s] for s in STATUSES}, required={s: req[s] for s in STATUSES},
+            optional={s: opt[s] for s in STATUSES},
+            required_rate=rate(req["pass"], sum(req.values()) - req["skipped"]),
+            optional_rate=rate(opt["pass"], sum(opt.values()) - opt["skipped"]),
+            known_failures=sum(bool(r.known_failure) for r in g.records),
+            required_problems=sum(r.counts_against for r in g.records),
+            data_types=data_types, matrix=matrix,
+            ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),
+            problems=problems, rerun_options_derived=recorded is None,
+        ))
+    problems = tuple(p for b in backends for p in b.problems)
+    return Conformance(
+        backends=tuple(backends), problems=problems,
+        filter_ops=tuple(sorted({o for p in problems for o in p.ops})),
+        filter_types=tuple(dt for dt in (*DATA_TYPES, *sorted({d for p in problems for d in p.data_types}
+                                                            - set(DATA_TYPES)))
+                           if any(dt in p.data_types for p in problems)),
+        filter_statuses=tuple(s for s in STATUSES if any(p.status == s for p in problems)),
+    )
