@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import platform
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping
@@ -28,6 +28,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
 from webnn_harness.graph import Graph
 
 OPT_LEVELS = {
@@ -71,6 +72,7 @@ class Compiled:
     session: Any
     output_names: list[str]
     input_types: dict[str, np.dtype]
+    carried_outputs: dict[str, np.dtype] = field(default_factory=dict)  # int4/uint4 outputs in int8/uint8 tensors
 
 
 class OnnxRuntimeBackend:
@@ -159,7 +161,9 @@ class OnnxRuntimeBackend:
         except Exception as exc:  # noqa: BLE001 - every ORT build error is "ORT does not support this graph"
             raise Unsupported(_ort_message(exc)) from exc
         input_types = {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()}
-        return Compiled(session, list(graph.outputs), input_types)
+        carried = {n: numpy_dtype(graph.descs[n].data_type) for n in graph.outputs
+                   if graph.descs[n].data_type in EXTENSION_DATA_TYPES}
+        return Compiled(session, list(graph.outputs), input_types, carried)
 
     def compute(self, compiled: Compiled, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         feed = {}
@@ -167,7 +171,10 @@ class OnnxRuntimeBackend:
             value = inputs[name]
             feed[name] = value if isinstance(value, np.ndarray) and value.dtype == dtype else np.asarray(value, dtype)
         results = compiled.session.run(compiled.output_names, feed)
-        return dict(zip(compiled.output_names, results))
+        out = dict(zip(compiled.output_names, results))
+        for name, dtype in compiled.carried_outputs.items():
+            out[name] = out[name].astype(dtype)
+        return out
 
     def emulations(self) -> dict[str, str]:
         from webnn_harness.backends.onnxruntime.lower import EMULATED
