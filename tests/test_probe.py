@@ -131,7 +131,7 @@ def test_crash_and_hang_are_recorded_and_the_probe_goes_on(faulty_probe):
     assert limits["abs"]["input"]["dataTypes"] == [] and limits["neg"]["input"]["dataTypes"] == []
     assert limits["exp"]["input"]["dataTypes"] == [], "accepted-but-wrong must never be listed as supported"
     assert limits["relu"]["input"]["dataTypes"] == list(operators()["relu"].operands["input"].allowed_data_types)
-    gaps = {(g["op"], g.get("dataType")) for g in faulty_probe.evidence["conformanceGaps"]}
+    gaps = {(g["op"], t) for g in faulty_probe.evidence["conformanceGaps"] for t in g["dataTypes"]}
     assert ("abs", "float32") in gaps and ("exp", "float32") in gaps
     wrong = faulty_probe.evidence["acceptedButWrong"]
     assert wrong and all(w["id"].startswith("exp/") for w in wrong)
@@ -155,7 +155,7 @@ def test_an_interrupted_probe_keeps_its_partial_results(tmp_path):
     try:
         # relu runs first; neg then hangs for ever (timeout 600 s): interrupt it.
         while time.monotonic() < deadline:
-            if jsonl.exists() and sum(1 for _ in jsonl.open()) >= 10:
+            if jsonl.exists() and sum(1 for _ in jsonl.open()) >= 8:
                 break
             time.sleep(0.2)
         proc.send_signal(signal.SIGINT)
@@ -165,7 +165,7 @@ def test_an_interrupted_probe_keeps_its_partial_results(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
-    assert len(lines) >= 10
+    assert len(lines) >= 8  # relu's baseline and data-type sweep (its ranks come in the second pass)
     assert all(e["op"] == "relu" for e in lines)
 
 
