@@ -370,6 +370,11 @@ def evidence_entry(e: Mapping[str, Any]) -> Evidence:
         message = (f"max error {format_error(e.get('maxError'))} (budget {format_error(e.get('budget'))} "
                    f"{e.get('metric') or ''}); at {where} expected {format_value(example.get('expected'))}, "
                    f"got {format_value(example.get('actual'))}" + (f"; {message}" if message else ""))
+        dev = e.get("deviation")
+        if isinstance(dev, Mapping) and dev.get("cause") == "special values":
+            message = f"wrong only for {', '.join(map(str, dev.get('values') or []))} (right on ordinary values); " + message
+        elif isinstance(dev, Mapping):
+            message = "wrong on ordinary values; " + message
     attrs = e.get("attributes") or {}
     return Evidence(
         op=str(e.get("op", "")), member=str(member), axis=axis, value=str(value), varied=varied,
@@ -420,7 +425,7 @@ def _layout_rows(raw: Any) -> tuple[tuple[tuple[str, str, str, str], ...], tuple
         if text and isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
             text += f" (95% {ci[0]:.3f}–{ci[1]:.3f}: {t.get('verdict', '')})"
         rows.append((str(label), cell("nchw"), cell("nhwc"), text))
-    rest = [(k, v) for k, v in _flatten({k: v for k, v in raw.items() if k not in ("preferred", "basis", "timings", "shapes")})]
+    rest = [(k, v) for k, v in _flatten({k: v for k, v in raw.items() if k not in ("preferred", "basis", "timings")})]
     return tuple(rows), tuple(rest)
 
 

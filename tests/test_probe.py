@@ -95,8 +95,9 @@ def test_output_files_have_the_idl_shape(tmp_path):
     assert result.evidence["maxTensorByteLength"]["kind"] == "budget"
     assert doc["preferredInputLayout"] in ("nchw", "nhwc")
     layout = result.evidence["preferredInputLayout"]
-    assert set(layout["timings"]) == {"conv2d", "averagePool2d", "maxPool2d"}
-    assert all(r["nhwcOverNchw"] > 0 for r in layout["timings"].values())
+    assert {w["op"] for w in layout["shapes"].values()} == {"conv2d", "averagePool2d", "maxPool2d"}
+    assert all(r["nhwcOverNchw"] > 0 and r["ci95"][0] <= r["nhwcOverNchw"] <= r["ci95"][1]
+               for r in layout["timings"].values())
     header = json.loads((tmp_path / "reference-opSupportLimits.header.json").read_text())
     for key in ("backend", "harnessVersion", "date", "settings", "device"):
         assert key in header
@@ -176,14 +177,19 @@ def test_compare_lists_declared_but_broken_and_working_but_undeclared(faulty_pro
     declared["abs"]["input"] = {"dataTypes": ["float32"], "rankRange": {"min": 0, "max": 1}}  # crashes
     declared["relu"]["input"] = {"dataTypes": ["float32"], "rankRange": {"min": 0, "max": 0}}  # works wider
     diff = compare_declared(declared, faulty_probe.evidence, "declared.json")
-    broken = {(b["op"], b["member"], b.get("dataType"), b.get("rank")) for b in diff["declaredButBroken"]}
-    assert ("abs", "input", "float32", None) in broken
-    assert ("abs", "input", None, 1) in broken
-    assert all(b["outcomes"] == ["crash"] for b in diff["declaredButBroken"] if b["op"] == "abs")
-    undeclared = {(u["op"], u["member"], u.get("dataType"), u.get("rank")) for u in diff["workingButUndeclared"]}
-    assert ("relu", "input", "float16", None) in undeclared
-    assert ("relu", "input", None, 1) in undeclared
-    assert not any(u["op"] == "abs" for u in diff["workingButUndeclared"])
+
+    def flat(groups):
+        return {(g["op"], member, axis[:-1], v) for g in groups for member, m in g["members"].items()
+                for axis in ("dataTypes", "ranks") for v in m[axis]}
+
+    broken = flat(diff["declaredButBroken"])
+    assert ("abs", "input", "dataType", "float32") in broken
+    assert ("abs", "input", "rank", 1) in broken
+    assert all(g["outcome"] == "crash" for g in diff["declaredButBroken"] if g["op"] == "abs")
+    undeclared = flat(diff["workingButUndeclared"])
+    assert ("relu", "input", "dataType", "float16") in undeclared
+    assert ("relu", "input", "rank", 1) in undeclared
+    assert not any(g["op"] == "abs" for g in diff["workingButUndeclared"])
 
 
 def test_cli_probe_with_compare(faulty_probe, tmp_path):
