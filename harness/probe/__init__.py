@@ -6,8 +6,10 @@ spec's ``MLContext.opSupportLimits()``.
 writes ``<backend>-opSupportLimits.json`` (exactly MLOpSupportLimits, with
 the header beside it in ``<backend>-opSupportLimits.header.json``) and
 ``<backend>-probe.json`` (the evidence: every combination tried with its
-outcome, layouts, option values, data types beyond the spec, conformance
-gaps, timings). ``<backend>-probe.jsonl`` receives one line per combination
+outcome, wrong results grouped by root cause (``wrongFindings``, see
+``deviations``), layouts with their confidence intervals, option values,
+data types beyond the spec, conformance gaps, timings, and with
+``compare_file`` the diff against a declared table). ``<backend>-probe.jsonl`` receives one line per combination
 as it completes, so an interrupted probe keeps what it has measured.
 
 Every combination is a ``harness.cases.Case`` run through
@@ -163,7 +165,6 @@ class _Collector:
 class _Session:
     """The probe's cases, queued sweep by sweep on one worker pool."""
 
-    name: str
     collector: _Collector
     pool: WorkerPool
     progress: Callable[[int], object] | None
@@ -290,7 +291,7 @@ def probe(
     op_names = list(ops) if ops else list(operators())
 
     pool = WorkerPool(backend, options, run, info)
-    session = _Session(name, collector, pool, progress)
+    session = _Session(collector, pool, progress)
     t0 = time.perf_counter()
     try:
         combos, skipped = plan(op_names, max_rank, sweeps=("types",))
@@ -357,7 +358,8 @@ def probe(
         "seconds": round(seconds, 3),
     }
     evidence = _evidence(header, collector.entries, session.skipped, session.not_built, analysis, emulated,
-                         layout_evidence, bytes_evidence, combos_seconds, session.count, max_bytes, op_support)
+                         layout_evidence, bytes_evidence, combos_seconds, len(session.cases), max_bytes, op_support,
+                         len(collector.retries))
     limits_path = out_dir / f"{name}-opSupportLimits.json"
     limits_path.write_text(json.dumps(op_support, indent=1) + "\n")
     (out_dir / f"{name}-opSupportLimits.header.json").write_text(json.dumps(header, indent=1, default=str) + "\n")
@@ -383,7 +385,7 @@ def _option_values(entries: list[dict]) -> dict:
 
 
 def _evidence(header, entries, skipped, not_built, analysis, emulated, layout_evidence, bytes_evidence,
-              combos_seconds, case_count, max_bytes, op_support) -> dict:
+              combos_seconds, case_count, max_bytes, op_support, retry_count) -> dict:
     counts = {o: 0 for o in OUTCOMES}
     for e in entries:
         counts[e["outcome"]] = counts.get(e["outcome"], 0) + 1
@@ -405,6 +407,7 @@ def _evidence(header, entries, skipped, not_built, analysis, emulated, layout_ev
         "summary": {
             "combinations": len(entries),
             "uniqueCalls": case_count,
+            "valueRetries": retry_count,  # special-value variants of wrong combinations
             "outcomes": counts,
             "operatorMembers": len(ops),
             "operators": limits_mod.operator_counts(op_support, wrong_ops),
