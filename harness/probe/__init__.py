@@ -202,15 +202,24 @@ class _Session:
             out.append(case)
         return out
 
-    def retries(self, wrong_cases: Sequence[str]) -> list:
-        """Variants of the wrong cases with their special values replaced."""
+    def retries(self, wrong_cases: Sequence[str], with_classes: bool = False) -> list:
+        """Variants of the wrong cases with their special values replaced:
+        the plain variant, or (``with_classes``) the per-class variants of
+        those whose plain variant worked. Run in that order, a data type
+        wrong on ordinary values costs one extra call, not one per class."""
         out = []
         for name in wrong_cases:
-            for case, kept in deviations.retry_cases(self.cases[name], self.count):
+            done = self.collector.retry_outcomes.setdefault(name, {})
+            plain = done.get(None)
+            if with_classes and plain is None:
+                continue
+            keeps = deviations.retry_keeps(self.cases[name], plain, limits_mod.WORKING) if with_classes else \
+                deviations.retry_keeps(self.cases[name])
+            for keep in keeps:
+                case = deviations.variant(self.cases[name], keep, self.count)
                 self.count += 1
-                self.collector.retries[case.name] = (name, kept)
+                self.collector.retries[case.name] = (name, keep)
                 out.append(case)
-            self.collector.retry_outcomes.setdefault(name, {})
         return out
 
     def run(self, cases: Sequence) -> None:
@@ -276,7 +285,8 @@ def probe(
     and identity's graph-level data types; (2) rank sweeps at a data type
     pass 1 found working, the graph-level sweeps on the first data-movement
     op that works (identity when the backend has it), and the special-value
-    variants of every wrong combination (see ``deviations``)."""
+    variants of every wrong combination (see ``deviations``; the per-class
+    variants follow in a short third pass)."""
     options = dict(options or {})
     run = run or RunOptions(timeout=20.0, batch_size=64)
     started = time.perf_counter()
@@ -313,9 +323,12 @@ def probe(
         elif graph_op is not None:
             work += graph_level_combos(graph_op, max_rank)
         session.run(session.queue(work) + session.retries(wrong))
-        # Wrong results met in the rank sweeps get the same analysis.
+        # Pass 3: the per-class variants where the plain one worked, and the
+        # plain variants of wrong results met in the rank sweeps (pass 4:
+        # their per-class variants, usually none).
         late = sorted({n for n in session.combos if session.outcome(n) == "wrong"} - set(wrong), key=lambda n: int(n[1:]))
-        session.run(session.retries(late))
+        session.run(session.retries(wrong, with_classes=True) + session.retries(late))
+        session.run(session.retries(late, with_classes=True))
         wrong += late
     finally:
         pool.close()

@@ -56,22 +56,28 @@ def present_classes(case: Case) -> list[str]:
     return [c for c in CLASSES if c in seen]
 
 
-def retry_cases(case: Case, first_index: int) -> list[tuple[Case, str | None]]:
-    """(variant case, the class it keeps: None for the plain variant). Empty
-    when the case holds no special values (nothing to tell apart)."""
+def variant(case: Case, keep: str | None, index: int) -> Case:
+    """``case`` with its special values replaced, all of them (``keep`` None:
+    the plain variant) or all but class ``keep``."""
+    inputs = {}
+    for name, value in case.inputs.items():
+        data_type = case.graph.descs[name].data_type
+        masks = {} if name.startswith("indices") else value_classes(value, data_type)
+        inputs[name] = _replace(value, data_type, masks, keep)
+    label = "plain" if keep is None else f"only {keep}"
+    return dataclasses.replace(case, name=f"{case.name}~{label}", index=index, inputs=inputs)
+
+
+def retry_keeps(case: Case, plain_outcome: str | None = None, working: frozenset[str] = frozenset()) -> list[str | None]:
+    """Which variants tell the cause of a wrong ``case``: the plain one first
+    (``plain_outcome`` None: not run yet); then, when it works and several
+    classes are present, one per class. Empty without special values."""
     classes = present_classes(case)
     if not classes:
         return []
-    out = []
-    for i, keep in enumerate([None, *classes] if len(classes) > 1 else [None]):
-        inputs = {}
-        for name, value in case.inputs.items():
-            data_type = case.graph.descs[name].data_type
-            masks = {} if name.startswith("indices") else value_classes(value, data_type)
-            inputs[name] = _replace(value, data_type, masks, keep)
-        label = "plain" if keep is None else f"only {keep}"
-        out.append((dataclasses.replace(case, name=f"{case.name}~{label}", index=first_index + i, inputs=inputs), keep))
-    return out
+    if plain_outcome is None:
+        return [None]
+    return classes if plain_outcome in working and len(classes) > 1 else []
 
 
 def classify(classes: list[str], outcomes: Mapping[str | None, str], working: frozenset[str]) -> dict:
