@@ -19,11 +19,13 @@ from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.base import Unsupported  # noqa: E402
 from webnn_harness.backends.onnxruntime.emitter import ONNX_TYPES  # noqa: E402
 from webnn_harness.backends.onnxruntime.lower import EMULATED, LOWER  # noqa: E402
-from webnn_harness.cases import Case, load_cases  # noqa: E402
+from webnn_harness.cases import Case  # noqa: E402
 from webnn_harness.catalog import operators  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
 from webnn_harness.knownfailures import KnownFailures  # noqa: E402
 from webnn_harness.worker import build_record, run_case  # noqa: E402
+
+from corpora import corpus_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = [ROOT / "cases", Path("/work/shared/wpt")]
@@ -32,12 +34,10 @@ SAMPLES_PER_OP = 4
 
 def _cases_by_op() -> dict[str, list[Case]]:
     by_op: dict[str, list[Case]] = defaultdict(list)
-    paths = [p for p in CORPORA if p.exists()]
-    for case in load_cases(paths, None, None):
-        if isinstance(case, Case):
-            for op in {n.op for n in case.graph.nodes}:
-                if len(by_op[op]) < SAMPLES_PER_OP:
-                    by_op[op].append(case)
+    for case in (c for p in CORPORA if p.exists() for c in corpus_cases(p)):
+        for op in {n.op for n in case.graph.nodes}:
+            if len(by_op[op]) < SAMPLES_PER_OP:
+                by_op[op].append(case)
     return by_op
 
 

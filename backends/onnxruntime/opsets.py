@@ -7,6 +7,14 @@ DequantizeLinear(28)", issue #10). An ONNX model has one opset import per
 domain, so a graph is emitted at the newest opset at which every node's
 (op type, input and output types) has a kernel on the execution provider.
 
+A schema with a function body and no kernel is worse than a refusal: ORT
+inlines the function and runs something else. ONNX 1.23 gave ReduceLogSumExp
+a new schema at opset 28; ORT 1.32 has no kernel for it and runs
+log(ReduceSum(exp(x))), which overflows where the kernel (opset 18) does not
+(cases/reduction/reduce_log_sum_exp.json "large inputs stay finite" fails at
+-o opset=28, passes at 25). So a kernel counts only when the node survives
+session creation (read back from ORT's saved graph).
+
 Kernels are found by building one-node models, lazily, one per (op type,
 types, schema version) the first time a graph needs it. Answers are cached
 per (ORT version, execution provider): in-process, and on disk in
@@ -166,8 +174,10 @@ def default_cache_path() -> Path | None:
 
 
 def _builds(node, model, infos, opset: int, ir_version: int, provider: str) -> bool:
-    """False only when ORT answers NOT_IMPLEMENTED for a model holding just
-    ``node`` at ``opset`` (its inputs typed and shaped as in ``model``)."""
+    """Whether a model holding just ``node`` at ``opset`` (its inputs typed
+    and shaped as in ``model``) runs ``node`` on a kernel: False when ORT
+    answers NOT_IMPLEMENTED or replaces the node by its function body."""
+    import onnx
     import onnxruntime as ort
     from onnx import helper
 
@@ -186,11 +196,17 @@ def _builds(node, model, infos, opset: int, ir_version: int, provider: str) -> b
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # every node needs its kernel
     if provider != CPU:
         options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-    try:
-        ort.InferenceSession(one.SerializeToString(), options, providers=[provider])
-    except Exception as exc:  # noqa: BLE001
-        return not is_not_implemented(exc)
-    return True
+    with tempfile.TemporaryDirectory(prefix="webnn-harness-kernel-") as tmp:
+        options.optimized_model_filepath = os.path.join(tmp, "session.onnx")
+        try:
+            ort.InferenceSession(one.SerializeToString(), options, providers=[provider])
+        except Exception as exc:  # noqa: BLE001
+            return not is_not_implemented(exc)
+        try:
+            ran = onnx.load(options.optimized_model_filepath).graph.node
+        except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError, ValueError):
+            return True  # nothing saved to read back: the build at least succeeded
+        return any(n.op_type == node.op_type and n.domain == node.domain for n in ran)
 
 
 def is_not_implemented(exc: BaseException) -> bool:
