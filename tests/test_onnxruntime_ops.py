@@ -5,7 +5,6 @@
   a non-pass must be listed in backends/onnxruntime/known_failures.json."""
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -23,9 +22,8 @@ from webnn_harness.cases import Case  # noqa: E402
 from webnn_harness.catalog import operators  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
 from webnn_harness.knownfailures import KnownFailures  # noqa: E402
-from webnn_harness.worker import build_record, run_case  # noqa: E402
 
-from corpora import corpus_cases  # noqa: E402
+from corpora import corpus_cases, judged_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = [ROOT / "cases", Path("/work/shared/wpt")]
@@ -131,18 +129,10 @@ def test_agrees_with_reference(backend, op):
     cases = CASES_BY_OP.get(op)
     if not cases:
         pytest.fail(f"no case uses {op}")
-    info = backend.info().to_json()
     known = KnownFailures.for_backend("onnxruntime", {})
     problems = []
     for case in cases:
-        t0 = time.perf_counter()
-        try:
-            compiled = backend.build(case.graph)
-        except Unsupported as exc:
-            record = build_record(case, info, exc, time.perf_counter() - t0)
-        else:
-            record = run_case(backend, compiled, case, info, time.perf_counter() - t0)
-        record = known.apply(record)
+        record = judged_record(backend, case, known)
         if record.status != "pass" and not record.known_failure:
             problems.append(f"{case.name}: {record.status} {record.message} max={record.max_error} budget={record.budget}")
     assert not problems, "\n".join(problems)
