@@ -84,6 +84,8 @@ def _cause(entries: list[Mapping[str, Any]]) -> tuple[str, str]:
         why = "wrong only for " + ", ".join(dev["values"])
     elif e["outcome"] == "wrong":
         why = "wrong on ordinary values"
+    elif e["outcome"] in WORKING:
+        why = ""  # it works: a note such as uncompared elements is no cause
     else:
         why = (e.get("message") or "").splitlines()[0][:200] if e.get("message") else ""
     return "/".join(outcomes), why
