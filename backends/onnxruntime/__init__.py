@@ -150,14 +150,17 @@ class OnnxRuntimeBackend:
         except Unlowerable as exc:
             raise Unsupported(str(exc)) from exc
 
-    def build(self, graph: Graph) -> Compiled:
-        model = self.lower(graph)
+    def session(self, model):
+        """An InferenceSession for an ONNX model with this backend's options."""
         try:
-            session = self._ort.InferenceSession(
+            return self._ort.InferenceSession(
                 model.SerializeToString(), self._session_options, providers=[self.provider]
             )
         except Exception as exc:  # noqa: BLE001 - every ORT build error is "ORT does not support this graph"
             raise Unsupported(_ort_message(exc)) from exc
+
+    def build(self, graph: Graph) -> Compiled:
+        session = self.session(self.lower(graph))
         input_types = {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()}
         return Compiled(session, list(graph.outputs), input_types)
 
@@ -168,6 +171,11 @@ class OnnxRuntimeBackend:
             feed[name] = value if isinstance(value, np.ndarray) and value.dtype == dtype else np.asarray(value, dtype)
         results = compiled.session.run(compiled.output_names, feed)
         return dict(zip(compiled.output_names, results))
+
+    def device_session(self, graph: Graph):
+        from webnn_harness.backends.onnxruntime.device import OrtDeviceSession
+
+        return OrtDeviceSession(self, graph)
 
     def emulations(self) -> dict[str, str]:
         from webnn_harness.backends.onnxruntime.lower import EMULATED
