@@ -16,6 +16,7 @@ from webnn_harness.bench.suite import Suite
 from webnn_harness.bench.worker import BenchWorker, Task
 from webnn_harness.cases import CaseError, load_case
 from webnn_harness.cli import main
+from webnn_harness.cost import graph_cost
 
 FAULTY = "webnn_harness.backends.faulty:create"
 QUICK = TimingPolicy(min_time=0.01, min_samples=3, warmup_time=0.0, max_time=1.0)
@@ -150,6 +151,9 @@ def test_every_seed_variant_is_verified_and_timed(tmp_path, backend_name):
         assert record["verification"]["compared"] == 5 * 5 * 4
         assert record["verification"]["maxError"] <= record["verification"]["budget"]
         assert record["latency"]["samples"] >= 3 and record["firstRunSeconds"] > 0
+        # conv 5x5 outputs x 4 channels x 3x3x3 multiply-adds, plus add and relu
+        assert record["flops"] == graph_cost(load_case({"name": "g", "graph": bench.graphs[variant]}, "t", 0).graph).flops
+        assert record["flops"] >= 2 * 5 * 5 * 4 * 27
     fused = worker.run(Task(bench, "fused", QUICK, str(tmp_path))).to_json()
     assert fused["published"] == {"seconds": 0.0208, "source": "test"}
     if backend_name == "onnxruntime":
@@ -326,3 +330,30 @@ def test_bench_with_baseline_exits_1_on_a_regression(tmp_path, capsys, monkeypat
                  "--min-samples", "10", "--baseline", str(base), "-q"])
     assert code == 1
     assert "slower" in capsys.readouterr().out
+
+
+# --- the host framework's float32 ops --------------------------------------------------
+
+@pytest.mark.parametrize("input_layout,filter_layout,groups,strides,dilations,padding", [
+    ("nhwc", "hwio", 1, [1, 1], [1, 1], [1, 1, 1, 1]),
+    ("nchw", "oihw", 1, [2, 2], [1, 1], [0, 1, 0, 1]),
+    ("nhwc", "ohwi", 2, [1, 1], [2, 2], [2, 2, 2, 2]),
+    ("nchw", "oihw", 4, [1, 2], [1, 1], [1, 1, 1, 1]),  # depthwise: one channel per group
+])
+def test_host_conv2d_matches_the_reference(input_layout, filter_layout, groups, strides, dilations, padding):
+    from webnn_harness.backends.reference.ops.convolution import conv2d as reference_conv2d
+    from webnn_harness.bench.host import conv2d
+
+    rng = np.random.default_rng(1)
+    channels, out_channels = 4, 4
+    x_nchw = rng.random((2, channels, 7, 6), dtype=np.float32)
+    w_oihw = rng.random((out_channels, channels // groups, 3, 3), dtype=np.float32)
+    x = np.ascontiguousarray(np.transpose(x_nchw, ["nchw".index(c) for c in input_layout]))
+    w = np.ascontiguousarray(np.transpose(w_oihw, ["oihw".index(c) for c in filter_layout]))
+    bias = rng.random(out_channels, dtype=np.float32)
+    options = dict(padding=padding, strides=strides, dilations=dilations, groups=groups,
+                   inputLayout=input_layout, filterLayout=filter_layout)
+    ours = conv2d(x, w, bias=bias, **options)
+    expected = reference_conv2d(x.astype(np.float64), w.astype(np.float64), bias=bias.astype(np.float64), **options)
+    assert ours.dtype == np.float32 and ours.shape == expected.shape
+    np.testing.assert_allclose(ours, expected, rtol=1e-5)

@@ -25,6 +25,7 @@ from webnn_harness.bench.record import BenchRecord
 from webnn_harness.bench.suite import Benchmark
 from webnn_harness.bench.variants import prepare
 from webnn_harness.cases import Case, CaseError, load_case
+from webnn_harness.cost import graph_cost
 from webnn_harness.judge import judge
 
 
@@ -37,14 +38,14 @@ class Task:
     save_artifacts: bool = True
 
 
-def graph_cost(graph) -> tuple[int | None, int | None]:
-    """(flops, bytes) from the per-op cost functions (harness/cost.py)."""
+def flops_and_bytes(graph) -> tuple[int | None, int | None]:
+    """(flops, bytes) from the per-op cost functions (harness/cost.py); none
+    when an op of the graph has no cost function (no figure rather than a guess)."""
     try:
-        from webnn_harness.cost import graph_cost as cost
-    except ImportError:  # the cost functions are not in this build: no figure rather than a guess
+        cost = graph_cost(graph)
+    except KeyError:
         return None, None
-    result = cost(graph)
-    return result.flops, result.bytes
+    return cost.flops, cost.bytes
 
 
 class Verified:
@@ -100,7 +101,7 @@ class BenchWorker:
         if bench.kind == "transfer":
             base["transfer_bytes"] = graph.descs[graph.inputs[0]].byte_length
         else:
-            base["flops"], base["bytes"] = graph_cost(graph)
+            base["flops"], base["bytes"] = flops_and_bytes(graph)
         stem = None
         if task.save_artifacts:
             folder = Path(task.out_dir) / "artifacts"
