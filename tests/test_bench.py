@@ -4,7 +4,6 @@ Tiny graphs and short minimum times: seconds, not minutes."""
 from __future__ import annotations
 
 import json
-import statistics
 
 import numpy as np
 import pytest
@@ -12,7 +11,6 @@ import pytest
 from webnn_harness.bench import BenchFolderExists, BenchOptions, TimingPolicy, builtin_suites, load_suite, run_bench
 from webnn_harness.bench.compare import compare_bench
 from webnn_harness.bench.measure import Latency, measure, timer_overhead
-from webnn_harness.bench.suite import Suite
 from webnn_harness.bench.worker import BenchWorker, Task
 from webnn_harness.cases import CaseError, load_case
 from webnn_harness.cli import main

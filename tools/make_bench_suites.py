@@ -17,7 +17,6 @@ with uniform(-1, 1) weights on ONNX Runtime), which is not a backend error.
 from __future__ import annotations
 
 import json
-from math import prod
 from pathlib import Path
 
 SUITES = Path(__file__).resolve().parent.parent / "harness" / "bench" / "suites"

@@ -11,7 +11,6 @@ import json
 import multiprocessing as mp
 import re
 import shutil
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,16 +140,12 @@ def _one_line(exc: BaseException) -> str:
 
 
 def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
-    from webnn_harness import backends
+    from webnn_harness.worker import open_backend
 
-    try:
-        backend = backends.create(backend_name, options)
-        info = backend.info().to_json()
-    except Exception as exc:  # noqa: BLE001
-        conn.send(("fatal", f"{type(exc).__name__}: {exc}"))
+    opened = open_backend(conn, backend_name, options)
+    if opened is None:
         return
-    worker = BenchWorker(backend, info)
-    conn.send(("ready", info))
+    worker = BenchWorker(*opened)
     while True:
         msg = conn.recv()
         if msg[0] == "stop":
