@@ -185,7 +185,12 @@ def cmd_bench(args) -> int:
     from webnn_harness.bench.compare import compare_bench
     from webnn_harness.bench.console import comparison_lines, published_tables, record_line
 
-    requests = _backend_requests(args.backend, args.option)
+    names = args.backend
+    if not names:  # the reference is the yardstick, not a contender: bench it only when named
+        from webnn_harness.backends import DEFAULT_BACKENDS, available
+
+        names = [n for n in DEFAULT_BACKENDS if n != "reference" and n in available()] or ["reference"]
+    requests = _backend_requests(names, args.option)
     if args.baseline and not (Path(args.baseline) / "bench.jsonl").is_file():
         raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
     if args.threads is not None and args.threads < 1:
@@ -278,7 +283,8 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default="out/site", help="site folder (default: out/site)")
 
     be = sub.add_parser("bench", help=COMMANDS["bench"][1])
-    be.add_argument("--backend", "-b", action="append", help="backend name (repeatable; default: all installed defaults)")
+    be.add_argument("--backend", "-b", action="append",
+                    help="backend name (repeatable; default: the installed default backends but the reference)")
     be.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option, e.g. threads=2")
     be.add_argument("--suite", default="default", help="built-in suite name (default, seed, ops) or a suite JSON file")
     be.add_argument("--out", default="out/bench", help="output folder (default: out/bench)")

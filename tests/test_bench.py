@@ -222,6 +222,7 @@ def test_run_bench_survives_crash_and_hang_and_writes_the_contract(tmp_path):
     for record in lines:
         assert CONTRACT_KEYS <= set(record)
         assert {"name", "version", "device", "settings"} <= set(record["backend"])
+    assert len(lines[0]["loadAverage"]) == 2
     ok = lines[0]["latency"]
     assert {"median", "mean", "min", "max", "p90", "iqr", "cv", "samples", "times"} <= set(ok)
     summary = json.loads((out / "summary.json").read_text())

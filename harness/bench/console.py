@@ -16,8 +16,10 @@ def record_line(record: dict) -> str:
     head = f"{record['backend']['name']:12} {record['benchmark']:40} {record['variant']:15}"
     if record["status"] != "ok" or not lat:
         return f"{head} {record['status']:>10}  {(record.get('message') or '')[:160]}"
+    load = record.get("loadAverage")
+    load = f"  load {max(load):.1f}" if load else ""
     return (f"{head} {_ms(lat['median'])} ms  iqr {lat['iqr'] * 1e3:8.3f}  cv {lat['cv'] * 100:5.1f}%  "
-            f"n {lat['samples']:4}  build {_ms(record.get('buildSeconds')).strip()} ms")
+            f"n {lat['samples']:4}  build {_ms(record.get('buildSeconds')).strip()} ms{load}")
 
 
 def published_tables(records: Iterable[dict]) -> list[str]:

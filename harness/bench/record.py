@@ -31,6 +31,9 @@ class BenchRecord:
     artifacts: tuple[str, ...] = ()  # every file saved (a per-op variant saves one model per op)
     verification: Mapping[str, Any] | None = None
     published: Mapping[str, Any] | None = None
+    # the 1-minute load average before and after timing: a busy machine
+    # (load above its core count) explains a wide spread
+    load_average: tuple[float, float] | None = None
 
     def to_json(self) -> dict:
         return {
@@ -43,4 +46,5 @@ class BenchRecord:
             "artifact": self.artifact, "artifacts": list(self.artifacts),
             "verification": dict(self.verification) if self.verification is not None else None,
             "published": dict(self.published) if self.published is not None else None,
+            "loadAverage": list(self.load_average) if self.load_average is not None else None,
         }

@@ -127,11 +127,20 @@ class BenchWorker:
         base["verification"] = verification
         if not passed:
             return BenchRecord(status="wrong", message=message, **base)
+        load_before = _load_average()
         try:
             latency = measure(prepared.step, task.policy)
         except Exception as exc:  # noqa: BLE001
             return BenchRecord(status="error", message=f"timed run: {_one_line(exc)}", **base)
-        return BenchRecord(status="ok", latency=latency.to_json(), **base)
+        load = (load_before, _load_average()) if load_before is not None else None
+        return BenchRecord(status="ok", latency=latency.to_json(), load_average=load, **base)
+
+
+def _load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on every platform
+        return None
 
 
 def _one_line(exc: BaseException) -> str:
