@@ -179,7 +179,8 @@ def cmd_report(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    """Time verified benchmarks on backends; write DIR/bench.jsonl and DIR/summary.json."""
+    """Time verified benchmarks on backends; write DIR/bench.jsonl and DIR/summary.json. Exit 1 when a
+    variant is wrong, errs, crashes or hangs, or with --baseline when one regressed; 2 on bad usage."""
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.bench import BenchFolderExists, BenchOptions, TimingPolicy, load_suite, run_bench
     from webnn_harness.bench.compare import compare_bench
@@ -225,7 +226,11 @@ def cmd_bench(args) -> int:
             print(line)
         if comparison.regressions:
             return EXIT_FAILURES
-    return EXIT_USAGE if suite.errors else EXIT_OK
+    if suite.errors:
+        return EXIT_USAGE
+    # wrong numbers, crashes, hangs and harness errors fail the bench; a backend refusing a graph does not
+    failed = sum(result.counts[s] for s in ("wrong", "error", "crash", "timeout"))
+    return EXIT_FAILURES if failed else EXIT_OK
 
 
 COMMANDS: dict[str, tuple[Callable, str]] = {

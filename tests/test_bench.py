@@ -313,11 +313,25 @@ def test_compare_flags_only_significant_slowdowns_beyond_the_threshold(tmp_path)
         result.threshold = 1  # frozen
 
 
-def test_bench_with_baseline_exits_1_on_a_regression(tmp_path, capsys, monkeypatch):
+@pytest.fixture
+def cheap_peaks(monkeypatch):
+    """The CLI measures the machine's peaks with large arrays (seconds): tiny ones here."""
     import webnn_harness.bench.run as bench_run
     from webnn_harness.bench.machine import measure_peaks
 
-    monkeypatch.setattr(bench_run, "measure_peaks", lambda **_: measure_peaks(**TINY_PEAKS))  # the CLI's are seconds
+    monkeypatch.setattr(bench_run, "measure_peaks", lambda **_: measure_peaks(**TINY_PEAKS))
+
+
+def test_cli_bench_exits_1_when_a_variant_is_wrong(tmp_path, capsys, cheap_peaks):
+    path = suite_file(tmp_path, [{"id": "relu", "kind": "op", "variants": ["graph", "host"], "graph": one_op_graph("relu")}])
+    code = main(["bench", "-b", FAULTY, "-o", "wrong_op=relu", "-o", "crash_op=", "-o", "hang_op=", "--suite", str(path),
+                 "--out", str(tmp_path / "out"), "--min-time", "0.01"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "wrong" in out and "1 ok, 1 wrong" in out
+
+
+def test_bench_with_baseline_exits_1_on_a_regression(tmp_path, capsys, cheap_peaks):
     path = suite_file(tmp_path, [{"id": "relu", "kind": "op", "variants": ["graph"], "graph": one_op_graph("relu")}])
     # a baseline 1000x faster than anything the reference can do, with many samples
     base = _bench_folder(tmp_path / "base", [("relu", "ok", [1e-9 * (1 + i / 100) for i in range(30)])])

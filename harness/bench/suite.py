@@ -39,11 +39,6 @@ class Benchmark:
     op: str | None = None
     published: Mapping[str, dict] = field(default_factory=dict)
 
-    @property
-    def shared_graph(self) -> bool:
-        """One graph run differently by every variant (vs a graph per variant)."""
-        return len({id(g) for g in self.graphs.values()}) == 1
-
 
 @dataclass(frozen=True)
 class SuiteError:
