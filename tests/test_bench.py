@@ -243,7 +243,7 @@ def test_run_bench_sets_threads_and_records_them(tmp_path):
     result = run_bench(suite, [("onnxruntime", {})], tmp_path / "out",
                        BenchOptions(policy=QUICK, threads=1, peaks=TINY_PEAKS))
     settings = result.records[0]["backend"]["settings"]
-    assert settings["threads"] == 1 and settings["intra_op_threads"] == 1
+    assert settings["threads"] == 1 and settings["intra_op_threads"] == 1 and settings["hostThreads"] == 1
 
 
 def test_interrupted_bench_says_incomplete(tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import re
 import shutil
 from collections import Counter
@@ -59,11 +60,25 @@ class BenchResult:
         return {s: tally.get(s, 0) for s in STATUSES}
 
 
+# numpy's OpenBLAS reads these when it loads: the host side of the scenarios
+# (host, readback variants) gets the bench's thread count too.
+HOST_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 class _Worker:
-    def __init__(self, backend: str, options: Mapping[str, str], start_timeout: float):
+    def __init__(self, backend: str, options: Mapping[str, str], start_timeout: float, host_threads: int):
         parent, child = _CTX.Pipe()
         self.process = _CTX.Process(target=worker_main, args=(child, backend, dict(options)), daemon=True)
-        self.process.start()
+        saved = {name: os.environ.get(name) for name in HOST_THREAD_VARIABLES}
+        os.environ.update({name: str(host_threads) for name in HOST_THREAD_VARIABLES})
+        try:  # a spawned process starts with the parent's environment as it is now
+            self.process.start()
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         child.close()
         self.conn = parent
         if not parent.poll(start_timeout):
@@ -173,10 +188,11 @@ def run_bench(
             backend_options = dict(backend_options)
             if name in THREADED:
                 backend_options.setdefault("threads", str(threads))
-            worker = _Worker(name, backend_options, options.start_timeout)
+            worker = _Worker(name, backend_options, options.start_timeout, threads)
             info = dict(worker.info)
+            info["settings"] = {**info["settings"], "hostThreads": threads}
             if "threads" in backend_options:
-                info["settings"] = {**info["settings"], "threads": int(backend_options["threads"])}
+                info["settings"]["threads"] = int(backend_options["threads"])
             infos.append(info)
             try:
                 for bench in selected:
@@ -188,7 +204,7 @@ def run_bench(
                         else:
                             record = _failure_record(task, info, kind, payload)
                             worker.close()
-                            worker = _Worker(name, backend_options, options.start_timeout)
+                            worker = _Worker(name, backend_options, options.start_timeout, threads)
                         sink.write(json.dumps(record) + "\n")
                         sink.flush()
                         records.append(record)
