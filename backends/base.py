@@ -10,6 +10,9 @@ Optional:
         the default builds them one by one.
     backend.emulations()            -> {op: how it is composed}
         ops the adapter composes from others instead of mapping natively.
+    backend.build_settings(compiled) -> {setting: value}
+        settings chosen per build (ONNX Runtime: the opset a graph was
+        emitted at); each record keeps them beside the backend's info().
     backend.device_session(graph)   -> DeviceSession
         the graph built for repeated runs on tensors that stay in the
         backend's own memory (ORT OrtValue, OpenVINO ov.Tensor), and able to
@@ -73,7 +76,9 @@ class DeviceSession(Protocol):
     ``upload`` copies a host array into one, ``run`` consumes and produces
     them without a host copy, ``download`` copies one back to a new host
     array. ``save(stem)`` writes the model it runs for replay by the
-    backend's own tools and returns the files written (none if it cannot)."""
+    backend's own tools and returns the files written (none if it cannot).
+    Optional: ``build_settings()`` -> settings chosen for this build, as
+    ``backend.build_settings`` gives them."""
 
     def save(self, stem: str) -> Sequence[str]: ...
 
@@ -115,6 +120,11 @@ def device_session(backend: Backend, graph: Graph) -> DeviceSession:
 def emulations(backend: Backend) -> Mapping[str, str]:
     fn = getattr(backend, "emulations", None)
     return dict(fn()) if fn else {}
+
+
+def build_settings(backend: Backend, compiled: Any) -> Mapping[str, Any]:
+    fn = getattr(backend, "build_settings", None)
+    return dict(fn(compiled)) if fn else {}
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:

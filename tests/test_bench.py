@@ -158,7 +158,9 @@ def test_every_seed_variant_is_verified_and_timed(tmp_path, backend_name):
         assert fused["artifact"] == "artifacts/tiny-conv-add-relu.fused.onnx"
         import onnx
 
-        onnx.checker.check_model(onnx.load(tmp_path / fused["artifact"]))
+        model = onnx.load(tmp_path / fused["artifact"])
+        onnx.checker.check_model(model)
+        assert fused["buildSettings"] == {"opset": model.opset_import[0].version}
     if backend_name == "openvino":
         assert fused["artifact"] == "artifacts/tiny-conv-add-relu.fused.xml"
         assert (tmp_path / "artifacts/tiny-conv-add-relu.fused.bin").is_file()

@@ -23,6 +23,10 @@ class OrtDeviceSession:
         self.graph = graph
         self._ort = ort
 
+    def build_settings(self) -> dict:
+        """The opset this graph was emitted at (chosen per graph, see opsets.py)."""
+        return {"opset": self.model.opset_import[0].version}
+
     def save(self, stem: str) -> tuple[str, ...]:
         import onnx
 

@@ -34,6 +34,7 @@ class BenchRecord:
     # the 1-minute load average before and after timing: a busy machine
     # (load above its core count) explains a wide spread
     load_average: tuple[float, float] | None = None
+    build_settings: Mapping[str, Any] | None = None  # chosen per build (ORT: the opset), see backends/base.py
 
     def to_json(self) -> dict:
         return {
@@ -47,4 +48,5 @@ class BenchRecord:
             "verification": dict(self.verification) if self.verification is not None else None,
             "published": dict(self.published) if self.published is not None else None,
             "loadAverage": list(self.load_average) if self.load_average is not None else None,
+            "buildSettings": dict(self.build_settings) if self.build_settings is not None else None,
         }

@@ -36,6 +36,7 @@ class Prepared:
     artifact: str | None = None  # the model a native tool replays: set when the variant runs one graph
     # kind transfer: ``step`` moves data only; ``check`` returns the outputs to verify
     check: Callable[[], Mapping[str, np.ndarray]] | None = None
+    build_settings: Mapping[str, Any] | None = None  # per-build choices (ORT: opset), a list where parts differ
 
 
 def node_graph(graph: Graph, node: Node) -> Graph:
@@ -56,11 +57,15 @@ class _Sessions:
         self.build_seconds = 0.0
         self.artifacts: list[str] = []
         self.models: list[str] = []  # the first file of each saved model (.onnx, or OpenVINO's .xml)
+        self.settings: list[Mapping[str, Any]] = []
 
     def session(self, graph: Graph, part: int | None = None):
         t0 = time.perf_counter()
         session = device_session(self.backend, graph)
         self.build_seconds += time.perf_counter() - t0
+        settings = getattr(session, "build_settings", None)
+        if settings is not None:
+            self.settings.append(settings())
         if self.stem is not None:
             stem = self.stem if part is None else f"{self.stem}.part{part}"
             files = tuple(session.save(stem))
@@ -70,7 +75,12 @@ class _Sessions:
 
     def prepared(self, step, check=None) -> "Prepared":
         artifact = self.models[0] if len(self.models) == 1 else None
-        return Prepared(step, self.build_seconds, tuple(self.artifacts), artifact, check)
+        merged = None
+        if self.settings:
+            keys = dict.fromkeys(k for s in self.settings for k in s)
+            values = {k: list(dict.fromkeys(s.get(k) for s in self.settings)) for k in keys}
+            merged = {k: v[0] if len(v) == 1 else v for k, v in values.items()}
+        return Prepared(step, self.build_seconds, tuple(self.artifacts), artifact, check, merged)
 
 
 def _whole(graph: Graph, inputs, sessions: _Sessions) -> Callable:

@@ -114,6 +114,7 @@ class BenchWorker:
             return BenchRecord(status="error", message=f"build: {_one_line(exc)}", **base)
         relative = lambda path: os.path.relpath(path, task.out_dir)  # noqa: E731
         base.update(build_seconds=prepared.build_seconds, artifacts=tuple(map(relative, prepared.artifacts)),
+                    build_settings=prepared.build_settings,
                     artifact=relative(prepared.artifact) if prepared.artifact else None)
         try:
             t0 = clock()
