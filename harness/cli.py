@@ -167,7 +167,7 @@ def cmd_probe(args) -> int:
 
 
 def cmd_report(args) -> int:
-    """Write the static HTML site (capability matrix, conformance report) from run and probe outputs."""
+    """Write the static HTML site (capability matrix, conformance and performance reports) from run, bench and probe outputs."""
     from webnn_harness.reports import ReportInputError, build_site
 
     try:
@@ -183,7 +183,7 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
     "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
     "backends": (cmd_backends, "list installed backends with versions and devices"),
     "probe": (cmd_probe, "measure a backend's real opSupportLimits (and the evidence behind it)"),
-    "report": (cmd_report, "write the HTML conformance report and capability matrix"),
+    "report": (cmd_report, "write the HTML conformance and performance reports and capability matrix"),
 }
 
 
@@ -228,7 +228,8 @@ def parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("report", help=COMMANDS["report"][1])
     rp.add_argument("inputs", nargs="+", metavar="INPUT",
-                    help="run folder (results.jsonl, summary.json) or probe output (*-opSupportLimits.json, *-probe.json, or a folder of them)")
+                    help="run folder (results.jsonl, summary.json), bench folder (bench.jsonl, summary.json) or probe output "
+                         "(*-opSupportLimits.json, *-probe.json), or a folder of them")
     rp.add_argument("--out", default="out/site", help="site folder (default: out/site)")
     return p
 
