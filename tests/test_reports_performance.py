@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from statistics import median
 
@@ -291,3 +292,12 @@ def test_strip_local_paths_keeps_relative_paths_and_urls():
     assert strip_local_paths("webnn-harness bench --out /tmp/x/bench --suite seed") == \
         "webnn-harness bench --out bench --suite seed"
     assert strip_local_paths("artifacts/a.onnx and https://example.org/a/b") == "artifacts/a.onnx and https://example.org/a/b"
+
+
+def test_without_matplotlib_the_page_keeps_its_tables_and_says_what_is_missing(tmp_path, bench, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    site = tmp_path / "site"
+    build_site([bench], site)
+    page = (site / "performance.html").read_text()
+    assert "Charts need matplotlib" in page and "Scenario ratios" in page
+    assert not list((site / "charts").glob("*.svg"))
