@@ -26,6 +26,10 @@ COLORS = ("#2f5fb3", "#d0463f", "#3a9d5d", "#b7791f", "#6b4fbb", "#2478a8", "#66
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 # Label points on a roofline only while they stay readable.
 MAX_LABELLED_POINTS = 24
+# Samples drawn as dots per box: a fast op gives thousands, which would make
+# a megabyte of SVG; evenly spaced order statistics keep the shape. The box
+# itself is always computed from every sample.
+MAX_STRIP_POINTS = 200
 
 
 def _svg(fig) -> str:
@@ -103,6 +107,9 @@ def distribution_svg(groups: Sequence[tuple[str, Sequence[float]]], relative: bo
                    medianprops={"color": "#d0463f"}, boxprops={"color": "#39414f"},
                    whiskerprops={"color": "#667085"}, capprops={"color": "#667085"})
         for y, values in zip(positions, data):
+            if len(values) > MAX_STRIP_POINTS:
+                step = (len(values) - 1) / (MAX_STRIP_POINTS - 1)
+                values = [values[round(k * step)] for k in range(MAX_STRIP_POINTS)]
             # Spread the samples over the box's height in a fixed pattern: no
             # random jitter, so the chart is the same every time.
             offsets = [((k * 7) % 11 - 5) * 0.045 for k in range(len(values))]
@@ -131,7 +138,7 @@ def performance_charts(perf: PerformanceModel) -> dict[str, Any]:
     distributions = []
     by_benchmark: dict[str, list[tuple[str, Sequence[float]]]] = {}
     titles: dict[str, str] = {}
-    for row in perf.scenario_rows:
+    for row in perf.scenario_rows + perf.transfer_rows:
         for column, cell in zip(perf.columns, row.cells):
             r = cell.record
             if r and r.is_speed and r.latency.times:

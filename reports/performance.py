@@ -82,6 +82,7 @@ class BenchRecord:
     """One line of bench.jsonl, as read; ``column`` says which run and backend."""
 
     column: str  # BenchColumn.backend.slug
+    run: int  # index into PerformanceModel.runs: the folder it came from
     benchmark: str
     suite: str
     kind: str  # op | scenario | transfer
@@ -145,13 +146,16 @@ class Peaks:
 
 @dataclass(frozen=True)
 class BenchColumn:
-    """One backend of one bench folder: a column of every table."""
+    """One backend build with one set of settings: a column of every table.
+    Bench folders of the same backend that measured different benchmarks
+    (two suites) share a column; a benchmark measured twice makes a second
+    column, so no figure hides another."""
 
     backend: BackendId
     settings: Mapping[str, Any]
     threads: str
     precision: str
-    run: int  # index into PerformanceModel.runs
+    runs: tuple[int, ...]  # indexes into PerformanceModel.runs
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,7 @@ class BenchRun:
     complete: bool
     counts: Mapping[str, int]
     backends: tuple[Mapping[str, Any], ...]
+    load_errors: tuple[str, ...]  # suite entries the bench could not load (summary "loadErrors")
 
 
 def _number(value: Any) -> float | None:
@@ -197,14 +202,14 @@ def _setting(settings: Mapping[str, Any], keys: Sequence[str]) -> str:
     return ""
 
 
-def read_record(raw: Mapping[str, Any], column: str, where: str) -> BenchRecord:
+def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> BenchRecord:
     for key in ("benchmark", "variant", "status"):
         if not isinstance(raw.get(key), str):
             raise ReportInputError(f"{where}: field {key!r} is missing or not a string")
     params = raw.get("params") if isinstance(raw.get("params"), Mapping) else {}
     published = raw.get("published")
     return BenchRecord(
-        column=column, benchmark=raw["benchmark"], suite=str(raw.get("suite") or ""),
+        column=column, run=run, benchmark=raw["benchmark"], suite=str(raw.get("suite") or ""),
         kind=str(raw.get("kind") or ""), variant=raw["variant"], title=str(raw.get("title") or raw["benchmark"]),
         op=str(raw.get("op") or ""), data_type=str(raw.get("dataType") or ""),
         workload=str(params.get("workload") or ""), params=params, status=raw["status"],
@@ -264,6 +269,7 @@ def _run(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> Be
         # No summary, or one without "complete": the bench did not finish.
         complete=summary.get("complete") is True, counts=dict(counts),
         backends=tuple(b for b in summary.get("backends") or () if isinstance(b, Mapping)),
+        load_errors=tuple(strip_local_paths(str(e)) for e in summary.get("loadErrors") or ()),
     )
 
 
@@ -363,6 +369,13 @@ class RooflinePoint:
     fraction: float  # achieved / bound
     memory_bound: bool  # the bandwidth roof is the lower one at this intensity
 
+    @property
+    def above_roof(self) -> bool:
+        """Faster than the measured roof allows: the peak was measured low (a
+        busy machine), or the backend did less work than the cost functions
+        count (it folded or skipped operations)."""
+        return self.fraction > 1
+
 
 @dataclass(frozen=True)
 class SpeedTier:
@@ -381,7 +394,8 @@ class PerformanceModel:
     columns: tuple[BenchColumn, ...]
     records: tuple[BenchRecord, ...]
     op_rows: tuple[Row, ...]  # kind "op"
-    scenario_rows: tuple[Row, ...]  # kind "scenario" and "transfer"
+    scenario_rows: tuple[Row, ...]  # kind "scenario"
+    transfer_rows: tuple[Row, ...]  # kind "transfer"
     published_rows: tuple[PublishedRow, ...]  # rows with a published figure
     ratios: tuple[Ratio, ...]
     ratio_rows: tuple[RatioRow, ...]
@@ -393,10 +407,9 @@ class PerformanceModel:
     def has_bench(self) -> bool:
         return bool(self.records)
 
-    @property
-    def column_runs(self) -> tuple[BenchRun, ...]:
-        """The run of each column, in column order (the header's columns)."""
-        return tuple(self.runs[c.run] for c in self.columns)
+    def run_columns(self, run: int) -> tuple[BenchColumn, ...]:
+        """The backends a bench folder measured."""
+        return tuple(c for c in self.columns if run in c.runs)
 
     def column(self, slug: str) -> BenchColumn:
         return next(c for c in self.columns if c.backend.slug == slug)
@@ -530,40 +543,62 @@ def speed_tiers(records: Iterable[BenchRecord], columns: Sequence[BenchColumn]) 
 # --------------------------------------------------------------------------- assembly
 
 
+def _backend_key(raw: Mapping[str, Any]) -> tuple[str, str, str, Mapping[str, Any]]:
+    backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
+    settings = backend.get("settings") if isinstance(backend.get("settings"), Mapping) else {}
+    return (str(backend.get("name") or "?"), str(backend.get("version") or ""), str(backend.get("device") or ""),
+            settings)
+
+
 def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) -> PerformanceModel:
     ids = ids or BackendIds()
     runs: list[BenchRun] = []
-    columns: dict[str, BenchColumn] = {}
     records: list[BenchRecord] = []
+    # Columns by backend identity (name, version, device, settings), each with
+    # the (benchmark, variant) pairs it holds and the runs it came from.
+    columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list]] = {}
+    by_identity: dict[str, list[str]] = defaultdict(list)
     for folder in folders:
         summary, raw_records = read_bench(folder)
-        run = _run(summary, [r for _, r in raw_records])
         index = len(runs)
-        runs.append(run)
+        runs.append(_run(summary, [r for _, r in raw_records]))
+        groups: dict[str, list[tuple[int, Mapping[str, Any]]]] = defaultdict(list)
         for number, raw in raw_records:
-            backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
-            settings = backend.get("settings") if isinstance(backend.get("settings"), Mapping) else {}
-            bid = ids.get(str(backend.get("name") or "?"), str(backend.get("version") or ""),
-                          str(backend.get("device") or ""),
-                          json.dumps(settings, sort_keys=True, default=str) + f"#{index}")
-            if bid.slug not in columns:
-                threads = _setting(settings, THREAD_KEYS) or (str(run.peaks.threads) if run.peaks.threads else "")
-                columns[bid.slug] = BenchColumn(bid, settings, threads, _setting(settings, PRECISION_KEYS), index)
-            records.append(read_record(raw, bid.slug, f"{folder.name}/{BENCH_FILE} line {number}"))
-    ordered = tuple(sorted(columns.values(), key=lambda c: (c.backend.name, _version_key(c.backend.version),
-                                                              c.run, c.backend.slug)))
+            name, version, device, settings = _backend_key(raw)
+            groups[json.dumps([name, version, device, settings], sort_keys=True, default=str)].append((number, raw))
+        for identity, group in groups.items():
+            pairs = {(raw.get("benchmark"), raw.get("variant")) for _, raw in group}
+            slug = next((s for s in by_identity[identity] if not columns[s][2] & pairs), None)
+            if slug is None:
+                name, version, device, settings = _backend_key(group[0][1])
+                bid = ids.get(name, version, device, f"{identity}#{len(by_identity[identity])}")
+                slug = bid.slug
+                columns[slug] = (bid, settings, set(), [])
+                by_identity[identity].append(slug)
+            columns[slug][2].update(pairs)
+            columns[slug][3].append(index)
+            for number, raw in group:
+                records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
+    built = []
+    for bid, settings, _, run_indexes in columns.values():
+        peak_threads = runs[run_indexes[0]].peaks.threads
+        threads = _setting(settings, THREAD_KEYS) or (str(peak_threads) if peak_threads else "")
+        built.append(BenchColumn(bid, settings, threads, _setting(settings, PRECISION_KEYS), tuple(run_indexes)))
+    ordered = tuple(sorted(built, key=lambda c: (c.backend.name, _version_key(c.backend.version), c.runs,
+                                                 c.backend.slug)))
     op_rows = rows((r for r in records if r.kind == "op"), ordered)
-    scenario_rows = rows((r for r in records if r.kind != "op"), ordered)
+    scenario_rows = rows((r for r in records if r.kind not in ("op", "transfer")), ordered)
+    transfer_rows = rows((r for r in records if r.kind == "transfer"), ordered)
     ratios = scenario_ratios(records)
     ratio_rows = ratio_grid(ratios, ordered)
     roofline: dict[int, list[RooflinePoint]] = defaultdict(list)
     for r in records:
-        run = columns[r.column].run
-        point = roofline_point(r, runs[run].peaks)
+        point = roofline_point(r, runs[r.run].peaks)
         if point:
-            roofline[run].append(point)
+            roofline[r.run].append(point)
     return PerformanceModel(
         runs=tuple(runs), columns=ordered, records=tuple(records), op_rows=op_rows, scenario_rows=scenario_rows,
+        transfer_rows=transfer_rows,
         published_rows=published_rows(scenario_rows + op_rows, records, ratio_rows),
         ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
         roofline={k: tuple(v) for k, v in roofline.items()}, speed_tiers=speed_tiers(records, ordered),

@@ -301,3 +301,20 @@ def test_without_matplotlib_the_page_keeps_its_tables_and_says_what_is_missing(t
     page = (site / "performance.html").read_text()
     assert "Charts need matplotlib" in page and "Scenario ratios" in page
     assert not list((site / "charts").glob("*.svg"))
+
+
+def test_folders_of_one_backend_share_a_column_unless_they_measured_the_same_thing(tmp_path):
+    records = seed_records()
+    scenarios = [r for r in records if r["kind"] == "scenario"]
+    ops = [r for r in records if r["kind"] == "op"]
+    first = write_bench(tmp_path / "scenarios", scenarios)
+    second = write_bench(tmp_path / "ops", ops)
+    perf = build_performance([first, second])
+    (column,) = perf.columns
+    assert column.runs == (0, 1)
+    assert all(cell.record is not None for row in perf.op_rows + perf.scenario_rows for cell in row.cells)
+    # The same benchmarks measured again (another day): a second column, nothing overwritten.
+    again = write_bench(tmp_path / "again", scenarios)
+    perf = build_performance([first, again])
+    assert [c.runs for c in perf.columns] == [(0,), (1,)]
+    assert len({c.backend.label for c in perf.columns}) == 2
