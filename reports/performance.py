@@ -415,17 +415,20 @@ class PerformanceModel:
         return next(c for c in self.columns if c.backend.slug == slug)
 
 
+def _grid(items: Iterable[Any], columns: Sequence[BenchColumn]) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Items (records or ratios) by (benchmark, variant) in first-seen order:
+    (the first item, then one item or None per column)."""
+    grouped: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in items:
+        grouped.setdefault((item.benchmark, item.variant), {})[item.column] = item
+    return [(next(iter(by_column.values())), tuple(by_column.get(c.backend.slug) for c in columns))
+            for by_column in grouped.values()]
+
+
 def rows(records: Iterable[BenchRecord], columns: Sequence[BenchColumn]) -> tuple[Row, ...]:
     """One row per (benchmark, variant), first-seen order, one cell per column."""
-    grouped: dict[tuple[str, str], dict[str, BenchRecord]] = {}
-    for r in records:
-        grouped.setdefault((r.benchmark, r.variant), {})[r.column] = r
-    out = []
-    for (benchmark, variant), by_column in grouped.items():
-        first = next(iter(by_column.values()))
-        out.append(Row(benchmark, variant, first.title, first.op, first.data_type, first.workload,
-                       tuple(Cell(by_column.get(c.backend.slug)) for c in columns)))
-    return tuple(out)
+    return tuple(Row(first.benchmark, first.variant, first.title, first.op, first.data_type, first.workload,
+                     tuple(Cell(r) for r in cells)) for first, cells in _grid(records, columns))
 
 
 def scenario_ratios(records: Iterable[BenchRecord]) -> tuple[Ratio, ...]:
@@ -449,15 +452,8 @@ def scenario_ratios(records: Iterable[BenchRecord]) -> tuple[Ratio, ...]:
 
 
 def ratio_grid(ratios: Sequence[Ratio], columns: Sequence[BenchColumn]) -> tuple[RatioRow, ...]:
-    grouped: dict[tuple[str, str], dict[str, Ratio]] = {}
-    for r in ratios:
-        grouped.setdefault((r.benchmark, r.variant), {})[r.column] = r
-    out = []
-    for (benchmark, variant), by_column in grouped.items():
-        first = next(iter(by_column.values()))
-        out.append(RatioRow(benchmark, first.title, variant, first.baseline,
-                            tuple(by_column.get(c.backend.slug) for c in columns)))
-    return tuple(out)
+    return tuple(RatioRow(first.benchmark, first.title, first.variant, first.baseline, cells)
+                 for first, cells in _grid(ratios, columns))
 
 
 def published_rows(rows_: Sequence[Row], records: Sequence[BenchRecord], ratios: Sequence[RatioRow]
