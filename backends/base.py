@@ -15,6 +15,9 @@ Optional:
         backend's own memory (ORT OrtValue, OpenVINO ov.Tensor), and able to
         save the exact model it runs. The default (``device_session``
         below) wraps build/compute.
+    backend.build_settings(compiled) -> {setting: value}
+        settings chosen per build (ONNX Runtime: the opset a graph was
+        emitted at); each record keeps them beside the backend's info().
 """
 from __future__ import annotations
 
@@ -115,6 +118,11 @@ def device_session(backend: Backend, graph: Graph) -> DeviceSession:
 def emulations(backend: Backend) -> Mapping[str, str]:
     fn = getattr(backend, "emulations", None)
     return dict(fn()) if fn else {}
+
+
+def build_settings(backend: Backend, compiled: Any) -> Mapping[str, Any]:
+    fn = getattr(backend, "build_settings", None)
+    return dict(fn(compiled)) if fn else {}
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:
