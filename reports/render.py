@@ -26,7 +26,7 @@ from webnn_harness.reports.capability import CAPABILITY_TEXT
 from webnn_harness.reports.common import SHORT_TYPE, format_bytes, format_seconds
 from webnn_harness.reports.conformance import OUTCOME_TEXT
 from webnn_harness.reports.model import SiteModel
-from webnn_harness.reports.performance import SLOW_TIER_FACTOR
+from webnn_harness.reports.performance import SLOW_TIER_FACTOR, strip_local_paths
 
 STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 
@@ -104,7 +104,8 @@ def environment() -> Environment:
     # A status column appears when some backend has it (pass and fail always do).
     env.tests["shown_status"] = lambda s, backends: s in ("pass", "fail") or any(b.counts[s] for b in backends)
     env.filters.update(bytes=format_bytes, date=_date, pct=_pct, short_type=_short_type, bar=_bar_segments,
-                       seconds=_seconds, times=_times, per_second=_per_second)
+                       seconds=_seconds, times=_times, per_second=_per_second,
+                       no_local_path=strip_local_paths)  # published pages name no local folders
     env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get,
                        SLOW_TIER_FACTOR=SLOW_TIER_FACTOR)
     return env

@@ -267,6 +267,8 @@ def test_versions_sit_side_by_side_and_speed_tiers_reach_the_capability_matrix(t
     index = (site / "index.html").read_text()
     factor = median(OP_TIMES[("conv2d", "float16")]) / median(OP_TIMES[("conv2d", "float32")])
     assert f"f16 {factor:.2f}× slower" in index
+    for page in site.rglob("*.html"):  # the probe's own page included
+        assert str(tmp_path) not in page.read_text(), page.name
 
 
 def test_an_interrupted_bench_says_so_and_keeps_its_records(tmp_path):
