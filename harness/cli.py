@@ -382,7 +382,7 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
     "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
     "backends": (cmd_backends, "list installed backends with versions and devices"),
     "probe": (cmd_probe, "measure a backend's real opSupportLimits (and the evidence behind it)"),
-    "report": (cmd_report, "write the HTML conformance report and capability matrix"),
+    "report": (cmd_report, "write the HTML conformance and performance reports and capability matrix"),
     "diff": (cmd_diff, "compare two runs case by case: regressions, fixes, new and removed cases"),
     "merge": (cmd_merge, "join the output folders of a sharded run into one run folder"),
     "junit": (cmd_junit, "write JUnit XML from a run folder"),
