@@ -93,7 +93,7 @@ class WorkerPool:
         )
         remaining = len(cases)
         n_workers = max(1, min(self.run.workers, len(queue)))
-        for _ in range(n_workers):
+        for _ in range(n_workers - len(self.workers)):  # workers left idle by an earlier call are reused
             self._spawn()
         start_failures = 0
 
