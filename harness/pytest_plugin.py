@@ -1,0 +1,257 @@
+"""pytest plugin: every WebNN case as a pytest item, judged exactly as
+``webnn-harness run`` judges it.
+
+    pytest --webnn-backend NAME [--webnn-cases PATH ...] [--webnn-option KEY=VALUE ...]
+           [--webnn-expectations FILE] [--webnn-timeout SECONDS]
+
+Registered through the ``pytest11`` entry point, so installing webnn-harness
+makes the options available; without ``--webnn-backend`` the plugin adds its
+options and does nothing else.
+
+Each case becomes an item whose node id is the case's stable id (corpus, path
+inside it, case name), so ``-k``, ``-x``, ``--lf`` and pytest-xdist work as
+they do on ordinary tests. The case runs in one of the harness's worker
+processes (harness/runner.py), the same path ``run`` takes: same graph
+builder, reference, tolerances and judge; a backend that segfaults or hangs
+fails that one item (``crash``, ``timeout``) instead of killing pytest.
+
+Outcomes, from the run's record:
+    pass                      passed
+    unsupported, skipped      skipped, with the backend's message
+    fail, error, crash, timeout   failed: expected and got (worst element,
+                              budget) and the ``webnn-harness run`` command
+                              that reproduces it
+    listed in the expectations  xfail with the entry's reason, strict: a
+                              listed case that passes is XPASS(strict), a
+                              failure, so stale expectations are seen.
+Items carry the marker ``webnn`` and one of ``webnn_required`` or
+``webnn_optional`` (whether the case is inside the spec's required data types
+and ranks). ``run``'s exit code counts required cases only; ``-m
+webnn_required`` is the same gate. The items are added to whatever else
+pytest collects: ``-m webnn`` (or running from a folder without tests) runs
+only the cases. The ops and data types of a case are keywords, so ``-k
+"leakyRelu and float32"`` selects by them as well as by name and file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:  # the harness is imported only when the plugin is switched on
+    from webnn_harness.cases import Case, CaseError
+    from webnn_harness.results import Record
+
+MARKERS = (
+    "webnn: a WebNN conformance case (pytest --webnn-backend); -m webnn runs only these",
+    "webnn_required: a WebNN case inside the spec's required data types and ranks",
+    "webnn_optional: a WebNN case outside the spec's required data types and ranks",
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("webnn", "webnn-harness: WebNN conformance cases as test items")
+    group.addoption("--webnn-backend", metavar="NAME",
+                    help="run WebNN cases on this backend (an installed name or package.module:factory)")
+    group.addoption("--webnn-cases", action="append", metavar="PATH",
+                    help="case file or folder (repeatable; default: the bundled corpus)")
+    group.addoption("--webnn-option", action="append", metavar="KEY=VALUE", help="backend option (repeatable)")
+    group.addoption("--webnn-expectations", metavar="FILE",
+                    help="known failures: listed cases are xfail, and strict (a listed case that passes fails)")
+    group.addoption("--webnn-timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="seconds per case before it counts as a timeout (default 60)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
+    if config.getoption("webnn_backend"):
+        config.pluginmanager.register(WebnnCases(config), "webnn-harness-cases")
+
+
+class CaseNotPassed(Exception):
+    """Raised by an item whose case did not pass; carries the run's record."""
+
+    def __init__(self, record: "Record", rerun: str):
+        super().__init__(record.status)
+        self.record, self.rerun = record, rerun
+
+
+class CaseLoadFailed(Exception):
+    """Raised by an item standing for a case that does not load."""
+
+
+class WebnnCases:
+    """The plugin once switched on: the backend, its expectations, the cases
+    and the worker pool that runs them (one per pytest process)."""
+
+    def __init__(self, config: pytest.Config):
+        from webnn_harness import backends
+        from webnn_harness.backends.base import parse_options
+
+        self.config = config
+        self.backend = config.getoption("webnn_backend")
+        try:
+            self.options = parse_options(config.getoption("webnn_option") or [])
+            instance = backends.create(self.backend, self.options)
+            self.info = instance.info().to_json()
+            del instance
+        except Exception as exc:  # noqa: BLE001 - any failure to create the backend is a usage error
+            raise pytest.UsageError(f"--webnn-backend {self.backend}: {type(exc).__name__}: {exc}") from None
+        self.expectations = _load_expectations(config.getoption("webnn_expectations"), self.backend, self.options)
+        self.timeout = config.getoption("webnn_timeout")
+        self._pool = None
+
+    # ---------------------------------------------------------------- collection
+    @pytest.hookimpl(tryfirst=True)  # before -k/-m deselect and --lf filter what we add
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
+        from webnn_harness.cases import Case, bundled_corpus, load_cases
+
+        base = config.invocation_params.dir
+        paths = [base / p for p in (config.getoption("webnn_cases") or [])] or [bundled_corpus()]
+        for path in paths:
+            if not path.exists():
+                raise pytest.UsageError(f"--webnn-cases {path}: no such file or folder")
+        loaded = load_cases(paths)
+        if not loaded:
+            raise pytest.UsageError(f"--webnn-cases {' '.join(map(str, paths))}: no cases found")
+        files: dict[str, CaseFile] = {}
+        seen: set[str] = set()
+        for case in loaded:
+            file_id = case.id.rpartition("::")[0]
+            parent = files.get(file_id)
+            if parent is None:
+                parent = files[file_id] = CaseFile.from_parent(session, name=file_id, nodeid=file_id)
+            if isinstance(case, Case):
+                items.append(CaseItem.from_parent(parent, name=case.name, nodeid=case.id, case=case, cases=self))
+            else:
+                name = case.name or "(file)"
+                if case.id in seen:  # a duplicate name: the first case keeps the id
+                    name = f"{name} (case {case.index})"
+                items.append(CaseErrorItem.from_parent(parent, name=name, nodeid=f"{file_id}::{name}", error=case))
+            seen.add(case.id)
+
+    def expected_failure(self, case: "Case") -> dict | None:
+        """The expectation entry that lists this case, if any."""
+        from webnn_harness.worker import base_record
+
+        probe = base_record(case, self.info, "fail")
+        return next((e for e in self.expectations.entries if self.expectations._matches(e, probe)), None)
+
+    # ---------------------------------------------------------------- running
+    def run_case(self, case: "Case") -> "Record":
+        """One case through the harness's worker pool: the record ``run`` would write."""
+        from webnn_harness.runner import RunOptions, WorkerPool
+
+        if self._pool is None:
+            self._pool = WorkerPool(self.backend, self.options,
+                                    RunOptions(workers=1, timeout=self.timeout, batch_size=1), self.info)
+        records: list = []
+        self._pool.run_cases([case], records.append)
+        return records[0]
+
+    def rerun_command(self, case: "Case") -> str:
+        from webnn_harness.reports.common import rerun_command
+
+        # The backend as named on our command line (a module:factory target
+        # too), which info()'s name need not be.
+        backend = {**self.info, "name": self.backend}
+        return rerun_command(backend, [f"{k}={v}" for k, v in self.options.items()], case.file, case.name)
+
+    def pytest_sessionfinish(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def pytest_report_header(self) -> str:
+        b = self.info
+        return f"webnn-harness: backend {b['name']} {b['version']} on {b['device']}, settings {b.get('settings', {})}"
+
+
+def _load_expectations(path: str | None, backend: str, options):
+    from webnn_harness.knownfailures import KnownFailures
+
+    if not path:
+        return KnownFailures.for_backend(backend, options)
+    import json
+
+    try:
+        entries = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise pytest.UsageError(f"--webnn-expectations {path}: cannot read: {exc}") from None
+    return KnownFailures([e for e in entries
+                          if all(options.get(k) == v for k, v in (e.get("options") or {}).items())])
+
+
+class CaseFile(pytest.Collector):
+    """The case file a group of items comes from (named by its stable id)."""
+
+    def collect(self):  # items are made by WebnnCases, not by walking this node
+        return []
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case: "Case", cases: WebnnCases, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.case, self.cases = case, cases
+        self.extra_keyword_matches.update(case.graph.ops)
+        self.extra_keyword_matches.update(case.graph.data_types)
+        self.add_marker("webnn")
+        self.add_marker("webnn_required" if case.required else "webnn_optional")
+        self.entry = cases.expected_failure(case)
+        if self.entry is not None:
+            self.add_marker(pytest.mark.xfail(reason=f"known failure: {self.entry['reason']}", strict=True))
+
+    def runtest(self) -> None:
+        record = self.cases.run_case(self.case)
+        b = record.backend
+        self.user_properties += [("backend", b.get("name")), ("version", b.get("version")),
+                                 ("device", b.get("device")), ("status", record.status)]
+        if record.status == "pass":
+            return
+        if record.status in ("unsupported", "skipped") and self.entry is None:
+            pytest.skip(f"{record.status}: {record.message}" if record.message else record.status)
+        raise CaseNotPassed(record, self.cases.rerun_command(self.case))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CaseNotPassed):
+            return describe_failure(excinfo.value.record, excinfo.value.rerun)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, self.nodeid
+
+
+class CaseErrorItem(pytest.Item):
+    """A case that does not load fails alone, with the loader's one line."""
+
+    def __init__(self, *, error: "CaseError", **kwargs: Any):
+        super().__init__(**kwargs)
+        self.error = error
+        self.add_marker("webnn")
+
+    def runtest(self) -> None:
+        raise CaseLoadFailed(str(self.error))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CaseLoadFailed):
+            return f"case does not load: {excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, self.nodeid
+
+
+def describe_failure(record: "Record", rerun: str) -> str:
+    """What was expected and what the backend gave, and how to reproduce it."""
+    b = record.backend
+    lines = [f"{record.case}: {record.status} on {b.get('name')} {b.get('version')} ({b.get('device')})"]
+    if record.max_error is not None:
+        where = f"{record.output}{list(record.worst_index or [])}"
+        lines.append(f"  worst element {where}: expected {record.expected_value}, got {record.actual_value}")
+        lines.append(f"  max {record.metric} error {record.max_error} > budget {record.budget}")
+    if record.message:
+        lines.append(f"  {record.message}")
+    lines.append(f"  reproduce: {rerun}")
+    return "\n".join(lines)
