@@ -37,49 +37,114 @@ def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
 
 
 def cmd_run(args) -> int:
-    from tqdm import tqdm
-
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.cases import bundled_corpus
+    from webnn_harness.progress import Progress
     from webnn_harness.run import run
     from webnn_harness.runner import RunOptions
+    from webnn_harness.selection import Shard
 
     requests = _backend_requests(args.backend, args.option)
     paths = args.cases or [bundled_corpus()]
-    for p in paths:
+    for p in [*paths, *(args.expectations or [])]:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file or folder")
+    if args.update_expectations and len(requests) != 1:
+        raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
+    shard = Shard.parse(args.shard) if args.shard else None
     out = Path(args.out)
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size)
-    bar = tqdm(total=None, unit="case", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
+    progress = Progress("case", enabled=not args.quiet)
+    failing = []
+
+    def on_record(record) -> None:
+        if record.counts_against:
+            failing.append(record)
+
     try:
         result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
-                     progress=bar.update)
+                     progress=progress.update, on_record=on_record, expectations=args.expectations or (),
+                     shard=shard, ids=args.id or (), label=args.label,
+                     on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n))
     except (UnknownBackend, BackendError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     finally:
-        bar.close()
+        progress.close()
     for err in result.load_errors[:20]:
         print(f"error: {err}", file=sys.stderr)
     if len(result.load_errors) > 20:
         print(f"error: ... and {len(result.load_errors) - 20} more case errors", file=sys.stderr)
+    narrowed = bool(args.op or args.filter or args.id or shard)
     for tally in result.tallies:
         b = tally.backend
         counts = ", ".join(f"{n} {s}" for s, n in tally.counts.items() if n)
         known = f" ({tally.known_failures} known failures)" if tally.known_failures else ""
         print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s")
-        for entry in result.stale_known_failures.get(b["name"], []):
-            print(f"  stale known failure (matched nothing): {entry.get('file', '*')}: "
-                  f"{entry.get('case', entry.get('match'))}", file=sys.stderr)
+        _print_expectation_outcomes(result, b["name"], narrowed)
+    _print_failing(failing, requests, result.local_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
         from webnn_harness.junit import write_junit
 
-        write_junit(out / "results.jsonl", Path(args.junit))
+        write_junit(out, Path(args.junit))
         print(f"junit: {args.junit}")
+    if args.update_expectations:
+        _update_expectations(Path(args.update_expectations), out, requests[0], result)
     if any(e.index == -1 for e in result.load_errors):
         return EXIT_USAGE
     return result.exit_code
+
+
+def _print_expectation_outcomes(result, backend: str, narrowed: bool) -> None:
+    for entry in result.expectations_with(backend, "stale"):
+        print(f"  stale expectation (its cases ran and passed): {_describe_entry(entry)}", file=sys.stderr)
+    unmatched = result.expectations_with(backend, "unmatched")
+    if unmatched and narrowed:
+        # --op/--filter/--id/--shard leave most entries' cases out on purpose.
+        print(f"  {len(unmatched)} expectations matched no case of this selection", file=sys.stderr)
+    else:
+        for entry in unmatched:
+            print(f"  expectation matched no case: {_describe_entry(entry)}", file=sys.stderr)
+
+
+def _describe_entry(entry: dict) -> str:
+    what = f'"{entry["case"]}"' if "case" in entry else f"/{entry.get('match')}/"
+    return f"{entry['source']}[{entry['index']}]: {entry.get('file', '*')}: {what}"
+
+
+FAILING_SHOWN = 20
+
+
+def _print_failing(failing, requests, local_paths) -> None:
+    """The required cases that count against the exit code, each with what to run to see it again."""
+    if not failing:
+        return
+    from webnn_harness.rerun import rerun_command
+
+    options = {r.name: [f"{k}={v}" for k, v in r.options.items()] for r in requests}
+    print(f"{len(failing)} required case{'s' if len(failing) != 1 else ''} failed"
+          f"{f' (first {FAILING_SHOWN} shown)' if len(failing) > FAILING_SHOWN else ''}:")
+    for r in sorted(failing, key=lambda r: (r.backend["name"], r.id))[:FAILING_SHOWN]:
+        detail = r.message.splitlines()[0][:120] if r.message else (
+            f"max {r.metric} error {r.max_error} > {r.budget}" if r.metric else "")
+        print(f"  {r.status:7} {r.backend['name']}: {r.id}{' - ' + detail if detail else ''}")
+        cmd = rerun_command(r.backend, options.get(r.backend["name"], []), local_paths.get(r.file, r.file),
+                            r.case, file_id=r.file)
+        print(f"          {cmd}")
+
+
+def _update_expectations(path: Path, out: Path, request, result) -> None:
+    from webnn_harness.expectations import read_expectations, update_expectations
+    from webnn_harness.results import read_records
+
+    try:
+        previous = read_expectations(path) if path.exists() else ()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    info = result.tallies[0].backend
+    counts = update_expectations(path, read_records(out / "results.jsonl"), previous,
+                                 str(info.get("version", "")), request.options)
+    print(f"expectations: {path} ({counts['added']} added, {counts['kept']} kept, {counts['dropped']} dropped as passing)")
 
 
 def cmd_ops(args) -> int:
@@ -204,6 +269,14 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--batch-size", type=int, default=16, help="cases per worker batch")
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    run.add_argument("--id", action="append", metavar="CASE_ID",
+                     help="only this case id (wpt/relu.json::name) or case file id (wpt/relu.json) (repeatable)")
+    run.add_argument("--shard", metavar="I/N", help="run shard I of N (1-based): a balanced slice by case id")
+    run.add_argument("--label", help="the run's name on report pages (default: its corpora, e.g. wpt)")
+    run.add_argument("--expectations", action="append", metavar="FILE",
+                     help="known failures of this backend (JSON, harness/schema/expectations.schema.json; repeatable)")
+    run.add_argument("--update-expectations", metavar="FILE",
+                     help="after the run, write FILE from its failures (keeping entries that still apply)")
 
     ops = sub.add_parser("ops", help=COMMANDS["ops"][1])
     ops.add_argument("--json", action="store_true")

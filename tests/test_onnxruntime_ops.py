@@ -20,13 +20,14 @@ from webnn_harness.backends.base import Unsupported  # noqa: E402
 from webnn_harness.backends.onnxruntime.emitter import ONNX_TYPES  # noqa: E402
 from webnn_harness.backends.onnxruntime.lower import EMULATED, LOWER  # noqa: E402
 from webnn_harness.cases import Case, load_cases  # noqa: E402
+from conftest import wpt_dir  # noqa: E402
 from webnn_harness.catalog import operators  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
-from webnn_harness.knownfailures import KnownFailures  # noqa: E402
+from webnn_harness.expectations import ExpectationSet  # noqa: E402
 from webnn_harness.worker import build_record, run_case  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPORA = [ROOT / "cases", Path("/work/shared/wpt")]
+CORPORA = [ROOT / "cases", *filter(None, [wpt_dir()])]
 SAMPLES_PER_OP = 4
 
 
@@ -132,7 +133,7 @@ def test_agrees_with_reference(backend, op):
     if not cases:
         pytest.fail(f"no case uses {op}")
     info = backend.info().to_json()
-    known = KnownFailures.for_backend("onnxruntime", {})
+    known = ExpectationSet.for_backend("onnxruntime", info["version"], {})
     problems = []
     for case in cases:
         t0 = time.perf_counter()
