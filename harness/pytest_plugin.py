@@ -57,8 +57,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--webnn-cases", action="append", metavar="PATH",
                     help="case file or folder (repeatable; default: the bundled corpus)")
     group.addoption("--webnn-option", action="append", metavar="KEY=VALUE", help="backend option (repeatable)")
-    group.addoption("--webnn-expectations", metavar="FILE",
-                    help="known failures: listed cases are xfail, and strict (a listed case that passes fails)")
+    group.addoption("--webnn-expectations", action="append", metavar="FILE",
+                    help="known failures (the format of run --expectations; repeatable): listed cases are "
+                         "xfail, strict (a listed case that passes fails)")
+    group.addoption("--webnn-shard", metavar="I/N", help="only shard I of N of the cases (as run --shard)")
     group.addoption("--webnn-timeout", type=float, default=60.0, metavar="SECONDS",
                     help="seconds per case before it counts as a timeout (default 60)")
 
@@ -99,23 +101,33 @@ class WebnnCases:
             del instance
         except Exception as exc:  # noqa: BLE001 - any failure to create the backend is a usage error
             raise pytest.UsageError(f"--webnn-backend {self.backend}: {type(exc).__name__}: {exc}") from None
-        self.expectations = _load_expectations(config.getoption("webnn_expectations"), self.backend, self.options)
+        from webnn_harness.expectations import ExpectationSet
+
+        files = config.getoption("webnn_expectations") or []
+        try:
+            # What run applies: the backend's bundled known failures, then the files given.
+            self.expectations = ExpectationSet.for_backend(self.backend, self.info["version"], self.options, files)
+        except ValueError as exc:  # ExpectationsError: one line naming file, entry and field
+            raise pytest.UsageError(f"--webnn-expectations: {exc}") from None
         self.timeout = config.getoption("webnn_timeout")
         self._pool = None
 
     # ---------------------------------------------------------------- collection
     @pytest.hookimpl(tryfirst=True)  # before -k/-m deselect and --lf filter what we add
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
-        from webnn_harness.cases import Case, bundled_corpus, load_cases
+        from webnn_harness.cases import Case, bundled_corpus
+        from webnn_harness.selection import Shard, select_cases
 
         base = config.invocation_params.dir
         paths = [base / p for p in (config.getoption("webnn_cases") or [])] or [bundled_corpus()]
         for path in paths:
             if not path.exists():
                 raise pytest.UsageError(f"--webnn-cases {path}: no such file or folder")
-        loaded = load_cases(paths)
-        if not loaded:
-            raise pytest.UsageError(f"--webnn-cases {' '.join(map(str, paths))}: no cases found")
+        shard = config.getoption("webnn_shard")
+        try:
+            loaded = select_cases(paths, shard=Shard.parse(shard) if shard else None)
+        except ValueError as exc:  # SelectionError (nothing selected), two corpora with one id
+            raise pytest.UsageError(str(exc)) from None
         files: dict[str, CaseFile] = {}
         seen: set[str] = set()
         for case in loaded:
@@ -132,12 +144,9 @@ class WebnnCases:
                 items.append(CaseErrorItem.from_parent(parent, name=name, nodeid=f"{file_id}::{name}", error=case))
             seen.add(case.id)
 
-    def expected_failure(self, case: "Case") -> dict | None:
+    def expected_failure(self, case: "Case"):
         """The expectation entry that lists this case, if any."""
-        from webnn_harness.worker import base_record
-
-        probe = base_record(case, self.info, "fail")
-        return next((e for e in self.expectations.entries if self.expectations._matches(e, probe)), None)
+        return self.expectations.find(case.file, case.name)
 
     # ---------------------------------------------------------------- running
     def run_case(self, case: "Case") -> "Record":
@@ -152,12 +161,13 @@ class WebnnCases:
         return records[0]
 
     def rerun_command(self, case: "Case") -> str:
-        from webnn_harness.reports.common import rerun_command
+        from webnn_harness.rerun import rerun_command
 
         # The backend as named on our command line (a module:factory target
         # too), which info()'s name need not be.
         backend = {**self.info, "name": self.backend}
-        return rerun_command(backend, [f"{k}={v}" for k, v in self.options.items()], case.file, case.name)
+        return rerun_command(backend, [f"{k}={v}" for k, v in self.options.items()], case.path or case.file,
+                             case.name, file_id=case.file)
 
     def pytest_sessionfinish(self) -> None:
         if self._pool is not None:
@@ -167,21 +177,6 @@ class WebnnCases:
     def pytest_report_header(self) -> str:
         b = self.info
         return f"webnn-harness: backend {b['name']} {b['version']} on {b['device']}, settings {b.get('settings', {})}"
-
-
-def _load_expectations(path: str | None, backend: str, options):
-    from webnn_harness.knownfailures import KnownFailures
-
-    if not path:
-        return KnownFailures.for_backend(backend, options)
-    import json
-
-    try:
-        entries = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise pytest.UsageError(f"--webnn-expectations {path}: cannot read: {exc}") from None
-    return KnownFailures([e for e in entries
-                          if all(options.get(k) == v for k, v in (e.get("options") or {}).items())])
 
 
 class CaseFile(pytest.Collector):
@@ -201,7 +196,7 @@ class CaseItem(pytest.Item):
         self.add_marker("webnn_required" if case.required else "webnn_optional")
         self.entry = cases.expected_failure(case)
         if self.entry is not None:
-            self.add_marker(pytest.mark.xfail(reason=f"known failure: {self.entry['reason']}", strict=True))
+            self.add_marker(pytest.mark.xfail(reason=f"known failure: {self.entry.reason}", strict=True))
 
     def runtest(self) -> None:
         record = self.cases.run_case(self.case)

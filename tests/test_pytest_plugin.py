@@ -78,16 +78,11 @@ def test_node_ids_are_stable_case_ids_and_k_selects_by_name_op_and_data_type(tmp
     assert (code, counts) == (0, {"passed": 1, "xfailed": 2, "deselected": 15}), out
 
 
-def test_expectations_make_the_known_bug_xfail_and_unsupported_a_skip(tmp_path):
-    code, out, counts = run_pytest(tmp_path, *EXAMPLE, "--webnn-expectations", str(EXPECTATIONS))
+def test_expectations_make_the_known_bug_xfail_and_unsupported_a_skip_also_under_xdist(tmp_path):
+    code, out, counts = run_pytest(tmp_path, *EXAMPLE, "--webnn-expectations", str(EXPECTATIONS), "-n", "2")
     assert (code, counts) == (0, {"passed": 8, "skipped": 6, "xfailed": 4}), out
     assert "known failure: example-numpy's deliberate bug" in out  # the entry's reason
     assert "example-numpy computes float32 only, not float16" in out  # the backend's message
-
-
-def test_xdist_gives_the_same_verdicts(tmp_path):
-    code, out, counts = run_pytest(tmp_path, *EXAMPLE, "--webnn-expectations", str(EXPECTATIONS), "-n", "2")
-    assert (code, counts) == (0, {"passed": 8, "skipped": 6, "xfailed": 4}), out
 
 
 def test_a_stale_expectation_is_a_strict_xpass(tmp_path):
@@ -154,3 +149,23 @@ def test_a_case_that_does_not_load_fails_alone(tmp_path):
     code, out, counts = run_pytest(tmp_path, "--webnn-backend", "example-numpy", "--webnn-cases", str(corpus))
     assert (code, counts) == (1, {"failed": 1, "passed": 1}), out
     assert re.search(r"case does not load: .*relu\.json: \"relu broken\": ", out), out
+
+
+def test_the_worker_pool_serves_one_case_per_call_with_the_same_worker():
+    # The plugin sends one case per item; a worker spawn per item would cost a backend import each.
+    from webnn_harness import backends
+    from webnn_harness.cases import load_cases
+    from webnn_harness.runner import RunOptions, WorkerPool
+
+    cases = load_cases([LEAKY_RELU])[:3]
+    info = backends.create("example-numpy", {}).info().to_json()
+    pool = WorkerPool("example-numpy", {}, RunOptions(workers=1, batch_size=1), info)
+    records, pids = [], []
+    try:
+        for case in cases:
+            pool.run_cases([case], records.append)
+            pids.append(pool.workers[0].process.pid)
+    finally:
+        pool.close()
+    assert len(set(pids)) == 1
+    assert [r.case for r in records] == [c.name for c in cases]
