@@ -115,6 +115,7 @@ class WebnnCases:
     # ---------------------------------------------------------------- collection
     @pytest.hookimpl(tryfirst=True)  # before -k/-m deselect and --lf filter what we add
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
+        from webnn_harness.caseid import case_id
         from webnn_harness.cases import Case, bundled_corpus
         from webnn_harness.selection import Shard, select_cases
 
@@ -131,17 +132,16 @@ class WebnnCases:
         files: dict[str, CaseFile] = {}
         seen: set[str] = set()
         for case in loaded:
-            file_id = case.id.rpartition("::")[0]
-            parent = files.get(file_id)
-            if parent is None:
-                parent = files[file_id] = CaseFile.from_parent(session, name=file_id, nodeid=file_id)
+            parent = files.get(case.file)
+            if parent is None:  # named by the stable file id, so the items' node ids are the case ids
+                parent = files[case.file] = CaseFile.from_parent(session, name=case.file, nodeid=case.file)
             if isinstance(case, Case):
                 items.append(CaseItem.from_parent(parent, name=case.name, nodeid=case.id, case=case, cases=self))
             else:
                 name = case.name or "(file)"
                 if case.id in seen:  # a duplicate name: the first case keeps the id
                     name = f"{name} (case {case.index})"
-                items.append(CaseErrorItem.from_parent(parent, name=name, nodeid=f"{file_id}::{name}", error=case))
+                items.append(CaseErrorItem.from_parent(parent, name=name, nodeid=case_id(case.file, name), error=case))
             seen.add(case.id)
 
     def expected_failure(self, case: "Case"):

@@ -57,10 +57,16 @@ def test_without_webnn_backend_the_plugin_only_adds_its_options(tmp_path):
 
 
 def test_usage_mistakes_are_one_line_errors(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"case": "x"}]')
     for args, message in (
         (("--webnn-backend", "no-such-backend"), "unknown backend 'no-such-backend'"),
         ((*EXAMPLE, "--webnn-option", "leaky_relu=maybe"), "leaky_relu must be one of buggy, fixed"),
         (("--webnn-backend", "example-numpy", "--webnn-cases", "nowhere"), "nowhere: no such file or folder"),
+        (("--webnn-backend", "example-numpy", "--webnn-cases", str(empty)), "no cases selected: no case files under"),
+        ((*EXAMPLE, "--webnn-expectations", str(bad)), "bad.json: [0]: 'reason' is a required property"),
     ):
         code, out, _ = run_pytest(tmp_path, *args)
         assert code == pytest.ExitCode.USAGE_ERROR, out
