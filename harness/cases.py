@@ -246,13 +246,18 @@ def load_cases(
     paths: Iterable[str | Path],
     ops: Iterable[str] | None = None,
     name_filter: str | None = None,
+    file_ids: Iterable[str] | None = None,
 ) -> list[Case | CaseError]:
     """Every case under ``paths``, keeping those that use one of ``ops`` (if
-    given) and whose name matches ``name_filter`` (a regex, if given)."""
+    given), whose name matches ``name_filter`` (a regex, if given) and whose
+    file has one of ``file_ids`` (if given; other files are not read)."""
+    wanted_files = set(file_ids) if file_ids is not None else None
     wanted_ops = set(ops or ())
     pattern = re.compile(name_filter) if name_filter else None
     out: list[Case | CaseError] = []
     for found in find_case_files(paths):
+        if wanted_files is not None and found.id not in wanted_files:
+            continue
         if not found.path.exists():
             out.append(CaseError(found.id, "", -1, "", "no such file or folder", str(found.path)))
             continue

@@ -81,7 +81,7 @@ def cmd_run(args) -> int:
         known = f" ({tally.known_failures} known failures)" if tally.known_failures else ""
         print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s")
         _print_expectation_outcomes(result, b["name"], narrowed)
-    _print_failing(failing, requests, result.local_paths)
+    _print_failing(failing, requests, result.corpus_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
         from webnn_harness.junit import write_junit
@@ -115,7 +115,7 @@ def _describe_entry(entry: dict) -> str:
 FAILING_SHOWN = 20
 
 
-def _print_failing(failing, requests, local_paths) -> None:
+def _print_failing(failing, requests, corpus_paths) -> None:
     """The required cases that count against the exit code, each with what to run to see it again."""
     if not failing:
         return
@@ -128,8 +128,8 @@ def _print_failing(failing, requests, local_paths) -> None:
         detail = r.message.splitlines()[0][:120] if r.message else (
             f"max {r.metric} error {r.max_error} > {r.budget}" if r.metric else "")
         print(f"  {r.status:7} {r.backend['name']}: {r.id}{' - ' + detail if detail else ''}")
-        cmd = rerun_command(r.backend, options.get(r.backend["name"], []), local_paths.get(r.file, r.file),
-                            r.case, file_id=r.file)
+        cmd = rerun_command(r.backend, options.get(r.backend["name"], []), r.file, r.case,
+                            corpus_paths.get(r.file.split("/", 1)[0]))
         print(f"          {cmd}")
 
 
@@ -243,12 +243,64 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
+def cmd_diff(args) -> int:
+    """Compare two run folders by case id; exit 1 when NEW regressed against BASE."""
+    from webnn_harness.diff import FORMATS, diff_runs
+
+    try:
+        diff = diff_runs(args.base, args.new)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    text = FORMATS[args.format](diff)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{diff.regressions} regressions; {args.format} written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_FAILURES if diff.exit_code else EXIT_OK
+
+
+def cmd_merge(args) -> int:
+    """Join the shard folders of one sharded run into one run folder."""
+    from webnn_harness.merge import merge_runs
+
+    out = Path(args.out)
+    try:
+        summary = merge_runs(args.folders, out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    doc = json.loads(summary.read_text())
+    for b in doc["backends"]:
+        counts = ", ".join(f"{n} {s}" for s, n in b["counts"].items() if n)
+        print(f"{b['backend']['name']} {b['backend']['version']}: {counts}")
+    print(f"merged {len(args.folders)} shards: {out / 'results.jsonl'}, {summary}")
+    return EXIT_OK
+
+
+def cmd_junit(args) -> int:
+    """Write JUnit XML from a run folder."""
+    from webnn_harness.junit import write_junit
+    from webnn_harness.rundir import read_run_folder
+
+    try:
+        read_run_folder(args.run)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    n = write_junit(Path(args.run), Path(args.out))
+    print(f"junit: {args.out} ({n} test cases)")
+    return EXIT_OK
+
+
 COMMANDS: dict[str, tuple[Callable, str]] = {
     "run": (cmd_run, "run conformance cases on backends"),
     "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
     "backends": (cmd_backends, "list installed backends with versions and devices"),
     "probe": (cmd_probe, "measure a backend's real opSupportLimits (and the evidence behind it)"),
     "report": (cmd_report, "write the HTML conformance report and capability matrix"),
+    "diff": (cmd_diff, "compare two runs case by case: regressions, fixes, new and removed cases"),
+    "merge": (cmd_merge, "join the output folders of a sharded run into one run folder"),
+    "junit": (cmd_junit, "write JUnit XML from a run folder"),
 }
 
 
@@ -303,6 +355,21 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("inputs", nargs="+", metavar="INPUT",
                     help="run folder (results.jsonl, summary.json) or probe output (*-opSupportLimits.json, *-probe.json, or a folder of them)")
     rp.add_argument("--out", default="out/site", help="site folder (default: out/site)")
+
+    df = sub.add_parser("diff", help=COMMANDS["diff"][1])
+    df.add_argument("base", metavar="BASE", help="the baseline run folder (e.g. the last main run)")
+    df.add_argument("new", metavar="NEW", help="the run folder to judge")
+    df.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                    help="text (default), json, or markdown (a pull-request comment)")
+    df.add_argument("--out", metavar="FILE", help="write the output here instead of stdout")
+
+    mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
+    mg.add_argument("folders", nargs="+", metavar="DIR", help="the shards' --out folders (every shard once)")
+    mg.add_argument("--out", required=True, help="the merged run folder (must not hold a run)")
+
+    ju = sub.add_parser("junit", help=COMMANDS["junit"][1])
+    ju.add_argument("run", metavar="RUN", help="a run folder")
+    ju.add_argument("--out", required=True, metavar="FILE", help="the JUnit XML file to write")
     return p
 
 

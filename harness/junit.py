@@ -13,7 +13,7 @@ from pathlib import Path
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from webnn_harness.rerun import options_from_command, options_from_settings, rerun_command
-from webnn_harness.results import read_records
+from webnn_harness.results import BAD_STATUSES, read_records
 
 
 def junit_classname(file_id: str) -> str:
@@ -53,11 +53,11 @@ def write_junit(run_dir: Path, out: Path) -> int:
                       time=(r.build_seconds or 0) + (r.compute_seconds or 0))
         detail = r.message or (f"max {r.metric} error {r.max_error} > budget {r.budget} at {r.output}{list(r.worst_index or [])}: "
                                f"expected {r.expected_value}, got {r.actual_value}")
-        detail += f"\nre-run: {rerun_command(r.backend, options, r.file, r.case)}"
-        if r.status == "fail" and not r.known_failure:
-            tc.result = [Failure(detail, "fail")]
-        elif r.status in ("error", "crash", "timeout") and not r.known_failure:
-            tc.result = [Error(detail, r.status)]
+        rerun = f"re-run: {rerun_command(r.backend, options, r.file, r.case)}"
+        if r.status in BAD_STATUSES and not r.known_failure:
+            result = Failure(detail, "fail") if r.status == "fail" else Error(detail, r.status)
+            result.text = f"{detail}\n{rerun}"
+            tc.result = [result]
         elif r.status in ("unsupported", "skipped") or r.known_failure:
             tc.result = [Skipped(f"known failure: {r.known_failure}" if r.known_failure else detail)]
         suite.add_testcase(tc)

@@ -13,10 +13,11 @@ from tqdm import tqdm
 class Progress:
     """``start(label, total)`` for each phase (a backend), ``update(n)`` per item."""
 
-    def __init__(self, unit: str, file: TextIO = sys.stderr, enabled: bool = True,
+    def __init__(self, unit: str, file: TextIO | None = None, enabled: bool = True,
                  interactive: bool | None = None, every: float = 30.0):
+        file = file or sys.stderr
         self.unit, self.file, self.enabled, self.every = unit, file, enabled, every
-        self.interactive = file.isatty() if interactive is None else interactive
+        self.interactive = enabled and (file.isatty() if interactive is None else interactive)
         self._bar: tqdm | None = None
         self._label, self._total, self._n, self._t0, self._last = "", None, 0, 0.0, 0.0
 

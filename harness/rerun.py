@@ -1,8 +1,7 @@
 """The command that re-runs one case: printed at the end of a run, on report
-pages and in JUnit. It names the case file (a local path where one is known,
-else the stable id, which is the path from the corpus's parent folder), a
---filter matching exactly the case's name, and a fresh --out folder, so it
-never writes over the run it came from."""
+pages and in JUnit. It names the case's corpus (a local folder where one is
+known, else the corpus name), the case by its stable id (--id), and a fresh
+--out folder, so it never writes over the run it came from."""
 from __future__ import annotations
 
 import hashlib
@@ -10,7 +9,7 @@ import re
 import shlex
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.caseid import case_id
+from webnn_harness.caseid import BUNDLED_CORPUS, case_id
 
 # When a run's command line is not recorded, the options a backend was made
 # with are recovered from the settings its info() reports: settings key ->
@@ -55,29 +54,24 @@ def options_from_settings(backend: Mapping[str, Any]) -> list[str]:
     return out
 
 
-_REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
-
-
-def regex_literal(text: str) -> str:
-    """``text`` as a regular expression matching itself; unlike re.escape, spaces stay
-    readable (the run command's --filter is a Python regex, searched in the case name)."""
-    return _REGEX_SPECIAL.sub(r"\\\1", text)
-
-
 def rerun_folder(backend: str, file_id: str, case: str) -> str:
     """out/rerun-<backend>-<8 hex digits of the case id>: one folder per case, never a run's own."""
     digest = hashlib.sha1(case_id(file_id, case).encode()).hexdigest()[:8]
     return f"out/rerun-{re.sub(r'[^A-Za-z0-9_.-]+', '-', backend)}-{digest}"
 
 
-def rerun_command(backend: Mapping[str, Any], options: Sequence[str], file: str, case: str,
-                  file_id: str | None = None) -> str:
-    """A POSIX shell line re-running just this case on this backend. ``file`` is
-    what to pass to --cases; ``file_id`` (default ``file``) names the out folder."""
+def rerun_command(backend: Mapping[str, Any], options: Sequence[str], file_id: str, case: str,
+                  corpus_path: str | None = None) -> str:
+    """A POSIX shell line re-running just this case on this backend: the
+    case's corpus (``corpus_path`` where it is known on this machine, else its
+    corpus name, which is the folder to run from beside; nothing for the
+    bundled corpus, the default), the case id, and a fresh --out folder."""
     name = str(backend.get("name", "?"))
     parts = ["webnn-harness", "run", "--backend", name]
     for opt in options:
         parts += ["-o", opt]
-    parts += ["--cases", file, "--filter", f"^{regex_literal(case)}$",
-              "--out", rerun_folder(name, file_id or file, case)]
+    corpus = file_id.split("/", 1)[0]
+    if corpus_path or corpus != BUNDLED_CORPUS:
+        parts += ["--cases", corpus_path or corpus]
+    parts += ["--id", case_id(file_id, case), "--out", rerun_folder(name, file_id, case)]
     return " ".join(shlex.quote(p) for p in parts)

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from webnn_harness import backends
-from webnn_harness.cases import Case, CaseError
+from webnn_harness.caseid import BUNDLED_CORPUS, corpus_root
+from webnn_harness.cases import Case, CaseError, bundled_corpus
 from webnn_harness.expectations import ExpectationSet
 from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
 from webnn_harness.runner import RunOptions, WorkerPool
@@ -30,7 +31,7 @@ class RunResult:
     expectations: dict[str, list[dict]]  # backend -> every entry in force with its outcome
     out_dir: Path
     label: str = ""
-    local_paths: dict[str, str] = field(default_factory=dict)  # file id -> where it was read here
+    corpus_paths: dict[str, str] = field(default_factory=dict)  # corpus name -> its folder here (not the bundled one)
 
     def expectations_with(self, backend: str, outcome: str) -> list[dict]:
         return [e for e in self.expectations.get(backend, []) if e["outcome"] == outcome]
@@ -48,13 +49,18 @@ def error_record(err: CaseError, info: Mapping) -> Record:
     )
 
 
+def corpus_paths(case_paths: Sequence[str | Path]) -> dict[str, str]:
+    """Corpus name -> the folder it was read from here (for local re-run commands)."""
+    out = {}
+    for p in case_paths:
+        name, root = corpus_root(Path(p), bundled_corpus())
+        out.setdefault(name, None if name == BUNDLED_CORPUS else str(Path(p) if Path(p).is_dir() else root))
+    return out
+
+
 def default_label(case_paths: Sequence[str | Path]) -> str:
     """A run's name when --label is not given: its corpora, e.g. "wpt" or "cases+wpt"."""
-    from webnn_harness.caseid import corpus_root
-    from webnn_harness.cases import bundled_corpus
-
-    names = dict.fromkeys(corpus_root(Path(p), bundled_corpus())[0] for p in case_paths)
-    return "+".join(names) or "cases"
+    return "+".join(corpus_paths(case_paths)) or BUNDLED_CORPUS
 
 
 # Options whose values are local paths: the recorded command keeps only their
@@ -150,11 +156,10 @@ def run(
                 "cases": len(loaded),
                 "caseFiles": len(files_run),
                 "caseFileIds": files_run,
-                "loadErrors": [str(e) for e in errors],
+                "loadErrors": sorted(str(e) for e in errors),
                 "expectations": reports,
                 "seconds": round(time.perf_counter() - started, 3),
                 "command": public_command(sys.argv),
             },
         )
-    local = {c.file: c.path for c in loaded if c.path}
-    return RunResult(tallies, errors, reports, out_dir, label, local)
+    return RunResult(tallies, errors, reports, out_dir, label, corpus_paths(case_paths))

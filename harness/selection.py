@@ -90,7 +90,7 @@ def select_cases(
     ops = list(ops or ())
     check_ops(ops)
     compile_filter(name_filter)
-    loaded = load_cases(case_paths, ops, name_filter)
+    loaded = load_cases(case_paths, ops, name_filter, {split_case_id(i)[0] for i in ids} if ids else None)
     if ids:
         loaded = [c for c in loaded if _id_selected(c, ids)]
     if loaded and shard:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from webnn_harness.rerun import (  # noqa: F401 - re-exported for the pages
-    OPTIONS_FROM_SETTINGS, options_from_command, options_from_settings, regex_literal, rerun_command)
+    OPTIONS_FROM_SETTINGS, options_from_command, options_from_settings, rerun_command)
 
 LIMITS_SUFFIX = "-opSupportLimits.json"
 PROBE_SUFFIX = "-probe.json"
@@ -59,14 +59,18 @@ class BackendIds:
         self._by_key: dict[tuple, BackendId] = {}
         self._slugs: set[str] = set()
 
-    def get(self, name: str, version: str, device: str, extra: str = "") -> BackendId:
-        key = (name, version, device, extra)
+    def get(self, name: str, version: str, device: str, extra: str = "", run_label: str = "") -> BackendId:
+        """``run_label`` (a run's --label) tells apart runs of one backend version."""
+        key = (name, version, device, extra, run_label)
         if key in self._by_key:
             return self._by_key[key]
         label = f"{name} {version.split('-')[0]}".strip()
         base = slug(f"{name}-{version.split('-')[0]}")
         same = [b for b in self._by_key.values() if b.name == name and b.short_version == version.split("-")[0]]
-        if same:
+        if same and run_label and all(not b.label.endswith(f" · {run_label}") for b in same):
+            label = f"{label} · {run_label}"
+            base = f"{base}-{slug(run_label)}"
+        elif same:
             label = f"{label} ({len(same) + 1})"
             base = f"{base}-{len(same) + 1}"
         s = base

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from webnn_harness.caseid import id_matches_file, legacy_file_id, split_case_id
+from webnn_harness.caseid import id_matches_file, split_case_id
 from webnn_harness.cases import Case, bundled_corpus, find_case_files, load_cases
 from webnn_harness.results import Record
 
