@@ -110,6 +110,7 @@ class WebnnCases:
         except ValueError as exc:  # ExpectationsError: one line naming file, entry and field
             raise pytest.UsageError(f"--webnn-expectations: {exc}") from None
         self.timeout = config.getoption("webnn_timeout")
+        self.corpus_paths: dict[str, str | None] = {}
         self._pool = None
 
     # ---------------------------------------------------------------- collection
@@ -117,13 +118,17 @@ class WebnnCases:
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
         from webnn_harness.caseid import case_id
         from webnn_harness.cases import Case, bundled_corpus
+        from webnn_harness.run import corpus_paths
         from webnn_harness.selection import Shard, select_cases
 
         base = config.invocation_params.dir
-        paths = [base / p for p in (config.getoption("webnn_cases") or [])] or [bundled_corpus()]
+        given = config.getoption("webnn_cases") or []
+        paths = [base / p for p in given] or [bundled_corpus()]
         for path in paths:
             if not path.exists():
                 raise pytest.UsageError(f"--webnn-cases {path}: no such file or folder")
+        # Re-run commands name the corpus folders as given (relative to where pytest was started).
+        self.corpus_paths = corpus_paths(given)
         shard = config.getoption("webnn_shard")
         try:
             loaded = select_cases(paths, shard=Shard.parse(shard) if shard else None)
@@ -166,8 +171,9 @@ class WebnnCases:
         # The backend as named on our command line (a module:factory target
         # too), which info()'s name need not be.
         backend = {**self.info, "name": self.backend}
-        return rerun_command(backend, [f"{k}={v}" for k, v in self.options.items()], case.path or case.file,
-                             case.name, file_id=case.file)
+        corpus = case.file.split("/", 1)[0]
+        return rerun_command(backend, [f"{k}={v}" for k, v in self.options.items()], case.file, case.name,
+                             self.corpus_paths.get(corpus))
 
     def pytest_sessionfinish(self) -> None:
         if self._pool is not None:

@@ -114,9 +114,7 @@ def test_failures_say_expected_got_budget_and_reproduce_and_lf_reruns_them(tmp_p
     from webnn_harness.results import read_records
 
     argv = shlex.split(commands[0])[1:]
-    if "--out" not in argv:
-        argv += ["--out", str(tmp_path / "rerun")]
-    argv[argv.index("--out") + 1] = str(tmp_path / "rerun")
+    argv[argv.index("--out") + 1] = str(tmp_path / "rerun")  # it names a fresh folder; keep tests out of out/
     assert main([*argv, "--workers", "1", "-q"]) == 1
     (record,) = read_records(tmp_path / "rerun" / "results.jsonl")
     assert record.status == "fail" and record.case in out
