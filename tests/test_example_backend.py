@@ -64,3 +64,43 @@ def test_probe_finds_float32_only_and_the_emulated_sigmoid(tmp_path):
     assert outcomes["emulated"] > 0 and outcomes["supported"] > 0 and outcomes["rejected"] > 0
     gaps = {(g["op"], g["dataType"]) for g in evidence["conformanceGaps"]}
     assert gaps == {("leakyRelu", "float16"), ("sigmoid", "float16")}  # float16 is required by the spec
+
+
+def readme_ci_recipe() -> list[str]:
+    """The webnn-harness command lines of the README's CI recipe, as written."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("### A backend vendor's CI"):]
+    block = section[section.index("```sh") + 5:]
+    block = block[:block.index("```")]
+    return [line for line in block.splitlines() if line.startswith("webnn-harness ")]
+
+
+def test_the_readme_ci_recipe_runs_as_written_on_the_example(tmp_path, monkeypatch, capsys):
+    import glob
+    import shlex
+    import shutil
+
+    # The recipe's corpus "wpt" is a folder of case files; one of ours stands in for it.
+    (tmp_path / "wpt").mkdir()
+    shutil.copy(LEAKY_RELU, tmp_path / "wpt" / "leaky_relu.json")
+    (tmp_path / "my-backend").mkdir()
+    monkeypatch.chdir(tmp_path)
+    # "the last run on main": the bug was fixed there, so this pipeline's runs regress
+    assert main(["run", "--backend", "example-numpy", "-o", "leaky_relu=fixed", "--cases", "wpt",
+                 "--out", "main-run", "-q"]) == 0
+
+    codes = []
+    for line in readme_ci_recipe():
+        argv = [a.replace("mybackend", "example-numpy") for a in shlex.split(line)][1:]
+        for i in ("1", "2") if "$I/$N" in argv else (None,):
+            args = [a.replace("$I/$N", f"{i}/2").replace("$I", i or "") for a in argv]
+            args = [m for a in args for m in (sorted(glob.glob(a)) if "*" in a else [a])]
+            codes.append((args[0], main(args)))
+    assert codes == [("run", 1), ("run", 0), ("run", 0), ("merge", 0), ("junit", 0), ("diff", 1), ("report", 0)]
+    expectations = json.loads((tmp_path / "my-backend" / "expectations.json").read_text())
+    assert {e["case"] for e in expectations} == {
+        "leakyRelu float32 alpha 0.5", "leakyRelu float32 alpha -1 gives the absolute value",
+        "leakyRelu float32 alpha 0.2 generated", "leakyRelu float32 alpha 1.5 generated"}
+    assert "4 regressions" in (tmp_path / "out" / "diff.md").read_text()
+    assert (tmp_path / "out" / "site" / "index.html").is_file()
+    assert len(read_records(tmp_path / "out" / "run" / "results.jsonl")) == 18
