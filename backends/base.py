@@ -75,14 +75,17 @@ Optional methods
 
 Known failures (expectations)
     A genuine deviation is data, not code: an entry in a JSON list naming a
-    case file (or a tail of its stable id, e.g. ``"elementwise/gelu.json"``),
+    case file (its stable id or a tail of it, e.g. ``"elementwise/gelu.json"``),
     an exact ``case`` name or a ``match`` regex, a ``reason``, and optionally
-    the backend ``options`` it applies under. Our backends ship theirs as
+    the backend ``options`` and ``versions`` (e.g. ``"<2.0"``) it applies to
+    (harness/expectations.py; JSON Schema
+    harness/schema/expectations.schema.json). Our backends ship theirs as
     ``backends/<name>/known_failures.json``; a vendor keeps one beside their
-    package and passes it (``pytest --webnn-expectations FILE``). A listed
-    non-pass keeps its real status but does not count against the exit code;
-    an entry whose cases ran and all passed is reported stale (under pytest:
-    a strict XPASS, a failure).
+    package and passes it with ``run --expectations FILE`` (pytest:
+    ``--webnn-expectations FILE``); ``run --update-expectations FILE`` starts
+    one from a run. A listed non-pass keeps its real status but does not count
+    against the exit code; an entry whose cases ran and all passed is reported
+    stale (under pytest: a strict XPASS, a failure).
 """
 from __future__ import annotations
 
