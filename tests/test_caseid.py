@@ -33,7 +33,7 @@ def test_id_is_corpus_folder_plus_path_inside_it_wherever_it_lives(tmp_path):
 
 
 def test_bundled_corpus_is_cases_however_it_is_reached(tmp_path, monkeypatch):
-    ids = {c.file for c in load_cases([bundled_corpus()])}
+    ids = {f.id for f in find_case_files([bundled_corpus()])}
     assert "cases/elementwise/relu.json" in ids
     assert all(i.startswith("cases/") for i in ids)
     one = bundled_corpus() / "elementwise" / "relu.json"
