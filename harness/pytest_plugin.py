@@ -34,7 +34,6 @@ only the cases. The ops and data types of a case are keywords, so ``-k
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
