@@ -1,8 +1,11 @@
 """pytest plugin: every WebNN case as a pytest item, judged exactly as
 ``webnn-harness run`` judges it.
 
-    pytest --webnn-backend NAME [--webnn-cases PATH ...] [--webnn-option KEY=VALUE ...]
-           [--webnn-expectations FILE] [--webnn-timeout SECONDS]
+    pytest --webnn-backend NAME [--webnn-cases=PATH ...] [--webnn-option KEY=VALUE ...]
+           [--webnn-expectations=FILE ...] [--webnn-shard I/N] [--webnn-timeout SECONDS]
+
+(Paths with ``=``: pytest picks its rootdir and config file from path-like
+arguments before plugins parse their options; ``-...`` arguments are skipped.)
 
 Registered through the ``pytest11`` entry point, so installing webnn-harness
 makes the options available; without ``--webnn-backend`` the plugin adds its
@@ -133,20 +136,25 @@ class WebnnCases:
             loaded = select_cases(paths, shard=Shard.parse(shard) if shard else None)
         except ValueError as exc:  # SelectionError (nothing selected), two corpora with one id
             raise pytest.UsageError(str(exc)) from None
-        files: dict[str, CaseFile] = {}
+        files: dict[str, tuple[CaseFile, list[pytest.Item]]] = {}
         seen: set[str] = set()
         for case in loaded:
-            parent = files.get(case.file)
-            if parent is None:  # named by the stable file id, so the items' node ids are the case ids
-                parent = files[case.file] = CaseFile.from_parent(session, name=case.file, nodeid=case.file)
+            if case.file not in files:  # named by the stable file id, so the items' node ids are the case ids
+                files[case.file] = (CaseFile.from_parent(session, name=case.file, nodeid=case.file), [])
+            parent, file_items = files[case.file]
             if isinstance(case, Case):
-                items.append(CaseItem.from_parent(parent, name=case.name, nodeid=case.id, case=case, cases=self))
+                item = CaseItem.from_parent(parent, name=case.name, nodeid=case.id, case=case, cases=self)
             else:
                 name = case.name or "(file)"
                 if case.id in seen:  # a duplicate name: the first case keeps the id
                     name = f"{name} (case {case.index})"
-                items.append(CaseErrorItem.from_parent(parent, name=name, nodeid=case_id(case.file, name), error=case))
+                item = CaseErrorItem.from_parent(parent, name=name, nodeid=case_id(case.file, name), error=case)
             seen.add(case.id)
+            file_items.append(item)
+        for parent, file_items in files.values():
+            # Reported as collected, so the terminal's "collected N items" and --collect-only count them.
+            config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, file_items))
+            items.extend(file_items)
 
     def expected_failure(self, case: "Case"):
         """The expectation entry that lists this case, if any."""

@@ -21,7 +21,9 @@ from conftest import REPO
 
 LEAKY_RELU = REPO / "cases" / "elementwise" / "leaky_relu.json"
 EXPECTATIONS = REPO / "examples" / "numpy_float32" / "expectations.json"
-EXAMPLE = ("--webnn-backend", "example-numpy", "--webnn-cases", str(LEAKY_RELU))
+# Paths as --webnn-cases=PATH: pytest picks its rootdir (and config file) from
+# path-like arguments before plugins parse their options, and skips "-..." ones.
+EXAMPLE = ("--webnn-backend", "example-numpy", f"--webnn-cases={LEAKY_RELU}")
 OUTCOME = re.compile(r"(\d+) (passed|failed|skipped|xfailed|xpassed|deselected|errors?)\b")
 
 
@@ -64,9 +66,9 @@ def test_usage_mistakes_are_one_line_errors(tmp_path):
     for args, message in (
         (("--webnn-backend", "no-such-backend"), "unknown backend 'no-such-backend'"),
         ((*EXAMPLE, "--webnn-option", "leaky_relu=maybe"), "leaky_relu must be one of buggy, fixed"),
-        (("--webnn-backend", "example-numpy", "--webnn-cases", "nowhere"), "nowhere: no such file or folder"),
-        (("--webnn-backend", "example-numpy", "--webnn-cases", str(empty)), "no cases selected: no case files under"),
-        ((*EXAMPLE, "--webnn-expectations", str(bad)), "bad.json: [0]: 'reason' is a required property"),
+        (("--webnn-backend", "example-numpy", "--webnn-cases=nowhere"), "nowhere: no such file or folder"),
+        (("--webnn-backend", "example-numpy", f"--webnn-cases={empty}"), "no cases selected: no case files under"),
+        ((*EXAMPLE, f"--webnn-expectations={bad}"), "bad.json: [0]: 'reason' is a required property"),
     ):
         code, out, _ = run_pytest(tmp_path, *args)
         assert code == pytest.ExitCode.USAGE_ERROR, out
@@ -76,23 +78,23 @@ def test_usage_mistakes_are_one_line_errors(tmp_path):
 def test_node_ids_are_stable_case_ids_and_k_selects_by_name_op_and_data_type(tmp_path):
     code, out, _ = run_pytest(tmp_path, *EXAMPLE, "--collect-only")
     ids = [line for line in out.splitlines() if "::" in line]
-    assert code == 0 and len(ids) == 18, out
+    assert code == 0 and len(ids) == 18 and "18 tests collected" in out, out
     assert "cases/elementwise/leaky_relu.json::leakyRelu float32 alpha 0.5" in ids
-    code, out, counts = run_pytest(tmp_path, *EXAMPLE, "--webnn-expectations", str(EXPECTATIONS),
+    code, out, counts = run_pytest(tmp_path, *EXAMPLE, f"--webnn-expectations={EXPECTATIONS}",
                                    "-k", "leakyRelu and float32 and not generated")
     # default alpha passes; alpha 0.5 and alpha -1 are the listed bug
     assert (code, counts) == (0, {"passed": 1, "xfailed": 2, "deselected": 15}), out
 
 
 def test_expectations_make_the_known_bug_xfail_and_unsupported_a_skip_also_under_xdist(tmp_path):
-    code, out, counts = run_pytest(tmp_path, *EXAMPLE, "--webnn-expectations", str(EXPECTATIONS), "-n", "2")
+    code, out, counts = run_pytest(tmp_path, *EXAMPLE, f"--webnn-expectations={EXPECTATIONS}", "-n", "2")
     assert (code, counts) == (0, {"passed": 8, "skipped": 6, "xfailed": 4}), out
     assert "known failure: example-numpy's deliberate bug" in out  # the entry's reason
     assert "example-numpy computes float32 only, not float16" in out  # the backend's message
 
 
 def test_a_stale_expectation_is_a_strict_xpass(tmp_path):
-    code, out, counts = run_pytest(tmp_path, *EXAMPLE, "--webnn-expectations", str(EXPECTATIONS),
+    code, out, counts = run_pytest(tmp_path, *EXAMPLE, f"--webnn-expectations={EXPECTATIONS}",
                                    "--webnn-option", "leaky_relu=fixed")
     assert (code, counts) == (1, {"failed": 4, "passed": 8, "skipped": 6}), out
     assert out.count("[XPASS(strict)] known failure: example-numpy's deliberate bug") == 4
@@ -108,6 +110,7 @@ def test_failures_say_expected_got_budget_and_reproduce_and_lf_reruns_them(tmp_p
 
     code, out, counts = run_pytest(tmp_path, *EXAMPLE, "--lf")
     assert (code, counts) == (1, {"failed": 4, "deselected": 14}), out
+    assert (tmp_path / ".pytest_cache").is_dir()  # the rootdir is here, not the case files' checkout
 
     # The printed command reproduces the failure with the harness's own CLI.
     from webnn_harness.cli import main
@@ -131,7 +134,7 @@ def test_a_crash_or_a_hang_fails_its_own_item_and_the_session_goes_on(tmp_path):
     code, out, counts = run_pytest(
         tmp_path, "--webnn-backend", "webnn_harness.backends.faulty:create",
         "--webnn-option", "crash_op=relu", "--webnn-option", "hang_op=neg", "--webnn-timeout", "2",
-        *(a for c in cases for a in ("--webnn-cases", str(c))), "-k", "float32 and 1D and generated")
+        *(f"--webnn-cases={c}" for c in cases), "-k", "float32 and 1D and generated")
     from webnn_harness.cases import load_cases
 
     assert (code, counts) == (1, {"failed": 2, "passed": 1, "deselected": len(load_cases(cases)) - 3}), out
@@ -150,7 +153,7 @@ def test_a_case_that_does_not_load_fails_alone(tmp_path):
     import json
 
     (corpus / "relu.json").write_text(json.dumps({"tests": [good, bad]}))
-    code, out, counts = run_pytest(tmp_path, "--webnn-backend", "example-numpy", "--webnn-cases", str(corpus))
+    code, out, counts = run_pytest(tmp_path, "--webnn-backend", "example-numpy", f"--webnn-cases={corpus}")
     assert (code, counts) == (1, {"failed": 1, "passed": 1}), out
     assert re.search(r"case does not load: .*relu\.json: \"relu broken\": ", out), out
 
