@@ -81,7 +81,7 @@ def cmd_run(args) -> int:
         known = f" ({tally.known_failures} known failures)" if tally.known_failures else ""
         print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s")
         _print_expectation_outcomes(result, b["name"], narrowed)
-    _print_failing(failing, requests, result.corpus_paths)
+    _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
         from webnn_harness.junit import write_junit
@@ -116,20 +116,21 @@ FAILING_SHOWN = 20
 
 
 def _print_failing(failing, requests, corpus_paths) -> None:
-    """The required cases that count against the exit code, each with what to run to see it again."""
+    """The required cases that count against the exit code, each with what to
+    run to see it again (``requests``: backend info name -> the request as the
+    user gave it, which may be a module:factory path)."""
     if not failing:
         return
     from webnn_harness.rerun import rerun_command
 
-    options = {r.name: [f"{k}={v}" for k, v in r.options.items()] for r in requests}
     print(f"{len(failing)} required case{'s' if len(failing) != 1 else ''} failed"
           f"{f' (first {FAILING_SHOWN} shown)' if len(failing) > FAILING_SHOWN else ''}:")
     for r in sorted(failing, key=lambda r: (r.backend["name"], r.id))[:FAILING_SHOWN]:
-        detail = r.message.splitlines()[0][:120] if r.message else (
-            f"max {r.metric} error {r.max_error} > {r.budget}" if r.metric else "")
+        detail = r.detail[:120]
         print(f"  {r.status:7} {r.backend['name']}: {r.id}{' - ' + detail if detail else ''}")
-        cmd = rerun_command(r.backend, options.get(r.backend["name"], []), r.file, r.case,
-                            corpus_paths.get(r.file.split("/", 1)[0]))
+        req = requests.get(r.backend["name"])
+        cmd = rerun_command(r.backend, [f"{k}={v}" for k, v in req.options.items()] if req else [], r.file, r.case,
+                            corpus_paths.get(r.file.split("/", 1)[0]), req.name if req else None)
         print(f"          {cmd}")
 
 

@@ -76,10 +76,6 @@ def _by_backend(run: RunFolder) -> dict[str, tuple[Mapping, dict[str, Record]]]:
     return out
 
 
-def _message(r: Record) -> str:
-    return " ".join((r.message or "").split())[:160]
-
-
 def diff_backend(name: str, base: Mapping[str, Record], new: Mapping[str, Record],
                  base_info: Mapping | None, new_info: Mapping | None) -> BackendDiff:
     kinds: dict[str, list[CaseChange]] = {k: [] for k in KINDS}
@@ -87,7 +83,7 @@ def diff_backend(name: str, base: Mapping[str, Record], new: Mapping[str, Record
     for cid in sorted(base.keys() | new.keys()):
         b, n = base.get(cid), new.get(cid)
         change = CaseChange(cid, b.status if b else None, n.status if n else None,
-                            n.known_failure if n else None, _message(n or b))
+                            n.known_failure if n else None, (n or b).detail[:160])
         if b is None:
             kinds["regressions" if n.status in BAD_STATUSES else "new"].append(change)
         elif n is None:
@@ -105,11 +101,16 @@ def diff_backend(name: str, base: Mapping[str, Record], new: Mapping[str, Record
                        **{k: tuple(v) for k, v in kinds.items()}, unchanged=unchanged)
 
 
+def _name(run: RunFolder) -> str:
+    """The folder's name, and the run's label where that says more (no local path: this goes into PR comments)."""
+    return run.path.name if run.label == run.path.name else f"{run.path.name} ({run.label})"
+
+
 def diff_runs(base_dir: str | Path, new_dir: str | Path) -> RunDiff:
     base, new = read_run_folder(base_dir), read_run_folder(new_dir)
     b, n = _by_backend(base), _by_backend(new)
     names = list(dict.fromkeys([*b, *n]))
-    return RunDiff(base.label, new.label, tuple(
+    return RunDiff(_name(base), _name(new), tuple(
         diff_backend(name, b.get(name, ({}, {}))[1], n.get(name, ({}, {}))[1],
                      b[name][0] if name in b else None, n[name][0] if name in n else None)
         for name in names))

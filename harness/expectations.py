@@ -242,7 +242,7 @@ def update_expectations(path: Path, records: Iterable[Record], previous: Sequenc
         if r.status not in BAD_STATUSES or r.id in covered or r.id in seen:
             continue
         seen.add(r.id)
-        message = " ".join((r.message or "").split())[:200]
+        message = r.detail[:200]
         added.append({"file": r.file, "case": r.case,
                       "reason": f"{r.status} on {r.backend.get('name', '?')} {r.backend.get('version', '')}"
                                 + (f": {message}" if message else "")})

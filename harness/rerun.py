@@ -61,13 +61,15 @@ def rerun_folder(backend: str, file_id: str, case: str) -> str:
 
 
 def rerun_command(backend: Mapping[str, Any], options: Sequence[str], file_id: str, case: str,
-                  corpus_path: str | None = None) -> str:
+                  corpus_path: str | None = None, backend_arg: str | None = None) -> str:
     """A POSIX shell line re-running just this case on this backend: the
     case's corpus (``corpus_path`` where it is known on this machine, else its
     corpus name, which is the folder to run from beside; nothing for the
-    bundled corpus, the default), the case id, and a fresh --out folder."""
+    bundled corpus, the default), the case id, and a fresh --out folder.
+    ``backend_arg`` is the --backend value where it is not the backend's name
+    (a module:factory path)."""
     name = str(backend.get("name", "?"))
-    parts = ["webnn-harness", "run", "--backend", name]
+    parts = ["webnn-harness", "run", "--backend", backend_arg or name]
     for opt in options:
         parts += ["-o", opt]
     corpus = file_id.split("/", 1)[0]

@@ -88,6 +88,15 @@ class Record:
     def id(self) -> str:
         return case_id(self.file, self.case)
 
+    @property
+    def detail(self) -> str:
+        """One line saying what went wrong: the message, else the worst error against its budget."""
+        if self.message:
+            return " ".join(self.message.split())
+        if self.metric and self.max_error is not None:
+            return f"max {self.metric} error {self.max_error} > budget {self.budget}"
+        return ""
+
     def with_(self, **changes) -> "Record":
         return replace(self, **changes)
 

@@ -144,7 +144,7 @@ def run(
             finally:
                 pool.close()
                 tally.seconds = time.perf_counter() - t0
-            reports[req.name] = known.report()
+            reports[info["name"]] = known.report()
     finally:
         writer.close()
         write_summary(

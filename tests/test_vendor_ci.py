@@ -140,7 +140,9 @@ def test_expectations_from_the_command_line_and_update(tmp_path, corpus, capsys)
     doc += [{"file": "more.json", "case": "more a", "reason": "was broken"},
             {"case": "typo", "reason": "never matches"}]
     exp.write_text(json.dumps(doc))
-    assert run(tmp_path, "r2", "--cases", str(corpus), "--expectations", str(exp)) == 0
+    # a backend named by module:factory path: outcomes are keyed by the name its info() gives
+    assert main(["run", "-q", "--workers", "1", "-b", "webnn_harness.backends.reference:create", "--out",
+                 str(tmp_path / "r2"), "--cases", str(corpus), "--expectations", str(exp)]) == 0
     err = capsys.readouterr().err
     assert 'stale expectation (its cases ran and passed): ' in err and '"more a"' in err
     assert 'expectation matched no case: ' in err and '"typo"' in err
@@ -199,6 +201,7 @@ def test_diff_finds_regressions_fixes_new_and_removed_per_backend(tmp_path, caps
         rec("w/a.json::new failing", "timeout", version="2"), rec("w/a.json::new unsupported", "unsupported", version="2"),
         rec("w/a.json::breaks", "pass", backend="other")], "pr-42")
     d = diff_runs(base, new)
+    assert (d.base, d.new) == ("base (main)", "new (pr-42)")
     acme, other = d.backends
     assert [c.id for c in acme.regressions] == ["w/a.json::breaks", "w/a.json::new failing"]
     assert acme.regressions[0].known_failure == "listed"  # an expectation does not excuse a step back
@@ -230,3 +233,17 @@ def test_diff_reads_runs_written_before_ids(tmp_path):
     new = write_run(tmp_path / "new", [rec("wpt/relu.json::relu a", "pass")], "new")
     (acme,) = diff_runs(old, new).backends
     assert acme.unchanged == 1 and not acme.new and not acme.removed
+
+
+def test_report_renders_from_any_working_directory(tmp_path, corpus):
+    import subprocess
+    import sys
+
+    run(tmp_path, "r", "--cases", str(corpus), "--label", "nightly")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([sys.executable, "-m", "webnn_harness", "report", str(tmp_path / "r"), "--out", "site"],
+                          cwd=elsewhere, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    page = (elsewhere / "site" / "conformance.html").read_text()
+    assert 'run-label">nightly' in page and str(tmp_path) not in page
