@@ -175,12 +175,9 @@ class WebnnCases:
     def rerun_command(self, case: "Case") -> str:
         from webnn_harness.rerun import rerun_command
 
-        # The backend as named on our command line (a module:factory target
-        # too), which info()'s name need not be.
-        backend = {**self.info, "name": self.backend}
         corpus = case.file.split("/", 1)[0]
-        return rerun_command(backend, [f"{k}={v}" for k, v in self.options.items()], case.file, case.name,
-                             self.corpus_paths.get(corpus))
+        return rerun_command(self.info, [f"{k}={v}" for k, v in self.options.items()], case.file, case.name,
+                             self.corpus_paths.get(corpus), backend_arg=self.backend)
 
     def pytest_sessionfinish(self) -> None:
         if self._pool is not None:

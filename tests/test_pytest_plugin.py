@@ -140,6 +140,8 @@ def test_a_crash_or_a_hang_fails_its_own_item_and_the_session_goes_on(tmp_path):
     assert (code, counts) == (1, {"failed": 2, "passed": 1, "deselected": len(load_cases(cases)) - 3}), out
     assert "relu float32 1D generated: crash" in out and "killed by SIGABRT" in out
     assert "neg float32 1D generated: timeout" in out and "did not finish within 2 s" in out
+    # the re-run command names the backend as it was given here, a module:factory target
+    assert "reproduce: webnn-harness run --backend webnn_harness.backends.faulty:create -o crash_op=relu" in out
 
 
 def test_a_case_that_does_not_load_fails_alone(tmp_path):
