@@ -28,9 +28,11 @@ from typing import Callable, Mapping, Sequence
 from webnn_harness.backends.base import BackendError
 from webnn_harness.cases import Case
 from webnn_harness.results import Record
+from webnn_harness.uniform import register_pickling
 from webnn_harness.worker import base_record, worker_main
 
 _CTX = mp.get_context("spawn")
+register_pickling()  # a 144 MB one-value tensor goes to a worker as one value
 
 
 @dataclass
