@@ -8,6 +8,10 @@ Optional:
     backend.build_batch(graphs)     -> [compiled | BaseException, ...]
         build several graphs at once (OpenVINO compiles them into one model);
         the default builds them one by one.
+    backend.compute_batch(compiled, inputs) -> [outputs | BaseException | None, ...]
+        compute several built cases at once (one run of a merged model);
+        None where a case was not built. Called inside the build phase, so a
+        crash there splits the batch and isolates the case at fault.
     backend.emulations()            -> {op: how it is composed}
         ops the adapter composes from others instead of mapping natively.
 """
@@ -61,6 +65,15 @@ def build_batch(backend: Backend, graphs: Sequence[Graph]) -> list[Any]:
         except Exception as exc:  # noqa: BLE001 - the caller classifies it
             out.append(exc)
     return out
+
+
+def compute_batch(backend: Backend, compiled: Sequence[Any], inputs: Sequence[Mapping[str, np.ndarray]]) -> list[Any]:
+    """Outputs or exception per built case from the backend's batch compute;
+    ``None`` for each case when it has none (the caller computes one by one)."""
+    batch = getattr(backend, "compute_batch", None)
+    if batch is None:
+        return [None] * len(compiled)
+    return list(batch(compiled, inputs))
 
 
 def emulations(backend: Backend) -> Mapping[str, str]:

@@ -7,20 +7,23 @@ cases of the file still load.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
-import jsonschema
 import numpy as np
 
 from webnn_harness.builder import FieldError, build_graph, is_required
 from webnn_harness.graph import Graph, TensorDesc
 from webnn_harness.values import TensorValueError, generate, to_array
+
+if TYPE_CHECKING:
+    import jsonschema
 
 # Files in a corpus folder that are not case files (WPT's index and table).
 NOT_CASE_FILES = {"INDEX.json", "minimum_datatype_set.json"}
@@ -44,6 +47,7 @@ class Case:
     tolerance: Tolerance | None = None  # the case's own override
     file_tolerance: Mapping[str, Any] | None = None  # WPT "fileTolerance"
     required: bool = False
+    source_key: str = ""  # file digest, index, name: keys the reference cache (harness/refcache.py)
 
     @property
     def id(self) -> str:
@@ -81,6 +85,8 @@ def _case_schema() -> dict:
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # only for a case the fast check rejects: importing it costs 0.2 s a process
+
     return jsonschema.Draft202012Validator(_case_schema())
 
 
@@ -156,7 +162,7 @@ def _tensor(raw: dict, where: str, case_seed: int) -> np.ndarray:
         raise FieldError(f"{where}.data", str(exc)) from None
 
 
-def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | CaseError:
+def load_case(raw: Any, file: str, index: int, file_tolerance=None, file_digest: str = "") -> Case | CaseError:
     name = raw.get("name", "") if isinstance(raw, dict) else ""
     name = name if isinstance(name, str) else ""
     errors = [] if _is_valid_case()(raw) else sorted(
@@ -206,6 +212,7 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | Ca
             tolerance=Tolerance(tol["metric"], tol["value"], tol.get("reason", "")) if tol else None,
             file_tolerance=file_tolerance,
             required=is_required(graph),
+            source_key=f"{file_digest}:{index}:{name}" if file_digest else "",
         )
     except FieldError as exc:
         return CaseError(file, name, index, exc.field, exc.message)
@@ -214,7 +221,9 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | Ca
 def load_file(path: Path, named_explicitly: bool = True) -> Iterator[Case | CaseError]:
     file = _display_path(path)
     try:
-        doc = json.loads(path.read_text())
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        doc = json.loads(data.decode())
     except OSError as exc:
         yield CaseError(file, "", -1, "", f"cannot read: {exc.strerror or exc}")
         return
@@ -234,7 +243,7 @@ def load_file(path: Path, named_explicitly: bool = True) -> Iterator[Case | Case
         return
     seen: set[str] = set()
     for i, raw in enumerate(doc):
-        case = load_case(raw, file, i, file_tolerance)
+        case = load_case(raw, file, i, file_tolerance, digest)
         if case.name in seen and case.name:
             case = CaseError(file, case.name, i, "name", "duplicate case name in this file")
         seen.add(case.name)

@@ -50,7 +50,8 @@ def cmd_run(args) -> int:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file or folder")
     out = Path(args.out)
-    opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size)
+    opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size,
+                      reference_cache=not args.no_cache)
     bar = tqdm(total=None, unit="case", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
     try:
         result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
@@ -203,6 +204,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=60.0, help="seconds per case before it counts as a timeout")
     run.add_argument("--batch-size", type=int, default=16, help="cases per worker batch")
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    run.add_argument("--no-cache", action="store_true",
+                     help="compute reference results afresh, neither reading nor writing "
+                          "$XDG_CACHE_HOME/webnn-harness (default ~/.cache/webnn-harness)")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     ops = sub.add_parser("ops", help=COMMANDS["ops"][1])

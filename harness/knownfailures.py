@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import PurePath
 from typing import Mapping
@@ -40,6 +41,7 @@ class KnownFailures:
         return cls(entries)
 
     @staticmethod
+    @lru_cache(maxsize=1 << 14)  # called for every record x entry; a run has few files
     def _file_matches(pattern: str, file: str) -> bool:
         path = PurePath(file).as_posix()
         return path == pattern or path.endswith("/" + pattern)

@@ -10,7 +10,7 @@ import datetime as _dt
 import json
 import platform
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -43,7 +43,7 @@ class Record:
     known_failure: str | None = None  # reason, when the backend's known-failures file lists it
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}  # asdict() would deep-copy the backend info
         return {
             "file": d["file"],
             "case": d["case"],

@@ -12,8 +12,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness import backends
-from webnn_harness.backends.base import Unsupported, build_batch
+from webnn_harness import backends, refcache
+from webnn_harness.backends.base import Unsupported, build_batch, compute_batch
 from webnn_harness.cases import Case
 from webnn_harness.judge import judge
 from webnn_harness.results import Record
@@ -33,9 +33,7 @@ def base_record(case: Case, backend_info: Mapping[str, Any], status: str, **fiel
 
 
 def _reference_outputs(case: Case):
-    from webnn_harness.backends.reference import evaluate
-
-    return evaluate(case.graph, case.inputs)
+    return refcache.current().outputs_for(case)
 
 
 def expected_outputs(case: Case) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray | None], str]:
@@ -53,16 +51,24 @@ def expected_outputs(case: Case) -> tuple[dict[str, np.ndarray], dict[str, np.nd
     return expected, masks, ""
 
 
-def run_case(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float) -> Record:
+def _computed(outputs):
+    if isinstance(outputs, BaseException):
+        raise outputs
+    return outputs
+
+
+def run_case(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float,
+             computed=None, computed_seconds: float = 0.0) -> Record:
+    """``computed``: the outputs (or exception) of a batch compute, if any."""
     t0 = time.perf_counter()
     try:
-        actual = backend.compute(compiled, case.inputs)
+        actual = backend.compute(compiled, case.inputs) if computed is None else _computed(computed)
     except Unsupported as exc:
         return base_record(case, info, "unsupported", message=str(exc)[:2000], build_seconds=build_seconds)
     except Exception as exc:  # noqa: BLE001 - a backend failing at compute is a fail, with its message
         return base_record(case, info, "fail", message=f"compute raised {type(exc).__name__}: {exc}"[:2000],
                            build_seconds=build_seconds)
-    compute_seconds = time.perf_counter() - t0
+    compute_seconds = time.perf_counter() - t0 if computed is None else computed_seconds
     try:
         expected, masks, note = expected_outputs(case)
     except Exception as exc:  # noqa: BLE001
@@ -90,8 +96,9 @@ def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record
     return base_record(case, info, "error", message=f"build raised {tb}"[:2000], build_seconds=seconds)
 
 
-def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
+def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool = True) -> None:
     """Entry point of a worker process. Protocol in harness/runner.py."""
+    refcache.configure(reference_cache)
     try:
         backend = backends.create(backend_name, options)
         info = backend.info().to_json()
@@ -107,14 +114,17 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
         conn.send(("building", batch_id))
         t0 = time.perf_counter()
         built = build_batch(backend, [c.graph for c in cases])
-        per_case_build = (time.perf_counter() - t0) / max(1, len(cases))
+        t1 = time.perf_counter()
+        computed = compute_batch(backend, built, [c.inputs for c in cases])
+        per_case_build = (t1 - t0) / max(1, len(cases))
+        per_case_compute = (time.perf_counter() - t1) / max(1, sum(c is not None for c in computed))
         for i, (case, compiled) in enumerate(zip(cases, built)):
             conn.send(("start", i))
             try:
                 if isinstance(compiled, BaseException):
                     record = build_record(case, info, compiled, per_case_build)
                 else:
-                    record = run_case(backend, compiled, case, info, per_case_build)
+                    record = run_case(backend, compiled, case, info, per_case_build, computed[i], per_case_compute)
             except Exception as exc:  # noqa: BLE001 - a harness bug is an error record, not a crash
                 where = traceback.extract_tb(exc.__traceback__)[-1]
                 record = base_record(case, info, "error", message=f"harness error: {type(exc).__name__}: {exc} "
