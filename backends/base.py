@@ -14,6 +14,9 @@ Optional:
         crash there splits the batch and isolates the case at fault.
     backend.emulations()            -> {op: how it is composed}
         ops the adapter composes from others instead of mapping natively.
+    backend.build_settings(compiled) -> {setting: value}
+        settings chosen per build (ONNX Runtime: the opset a graph was
+        emitted at); each record keeps them beside the backend's info().
 """
 from __future__ import annotations
 
@@ -79,6 +82,11 @@ def compute_batch(backend: Backend, compiled: Sequence[Any], inputs: Sequence[Ma
 def emulations(backend: Backend) -> Mapping[str, str]:
     fn = getattr(backend, "emulations", None)
     return dict(fn()) if fn else {}
+
+
+def build_settings(backend: Backend, compiled: Any) -> Mapping[str, Any]:
+    fn = getattr(backend, "build_settings", None)
+    return dict(fn(compiled)) if fn else {}
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:

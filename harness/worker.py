@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import time
 import traceback
+from dataclasses import replace
 from typing import Any, Mapping
 
 import numpy as np
 
 from webnn_harness import backends, refcache
-from webnn_harness.backends.base import Unsupported, build_batch, compute_batch
+from webnn_harness.backends.base import Unsupported, build_batch, build_settings, compute_batch
 from webnn_harness.cases import Case
 from webnn_harness.judge import judge
 from webnn_harness.results import Record
@@ -60,6 +61,13 @@ def _computed(outputs):
 def run_case(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float,
              computed=None, computed_seconds: float = 0.0) -> Record:
     """``computed``: the outputs (or exception) of a batch compute, if any."""
+    record = _compute_and_judge(backend, compiled, case, info, build_seconds, computed, computed_seconds)
+    settings = build_settings(backend, compiled)
+    return replace(record, build_settings=settings) if settings else record
+
+
+def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float,
+                       computed, computed_seconds: float) -> Record:
     t0 = time.perf_counter()
     try:
         actual = backend.compute(compiled, case.inputs) if computed is None else _computed(computed)

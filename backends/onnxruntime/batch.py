@@ -41,6 +41,7 @@ class MergedCase:
     graph: Any  # webnn_harness.graph.Graph
     merged: MergedSession
     prefix: str
+    opset: int  # the opset this case's graph was emitted at (build_settings)
 
 
 def _prefixed(prefix: str, names) -> list[str]:
