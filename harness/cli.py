@@ -37,50 +37,116 @@ def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
 
 
 def cmd_run(args) -> int:
-    from tqdm import tqdm
-
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.cases import bundled_corpus
+    from webnn_harness.progress import Progress
     from webnn_harness.run import run
     from webnn_harness.runner import RunOptions
+    from webnn_harness.selection import Shard
 
     requests = _backend_requests(args.backend, args.option)
     paths = args.cases or [bundled_corpus()]
-    for p in paths:
+    for p in [*paths, *(args.expectations or [])]:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file or folder")
+    if args.update_expectations and len(requests) != 1:
+        raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
+    shard = Shard.parse(args.shard) if args.shard else None
     out = Path(args.out)
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size,
                       reference_cache=not args.no_cache)
-    bar = tqdm(total=None, unit="case", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
+    progress = Progress("case", enabled=not args.quiet)
+    failing = []
+
+    def on_record(record) -> None:
+        if record.counts_against:
+            failing.append(record)
+
     try:
         result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
-                     progress=bar.update)
+                     progress=progress.update, on_record=on_record, expectations=args.expectations or (),
+                     shard=shard, ids=args.id or (), label=args.label,
+                     on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n))
     except (UnknownBackend, BackendError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     finally:
-        bar.close()
+        progress.close()
     for err in result.load_errors[:20]:
         print(f"error: {err}", file=sys.stderr)
     if len(result.load_errors) > 20:
         print(f"error: ... and {len(result.load_errors) - 20} more case errors", file=sys.stderr)
+    narrowed = bool(args.op or args.filter or args.id or shard)
     for tally in result.tallies:
         b = tally.backend
         counts = ", ".join(f"{n} {s}" for s, n in tally.counts.items() if n)
         known = f" ({tally.known_failures} known failures)" if tally.known_failures else ""
         print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s")
-        for entry in result.stale_known_failures.get(b["name"], []):
-            print(f"  stale known failure (matched nothing): {entry.get('file', '*')}: "
-                  f"{entry.get('case', entry.get('match'))}", file=sys.stderr)
+        _print_expectation_outcomes(result, b["name"], narrowed)
+    _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
         from webnn_harness.junit import write_junit
 
-        write_junit(out / "results.jsonl", Path(args.junit))
+        write_junit(out, Path(args.junit))
         print(f"junit: {args.junit}")
+    if args.update_expectations:
+        _update_expectations(Path(args.update_expectations), out, requests[0], result)
     if any(e.index == -1 for e in result.load_errors):
         return EXIT_USAGE
     return result.exit_code
+
+
+def _print_expectation_outcomes(result, backend: str, narrowed: bool) -> None:
+    for entry in result.expectations_with(backend, "stale"):
+        print(f"  stale expectation (its cases ran and passed): {_describe_entry(entry)}", file=sys.stderr)
+    unmatched = result.expectations_with(backend, "unmatched")
+    if unmatched and narrowed:
+        # --op/--filter/--id/--shard leave most entries' cases out on purpose.
+        print(f"  {len(unmatched)} expectations matched no case of this selection", file=sys.stderr)
+    else:
+        for entry in unmatched:
+            print(f"  expectation matched no case: {_describe_entry(entry)}", file=sys.stderr)
+
+
+def _describe_entry(entry: dict) -> str:
+    what = f'"{entry["case"]}"' if "case" in entry else f"/{entry.get('match')}/"
+    return f"{entry['source']}[{entry['index']}]: {entry.get('file', '*')}: {what}"
+
+
+FAILING_SHOWN = 20
+
+
+def _print_failing(failing, requests, corpus_paths) -> None:
+    """The required cases that count against the exit code, each with what to
+    run to see it again (``requests``: backend info name -> the request as the
+    user gave it, which may be a module:factory path)."""
+    if not failing:
+        return
+    from webnn_harness.rerun import rerun_command
+
+    print(f"{len(failing)} required case{'s' if len(failing) != 1 else ''} failed"
+          f"{f' (first {FAILING_SHOWN} shown)' if len(failing) > FAILING_SHOWN else ''}:")
+    for r in sorted(failing, key=lambda r: (r.backend["name"], r.id))[:FAILING_SHOWN]:
+        detail = r.detail[:120]
+        print(f"  {r.status:7} {r.backend['name']}: {r.id}{' - ' + detail if detail else ''}")
+        req = requests.get(r.backend["name"])
+        cmd = rerun_command(r.backend, [f"{k}={v}" for k, v in req.options.items()] if req else [], r.file, r.case,
+                            corpus_paths.get(r.file.split("/", 1)[0]), req.name if req else None)
+        print(f"          {cmd}")
+
+
+def _update_expectations(path: Path, out: Path, request, result) -> None:
+    from webnn_harness.expectations import read_expectations, update_expectations
+    from webnn_harness.results import read_records
+
+    try:
+        previous = read_expectations(path) if path.exists() else ()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    info = result.tallies[0].backend
+    counts = update_expectations(path, read_records(out / "results.jsonl"), previous,
+                                 str(info.get("version", "")), request.options)
+    print(f"expectations: {path} ({counts['added']} added, {counts['kept']} kept, {counts['dropped']} dropped as passing)")
 
 
 def cmd_ops(args) -> int:
@@ -179,12 +245,149 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
+def cmd_bench(args) -> int:
+    """Time verified benchmarks on backends; write DIR/bench.jsonl and DIR/summary.json. Exit 1 when a
+    variant is wrong, errs, crashes or hangs, or with --baseline when one regressed; 2 on bad usage."""
+    from webnn_harness.backends import BackendError, UnknownBackend
+    from webnn_harness.bench import BenchFolderExists, BenchOptions, TimingPolicy, load_suite, run_bench
+    from webnn_harness.bench.compare import compare_bench
+    from webnn_harness.bench.console import comparison_lines, published_tables, record_line
+
+    names = args.backend
+    if not names:  # the reference is the yardstick, not a contender: bench it only when named
+        from webnn_harness.backends import DEFAULT_BACKENDS, available
+
+        names = [n for n in DEFAULT_BACKENDS if n != "reference" and n in available()] or ["reference"]
+    requests = _backend_requests(names, args.option)
+    if args.baseline and not (Path(args.baseline) / "bench.jsonl").is_file():
+        raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError("--threads must be at least 1")
+    try:
+        suite = load_suite(args.suite)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for err in suite.errors:
+        print(f"error: {err}", file=sys.stderr)
+    threads = args.threads
+    for request in requests:  # -o threads=N and --threads are one setting
+        if "threads" in request.options:
+            threads = int(request.options["threads"]) if request.options["threads"].isdigit() else threads
+    policy = TimingPolicy(min_time=args.min_time, min_samples=args.min_samples, max_time=args.max_time)
+    options = BenchOptions(policy=policy, timeout=args.timeout, threads=threads, name_filter=args.filter,
+                           save_artifacts=not args.no_artifacts)
+    show = (lambda record: None) if args.quiet else (lambda record: print(record_line(record), flush=True))
+    try:
+        result = run_bench(suite, [(r.name, r.options) for r in requests], Path(args.out), options,
+                           command=" ".join(["webnn-harness", *sys.argv[1:]]), overwrite=args.overwrite,
+                           on_record=show)
+    except (UnknownBackend, BackendError, BenchFolderExists, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    for line in published_tables(result.records):
+        print(line)
+    counts = ", ".join(f"{n} {s}" for s, n in result.counts.items() if n)
+    print(f"{suite.name}: {counts}; bench: {result.out / 'bench.jsonl'}, summary: {result.out / 'summary.json'}")
+    if args.baseline:
+        comparison = compare_bench(args.baseline, result.out, threshold=args.threshold)
+        for line in comparison_lines(comparison):
+            print(line)
+        if comparison.regressions:
+            return EXIT_FAILURES
+    if suite.errors:
+        return EXIT_USAGE
+    # wrong numbers, crashes, hangs and harness errors fail the bench; a backend refusing a graph does not
+    failed = sum(result.counts[s] for s in ("wrong", "error", "crash", "timeout"))
+    return EXIT_FAILURES if failed else EXIT_OK
+
+
+def cmd_diff(args) -> int:
+    """Compare two run folders by case id; exit 1 when NEW regressed against BASE."""
+    from webnn_harness.diff import FORMATS, diff_runs
+
+    benches = [(Path(d) / "bench.jsonl").is_file() for d in (args.base, args.new)]
+    if any(benches):
+        if not all(benches):
+            raise UsageError("diff compares two run folders or two bench folders, not one of each")
+        return _diff_benches(args)
+    try:
+        diff = diff_runs(args.base, args.new)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    text = FORMATS[args.format](diff)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{diff.regressions} regressions; {args.format} written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_FAILURES if diff.exit_code else EXIT_OK
+
+
+def _diff_benches(args) -> int:
+    """Two bench folders: significant slowdowns beyond --threshold are regressions (exit 1)."""
+    from webnn_harness.bench.compare import compare_bench
+    from webnn_harness.bench.console import comparison_lines, comparison_markdown
+
+    try:
+        comparison = compare_bench(args.base, args.new, threshold=args.threshold)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        text = json.dumps(comparison.to_json(), indent=2) + "\n"
+    elif args.format == "markdown":
+        text = comparison_markdown(comparison)
+    else:
+        text = "\n".join(comparison_lines(comparison)) + "\n"
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{len(comparison.regressions)} regressions; {args.format} written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_FAILURES if comparison.regressions else EXIT_OK
+
+
+def cmd_merge(args) -> int:
+    """Join the shard folders of one sharded run into one run folder."""
+    from webnn_harness.merge import merge_runs
+
+    out = Path(args.out)
+    try:
+        summary = merge_runs(args.folders, out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    doc = json.loads(summary.read_text())
+    for b in doc["backends"]:
+        counts = ", ".join(f"{n} {s}" for s, n in b["counts"].items() if n)
+        print(f"{b['backend']['name']} {b['backend']['version']}: {counts}")
+    print(f"merged {len(args.folders)} shards: {out / 'results.jsonl'}, {summary}")
+    return EXIT_OK
+
+
+def cmd_junit(args) -> int:
+    """Write JUnit XML from a run folder."""
+    from webnn_harness.junit import write_junit
+    from webnn_harness.rundir import read_run_folder
+
+    try:
+        read_run_folder(args.run)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    n = write_junit(Path(args.run), Path(args.out))
+    print(f"junit: {args.out} ({n} test cases)")
+    return EXIT_OK
+
+
 COMMANDS: dict[str, tuple[Callable, str]] = {
     "run": (cmd_run, "run conformance cases on backends"),
     "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
     "backends": (cmd_backends, "list installed backends with versions and devices"),
     "probe": (cmd_probe, "measure a backend's real opSupportLimits (and the evidence behind it)"),
-    "report": (cmd_report, "write the HTML conformance report and capability matrix"),
+    "report": (cmd_report, "write the HTML conformance and performance reports and capability matrix"),
+    "diff": (cmd_diff, "compare two runs case by case: regressions, fixes, new and removed cases"),
+    "merge": (cmd_merge, "join the output folders of a sharded run into one run folder"),
+    "junit": (cmd_junit, "write JUnit XML from a run folder"),
+    "bench": (cmd_bench, "time verified benchmarks (suites of ops and interop scenarios) on a backend"),
 }
 
 
@@ -208,6 +411,14 @@ def parser() -> argparse.ArgumentParser:
                      help="compute reference results afresh, neither reading nor writing "
                           "$XDG_CACHE_HOME/webnn-harness (default ~/.cache/webnn-harness)")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    run.add_argument("--id", action="append", metavar="CASE_ID",
+                     help="only this case id (wpt/relu.json::name) or case file id (wpt/relu.json) (repeatable)")
+    run.add_argument("--shard", metavar="I/N", help="run shard I of N (1-based): a balanced slice by case id")
+    run.add_argument("--label", help="the run's name on report pages (default: its corpora, e.g. wpt)")
+    run.add_argument("--expectations", action="append", metavar="FILE",
+                     help="known failures of this backend (JSON, harness/schema/expectations.schema.json; repeatable)")
+    run.add_argument("--update-expectations", metavar="FILE",
+                     help="after the run, write FILE from its failures (keeping entries that still apply)")
 
     ops = sub.add_parser("ops", help=COMMANDS["ops"][1])
     ops.add_argument("--json", action="store_true")
@@ -234,6 +445,41 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("inputs", nargs="+", metavar="INPUT",
                     help="run folder (results.jsonl, summary.json) or probe output (*-opSupportLimits.json, *-probe.json, or a folder of them)")
     rp.add_argument("--out", default="out/site", help="site folder (default: out/site)")
+
+    be = sub.add_parser("bench", help=COMMANDS["bench"][1])
+    be.add_argument("--backend", "-b", action="append",
+                    help="backend name (repeatable; default: the installed default backends but the reference)")
+    be.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option, e.g. threads=2")
+    be.add_argument("--suite", default="default", help="built-in suite name (default, seed, ops) or a suite JSON file")
+    be.add_argument("--out", default="out/bench", help="output folder (default: out/bench)")
+    be.add_argument("--overwrite", action="store_true", help="replace a bench already in --out")
+    be.add_argument("--filter", help="only benchmarks whose id matches this regular expression")
+    be.add_argument("--threads", type=int, help="backend threads (same as -o threads=N; default: every usable core)")
+    be.add_argument("--min-time", type=float, default=0.5, help="seconds of timed samples per variant at least (default 0.5)")
+    be.add_argument("--min-samples", type=int, default=10, help="timed samples per variant at least (default 10)")
+    be.add_argument("--max-time", type=float, default=10.0, help="stop sampling a variant after this many seconds (default 10)")
+    be.add_argument("--timeout", type=float, default=300.0, help="seconds per variant before it counts as a timeout")
+    be.add_argument("--no-artifacts", action="store_true", help="do not save the timed models under DIR/artifacts")
+    be.add_argument("--baseline", metavar="DIR", help="bench folder to compare with; exit 1 on a regression")
+    be.add_argument("--threshold", type=float, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
+    be.add_argument("--quiet", "-q", action="store_true", help="no line per record")
+
+    df = sub.add_parser("diff", help=COMMANDS["diff"][1])
+    df.add_argument("base", metavar="BASE", help="the baseline run folder (e.g. the last main run)")
+    df.add_argument("new", metavar="NEW", help="the run folder to judge")
+    df.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                    help="text (default), json, or markdown (a pull-request comment)")
+    df.add_argument("--out", metavar="FILE", help="write the output here instead of stdout")
+    df.add_argument("--threshold", type=float, default=0.05,
+                    help="bench folders: relative slowdown that counts as a regression (default 0.05)")
+
+    mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
+    mg.add_argument("folders", nargs="+", metavar="DIR", help="the shards' --out folders (every shard once)")
+    mg.add_argument("--out", required=True, help="the merged run folder (must not hold a run)")
+
+    ju = sub.add_parser("junit", help=COMMANDS["junit"][1])
+    ju.add_argument("run", metavar="RUN", help="a run folder")
+    ju.add_argument("--out", required=True, metavar="FILE", help="the JUnit XML file to write")
     return p
 
 
