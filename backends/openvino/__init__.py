@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.dtypes import numpy_dtype
 from webnn_harness.graph import Graph
 
 OPTIONS = ("device", "precision", "threads")
@@ -240,19 +241,22 @@ class OpenVINOBackend:
 
 
 def _case_feed(compiled: CompiledCase, inputs: Mapping[str, np.ndarray]) -> dict[int, np.ndarray]:
+    from webnn_harness.backends.openvino.lower.base import NUMPY_OF  # int4/uint4: their 8-bit carriers
+
     graph = compiled.graph
     feed = {}
     for port, name in zip(compiled.input_ports, graph.inputs):
         desc = graph.descs[name]
-        feed[port] = np.asarray(inputs[name], dtype=np.dtype(desc.data_type)).reshape(desc.shape)
+        feed[port] = np.asarray(inputs[name]).astype(NUMPY_OF[desc.data_type]).reshape(desc.shape)
     return feed
 
 
 def _case_outputs(compiled: CompiledCase) -> dict[str, np.ndarray]:
     request = compiled.batch.request
-    return {
-        name: np.array(request.get_output_tensor(port).data, copy=True)
-        for port, name in zip(compiled.output_ports, compiled.graph.outputs)
+    graph = compiled.graph
+    return {  # int4/uint4 come back from their i8/u8 carriers (lower.base.CARRIERS)
+        name: np.array(request.get_output_tensor(port).data, copy=True).astype(numpy_dtype(graph.descs[name].data_type))
+        for port, name in zip(compiled.output_ports, graph.outputs)
     }
 
 
