@@ -239,7 +239,8 @@ class OnnxRuntimeBackend:
                     results[i] = _outputs_or_error(self.compute, compiled[i], inputs[i])
                 continue
             for i, case in zip(indices, cases):
-                results[i] = {name: next(values) for name in case.graph.outputs}
+                results[i] = {name: _uncarried(next(values), case.graph.descs[name].data_type)
+                              for name in case.graph.outputs}
         return results
 
     def compute(self, compiled: Compiled, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -278,6 +279,11 @@ _NUMPY_OF_ORT = {
     "tensor(int8)": np.dtype("int8"),
     "tensor(uint8)": np.dtype("uint8"),
 }
+
+
+def _uncarried(value: np.ndarray, data_type: str) -> np.ndarray:
+    """int4/uint4 outputs come back in their int8/uint8 carriers (as in compute)."""
+    return value.astype(numpy_dtype(data_type)) if data_type in EXTENSION_DATA_TYPES else value
 
 
 def _outputs_or_error(compute, compiled, inputs):
