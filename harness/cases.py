@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -19,6 +20,7 @@ import jsonschema
 import numpy as np
 
 from webnn_harness.builder import FieldError, build_graph, is_required
+from webnn_harness.casesize import check_descriptors, check_graph, default_max_case_bytes
 from webnn_harness.graph import Graph, TensorDesc
 from webnn_harness.values import TensorValueError, generate, to_array
 
@@ -90,7 +92,8 @@ def find_case_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            out.extend((f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES)
+            # Regular files only: opening a named pipe that happens to end in .json would hang.
+            out.extend((f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES and f.is_file())
         else:
             out.append((p, True))
     return out
@@ -140,15 +143,17 @@ def _tensor(raw: dict, where: str, case_seed: int) -> np.ndarray:
         raise FieldError(f"{where}.data", str(exc)) from None
 
 
-def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | CaseError:
+def load_case(raw: Any, file: str, index: int, file_tolerance=None, max_case_bytes: int | None = None) -> Case | CaseError:
     name = raw.get("name", "") if isinstance(raw, dict) else ""
     name = name if isinstance(name, str) else ""
     errors = sorted(_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         err = _most_telling(errors)
         return CaseError(file, name, index, _schema_error_field(err), err.message[:300])
+    limit = max_case_bytes or default_max_case_bytes()
     try:
         graph_raw = raw["graph"]
+        check_descriptors(graph_raw, limit)  # before anything is allocated
         seed = index + 1
         inputs: dict[str, np.ndarray] = {}
         constants: dict[str, np.ndarray] = {}
@@ -165,6 +170,7 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | Ca
             graph_raw["operators"],
             list(expected_raw) if expected_raw is not None else None,
         )
+        check_graph(graph, limit)
         expected: dict[str, np.ndarray] = {}
         for out_name, tensor in (expected_raw or {}).items():
             where = f"expectedOutputs.{out_name}"
@@ -194,15 +200,32 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | Ca
         return CaseError(file, name, index, exc.field, exc.message)
 
 
-def load_file(path: Path, named_explicitly: bool = True) -> Iterator[Case | CaseError]:
-    file = _display_path(path)
+def _read_json(path: Path, file: str, max_bytes: int) -> Any:
+    """The file's JSON, or a CaseError saying in one line why it cannot be read."""
     try:
-        doc = json.loads(path.read_text())
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            return CaseError(file, "", -1, "", "not a regular file (a folder, named pipe or device); not read")
+        if st.st_size > max_bytes:
+            return CaseError(file, "", -1, "", f"{st.st_size:,} bytes, over the {max_bytes:,}-byte limit "
+                                               "(--max-case-bytes); not read")
+        return json.loads(path.read_bytes())  # bytes: json detects UTF-8/16/32 itself
     except OSError as exc:
-        yield CaseError(file, "", -1, "", f"cannot read: {exc.strerror or exc}")
-        return
+        return CaseError(file, "", -1, "", f"cannot read: {exc.strerror or exc}")
     except json.JSONDecodeError as exc:
-        yield CaseError(file, "", -1, "", f"not valid JSON: {exc}")
+        return CaseError(file, "", -1, "", f"not valid JSON: {exc}")
+    except UnicodeDecodeError as exc:
+        return CaseError(file, "", -1, "", f"not UTF-8 text: byte {exc.start}: {exc.reason}")
+    except RecursionError:
+        return CaseError(file, "", -1, "", "JSON nested too deeply to read")
+
+
+def load_file(path: Path, named_explicitly: bool = True, max_case_bytes: int | None = None) -> Iterator[Case | CaseError]:
+    file = _display_path(path)
+    limit = max_case_bytes or default_max_case_bytes()
+    doc = _read_json(path, file, limit)
+    if isinstance(doc, CaseError):
+        yield doc
         return
     file_tolerance = None
     if isinstance(doc, dict):
@@ -217,7 +240,12 @@ def load_file(path: Path, named_explicitly: bool = True) -> Iterator[Case | Case
         return
     seen: set[str] = set()
     for i, raw in enumerate(doc):
-        case = load_case(raw, file, i, file_tolerance)
+        try:
+            case = load_case(raw, file, i, file_tolerance, limit)
+        except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
+            # Whatever a malformed case makes the loader raise, it fails alone, named.
+            name = raw.get("name") if isinstance(raw, dict) and isinstance(raw.get("name"), str) else ""
+            case = CaseError(file, name, i, "", f"cannot load: {type(exc).__name__}: {str(exc)[:300]}")
         if case.name in seen and case.name:
             case = CaseError(file, case.name, i, "name", "duplicate case name in this file")
         seen.add(case.name)
@@ -228,6 +256,7 @@ def load_cases(
     paths: Iterable[str | Path],
     ops: Iterable[str] | None = None,
     name_filter: str | None = None,
+    max_case_bytes: int | None = None,
 ) -> list[Case | CaseError]:
     """Every case under ``paths``, keeping those that use one of ``ops`` (if
     given) and whose name matches ``name_filter`` (a regex, if given)."""
@@ -238,7 +267,7 @@ def load_cases(
         if not path.exists():
             out.append(CaseError(str(path), "", -1, "", "no such file or folder"))
             continue
-        for case in load_file(path, explicit):
+        for case in load_file(path, explicit, max_case_bytes):
             if pattern and not pattern.search(case.name):
                 continue
             if wanted_ops and isinstance(case, Case) and not wanted_ops & set(case.graph.ops):

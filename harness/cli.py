@@ -4,18 +4,40 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from webnn_harness import __version__
+from webnn_harness.lifecycle import Terminated, sigterm_raises
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
 
 class UsageError(Exception):
     """Bad usage or unreadable input: one line on stderr, exit code 2."""
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text}")
+    return value
 
 
 def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
@@ -42,23 +64,46 @@ def cmd_run(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.cases import bundled_corpus
     from webnn_harness.run import run
+    from webnn_harness.runfolder import RunFolderError, check_writable_file, failed_cases, files_of
     from webnn_harness.runner import RunOptions
 
-    requests = _backend_requests(args.backend, args.option)
     paths = args.cases or [bundled_corpus()]
-    for p in paths:
-        if not Path(p).exists():
-            raise UsageError(f"{p}: no such file or folder")
     out = Path(args.out)
+    only = None
+    names = args.backend
+    try:
+        if args.rerun_failures:
+            if Path(args.rerun_failures).resolve() == out.resolve():
+                raise UsageError("--rerun-failures writes a new run: give an --out other than the run it reads")
+            only, problems = failed_cases(Path(args.rerun_failures))
+            for problem in problems:
+                print(f"warning: {problem}", file=sys.stderr)
+            if not only:
+                raise UsageError(f"{args.rerun_failures}: every record passed; nothing to re-run")
+            paths = args.cases or files_of(k for keys in only.values() for k in keys)
+            names = args.backend or sorted(only)  # the backends of the records to re-run
+        if args.junit:
+            check_writable_file(Path(args.junit), "--junit")
+    except RunFolderError as exc:
+        raise UsageError(str(exc)) from None
+    requests = _backend_requests(names, args.option)
+    for p in paths:
+        if not Path(p).exists() and not args.rerun_failures:
+            raise UsageError(f"{p}: no such file or folder")
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size)
+    mode = "resume" if args.resume else "overwrite" if args.overwrite else "new"
     bar = tqdm(total=None, unit="case", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
     try:
         result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
-                     progress=bar.update)
-    except (UnknownBackend, BackendError, ValueError) as exc:
+                     progress=bar.update, mode=mode, only=only, max_case_bytes=args.max_case_bytes)
+    except (UnknownBackend, BackendError, RunFolderError) as exc:
         raise UsageError(str(exc)) from None
     finally:
         bar.close()
+    for problem in result.dropped_lines:
+        print(f"warning: {problem}", file=sys.stderr)
+    if result.resumed:
+        print(f"resumed: kept {result.resumed} records of the earlier run in {out}")
     for err in result.load_errors[:20]:
         print(f"error: {err}", file=sys.stderr)
     if len(result.load_errors) > 20:
@@ -85,6 +130,13 @@ def cmd_run(args) -> int:
 def cmd_ops(args) -> int:
     from webnn_harness.catalog import catalog_json, operators
 
+    unknown = [op for op in args.op if op not in operators()]
+    if unknown:
+        import difflib
+
+        hints = [m for op in unknown for m in difflib.get_close_matches(op, operators(), n=1)]
+        raise UsageError(f"unknown operator{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
+                         + (f" (did you mean {', '.join(hints)}?)" if hints else "; `webnn-harness ops` lists them"))
     if args.json:
         print(json.dumps(catalog_json(), indent=1))
         return EXIT_OK
@@ -134,12 +186,28 @@ def cmd_probe(args) -> int:
     from webnn_harness.probe import probe
     from webnn_harness.runner import RunOptions
 
+    from webnn_harness import backends
+    from webnn_harness.catalog import operators
+    from webnn_harness.limitsfile import LimitsFileError, read_limits_file
+
     try:
         options = parse_options(args.option or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.compare and not Path(args.compare).is_file():
-        raise UsageError(f"{args.compare}: no such file")
+    unknown = [op for op in args.op or () if op not in operators()]
+    if unknown:
+        raise UsageError(f"unknown operator {', '.join(unknown)}; `webnn-harness ops` lists them")
+    if args.compare:
+        try:
+            read_limits_file(args.compare)  # before the probe: a bad file must not cost a whole probe
+        except LimitsFileError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        backends.create(args.backend, options)  # its options, checked before any worker starts
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"{args.backend}: {exc}") from None
+    except (UnknownBackend, BackendError) as exc:
+        raise UsageError(str(exc)) from None
     bar = tqdm(total=None, unit="combination", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
     try:
         result = probe(
@@ -148,7 +216,7 @@ def cmd_probe(args) -> int:
             layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
             compare_file=Path(args.compare) if args.compare else None,
         )
-    except (UnknownBackend, BackendError, KeyError, ValueError) as exc:
+    except (UnknownBackend, BackendError) as exc:
         raise UsageError(str(exc)) from None
     finally:
         bar.close()
@@ -168,10 +236,14 @@ def cmd_probe(args) -> int:
 
 def cmd_report(args) -> int:
     """Write the static HTML site (capability matrix, conformance report) from run and probe outputs."""
-    from webnn_harness.reports import ReportInputError, build_site
+    from webnn_harness.reports import ReportInputError, build_model
+    from webnn_harness.reports.render import render_site
 
     try:
-        index = build_site(args.inputs, Path(args.out))
+        model = build_model(args.inputs)
+        for warning in model.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        index = render_site(model, Path(args.out))
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
     print(f"report: {index} (open {index.resolve().as_uri()} in a browser)")
@@ -199,9 +271,17 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--op", action="append", help="only cases using this operator (repeatable)")
     run.add_argument("--filter", help="only cases whose name matches this regular expression")
     run.add_argument("--out", default="out/run", help="output folder (default: out/run)")
-    run.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds per case before it counts as a timeout")
-    run.add_argument("--batch-size", type=int, default=16, help="cases per worker batch")
+    run.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    run.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a timeout")
+    run.add_argument("--batch-size", type=positive_int, default=16, help="cases per worker batch")
+    run.add_argument("--max-case-bytes", type=positive_int, metavar="BYTES",
+                     help="refuse a case whose tensors need more (default: a quarter of physical memory)")
+    again = run.add_mutually_exclusive_group()
+    again.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
+    again.add_argument("--resume", action="store_true",
+                       help="continue the interrupted run in --out: keep its records, run only the cases they lack")
+    again.add_argument("--rerun-failures", metavar="RUN",
+                       help="run only the cases that did not pass in the run folder RUN (into a new --out)")
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
@@ -217,11 +297,11 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     pr.add_argument("--out", default="out/probe", help="output folder (default: out/probe)")
     pr.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
-    pr.add_argument("--max-bytes", type=int, default=1 << 30, help="memory budget of the maxTensorByteLength search (default 1 GiB)")
+    pr.add_argument("--max-bytes", type=positive_int, default=1 << 30, help="memory budget of the maxTensorByteLength search (default 1 GiB)")
     pr.add_argument("--compare", metavar="FILE", help="diff against a declared opSupportLimits JSON")
-    pr.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
-    pr.add_argument("--timeout", type=float, default=20.0, help="seconds per combination before it counts as a timeout")
-    pr.add_argument("--batch-size", type=int, default=64, help="combinations per worker batch")
+    pr.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    pr.add_argument("--timeout", type=positive_seconds, default=20.0, help="seconds per combination before it counts as a timeout")
+    pr.add_argument("--batch-size", type=positive_int, default=64, help="combinations per worker batch")
     pr.add_argument("--no-layout", action="store_true", help="skip the preferredInputLayout timing")
     pr.add_argument("--no-bytes", action="store_true", help="skip the maxTensorByteLength search")
     pr.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -237,13 +317,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     fn, _ = COMMANDS[args.command]
     try:
-        return fn(args)
+        with sigterm_raises():
+            return fn(args)
     except UsageError as exc:
         print(f"webnn-harness {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("interrupted; records written so far are kept", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Terminated) as exc:
+        what = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {exc}"
+        print(f"webnn-harness {args.command}: {what}; what was written so far is kept "
+              "(run --resume continues a run)", file=sys.stderr)
+        return 128 + (exc.signum if isinstance(exc, Terminated) else 2)
+    except BrokenPipeError:
+        # The reader went away (`ops --json | head`): stop quietly. Point stdout at
+        # devnull so the interpreter's own flush at exit does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILURES
 
 
 if __name__ == "__main__":

@@ -6,12 +6,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Container, Iterable, Mapping, Sequence
 
 from webnn_harness import backends
 from webnn_harness.cases import Case, CaseError, load_cases
 from webnn_harness.knownfailures import KnownFailures
+from webnn_harness.lifecycle import stop_reason
 from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.runfolder import Mode, RunFolder, record_key
 from webnn_harness.runner import RunOptions, WorkerPool
 
 
@@ -27,6 +29,8 @@ class RunResult:
     load_errors: list[CaseError]
     stale_known_failures: dict[str, list[dict]]
     out_dir: Path
+    resumed: int = 0  # records kept from an earlier, interrupted run (``mode="resume"``)
+    dropped_lines: tuple[str, ...] = ()  # resume: unreadable lines of the earlier results.jsonl
 
     @property
     def exit_code(self) -> int:
@@ -50,23 +54,80 @@ def run(
     options: RunOptions = RunOptions(),
     progress: Callable[[int], object] | None = None,
     on_record: Callable[[Record], None] | None = None,
+    mode: Mode = "new",
+    only: Mapping[str, Container[tuple[str, str]]] | None = None,
+    max_case_bytes: int | None = None,
 ) -> RunResult:
-    loaded = load_cases(case_paths, ops, name_filter)
+    """Run every case on every backend into ``out_dir``, locked for the run.
+
+    ``mode``: "new" refuses a folder holding a run, "overwrite" replaces it,
+    "resume" keeps its records and runs only the cases they do not cover.
+    ``only``: per backend name, the (file, case) pairs to run (``--rerun-failures``).
+    """
+    with RunFolder(Path(out_dir), mode) as folder:
+        return _run_in(folder, case_paths, requests, ops, name_filter, options, progress, on_record, only,
+                       max_case_bytes)
+
+
+def _run_in(folder: RunFolder, case_paths, requests, ops, name_filter, options, progress, on_record, only,
+            max_case_bytes) -> RunResult:
+    out_dir = folder.path
+    loaded = load_cases(case_paths, ops, name_filter, max_case_bytes=max_case_bytes)
     cases = [c for c in loaded if isinstance(c, Case)]
     errors = [c for c in loaded if isinstance(c, CaseError)]
     files_run = sorted({c.file for c in loaded})
-    writer = ResultWriter(out_dir)
+    done = folder.done
+    writer = ResultWriter(out_dir, append=folder.mode == "resume")
     tallies: list[BackendTally] = []
     stale: dict[str, list[dict]] = {}
+    planned = {"records": 0}
     started = time.perf_counter()
+    stopped = ""
+
+    def summarise(complete: bool) -> None:
+        recorded = sum(sum(t.counts.values()) for t in tallies)
+        write_summary(
+            out_dir,
+            tallies,
+            {
+                "complete": complete,
+                **({"stoppedBy": stopped} if stopped else {}),
+                "progress": {"recorded": recorded, "planned": max(planned["records"], recorded),
+                             "backendsStarted": len(tallies), "backends": len(requests)},
+                "cases": len(loaded),
+                "caseFiles": len(files_run),
+                "loadErrors": [str(e) for e in errors],
+                "staleKnownFailures": stale,
+                "seconds": round(time.perf_counter() - started, 3),
+                "command": " ".join(sys.argv),
+            },
+        )
+
+    summarise(complete=False)  # what a SIGKILL leaves behind says the run is incomplete
     try:
         for req in requests:
-            backend = backends.create(req.name, req.options)
+            try:
+                backend = backends.create(req.name, req.options)
+            except (ValueError, TypeError) as exc:  # a factory refusing its options; not a case problem
+                raise backends.BackendError(f"{req.name}: {exc}") from exc
             info = backend.info().to_json()
             del backend
+            name = str(info.get("name", req.name))
+
+            def wanted(file: str, case: str) -> bool:
+                if record_key(name, file, case) in done:
+                    return False
+                return only is None or (file, case) in only.get(name, ())
+
+            todo = [c for c in cases if wanted(c.file, c.name)]
+            todo_errors = [e for e in errors if wanted(e.file, e.name)]
             known = KnownFailures.for_backend(req.name, req.options)
             tally = BackendTally(info)
+            for r in folder.previous:
+                if str(r.backend.get("name", "")) == name:
+                    tally.add(r)
             tallies.append(tally)
+            planned["records"] += sum(tally.counts.values()) + len(todo) + len(todo_errors)
             t0 = time.perf_counter()
 
             def emit(record: Record) -> None:
@@ -78,27 +139,20 @@ def run(
                 if progress:
                     progress(1)
 
-            for err in errors:
+            for err in todo_errors:
                 emit(error_record(err, info))
             pool = WorkerPool(req.name, req.options, options, info)
             try:
-                pool.run_cases(cases, emit)
+                if todo:
+                    pool.run_cases(todo, emit)
             finally:
                 pool.close()
                 tally.seconds = time.perf_counter() - t0
             stale[req.name] = known.stale()
+    except BaseException as exc:
+        stopped = stop_reason(exc)
+        raise
     finally:
         writer.close()
-        write_summary(
-            out_dir,
-            tallies,
-            {
-                "cases": len(loaded),
-                "caseFiles": len(files_run),
-                "loadErrors": [str(e) for e in errors],
-                "staleKnownFailures": stale,
-                "seconds": round(time.perf_counter() - started, 3),
-                "command": " ".join(sys.argv),
-            },
-        )
-    return RunResult(tallies, errors, stale, out_dir)
+        summarise(complete=not stopped)
+    return RunResult(tallies, errors, stale, out_dir, resumed=len(folder.previous), dropped_lines=folder.problems)

@@ -16,6 +16,7 @@ from webnn_harness import backends
 from webnn_harness.backends.base import Unsupported, build_batch
 from webnn_harness.cases import Case
 from webnn_harness.judge import judge
+from webnn_harness.lifecycle import die_with_parent
 from webnn_harness.results import Record
 
 
@@ -92,6 +93,7 @@ def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record
 
 def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
     """Entry point of a worker process. Protocol in harness/runner.py."""
+    die_with_parent()
     try:
         backend = backends.create(backend_name, options)
         info = backend.info().to_json()

@@ -50,6 +50,7 @@ class SiteModel:
     inputs: tuple[str, ...]
 
     changed: frozenset[tuple[str, str]] = frozenset()  # (probe slug, op) that differ from the previous version
+    warnings: tuple[str, ...] = ()  # inputs read in part (unreadable lines), for the CLI to print
 
     @property
     def has_probes(self) -> bool:
@@ -127,4 +128,5 @@ def build_model(inputs: Sequence[str | Path]) -> SiteModel:
     return SiteModel(
         conformance=conformance, probes=tuple(probes), limits_payloads=payloads, ops=tuple(operators()),
         harness_version=__version__, inputs=tuple(str(i) for i in inputs), changed=version_changes(probes),
+        warnings=tuple(dict.fromkeys(p for g in groups for p in g.problems)),
     )

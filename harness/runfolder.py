@@ -1,0 +1,176 @@
+"""The run folder (``run --out``): one run at a time, never replaced unasked.
+
+- A lock file held for the whole run (``filelock``: flock(2) on POSIX,
+  LockFileEx on Windows, released by the OS if the process dies) makes a
+  second concurrent run into the same folder stop with a usage error instead
+  of interleaving lines of results.jsonl.
+- A folder that already holds a run is refused unless the user says
+  ``overwrite`` (start again) or ``resume`` (keep its records, skip the
+  cases they cover, append the rest).
+- ``read_records_whole`` reads what is whole of a results.jsonl that SIGKILL
+  cut short, and says which lines it could not read, by number.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Literal
+
+import filelock
+
+from webnn_harness.results import Record
+
+RESULTS, SUMMARY, LOCK = "results.jsonl", "summary.json", ".webnn-harness-run.lock"
+Mode = Literal["new", "overwrite", "resume"]
+
+
+class RunFolderError(Exception):
+    """The output folder cannot be used as asked: one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class RecordsRead:
+    records: tuple[Record, ...]
+    problems: tuple[str, ...]  # "FILE: line N: why", for lines that were skipped
+    whole_bytes: int  # length of the file up to the end of its last complete line
+
+
+def _record_problem(line: bytes) -> tuple[Record | None, str]:
+    try:
+        doc = json.loads(line)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        return None, f"not JSON ({exc})"
+    if not isinstance(doc, dict):
+        return None, "not a webnn-harness record (not a JSON object)"
+    try:
+        return Record.from_json(doc), ""
+    except KeyError as exc:
+        return None, f"not a webnn-harness record (no {exc} field)"
+    except (TypeError, ValueError) as exc:
+        return None, f"not a webnn-harness record ({exc})"
+
+
+def read_records_whole(path: Path, max_problems: int = 5) -> RecordsRead:
+    """Every record of ``path`` that can be read; the rest named by line number."""
+    records: list[Record] = []
+    problems: list[str] = []
+    skipped = 0
+    whole = 0
+    with open(path, "rb") as fh:
+        for number, line in enumerate(fh, start=1):
+            complete = line.endswith(b"\n")
+            if complete:
+                whole += len(line)
+            if not line.strip():
+                continue
+            record, why = _record_problem(line)
+            if record is not None:
+                records.append(record)
+                continue
+            skipped += 1
+            if not complete:
+                why = "cut short (the run was killed while writing it?); the lines before it are read"
+            if len(problems) < max_problems:
+                problems.append(f"{path}: line {number}: {why}")
+    if skipped > max_problems:
+        problems.append(f"{path}: ... and {skipped - max_problems} more unreadable lines")
+    return RecordsRead(tuple(records), tuple(problems), whole)
+
+
+def record_key(backend_name: str, file: str, case: str) -> tuple[str, str, str]:
+    return (backend_name, file, case)
+
+
+@dataclass
+class RunFolder:
+    """An output folder locked for one run. Use as a context manager."""
+
+    path: Path
+    mode: Mode = "new"
+    previous: tuple[Record, ...] = ()  # resume: records already there
+    problems: tuple[str, ...] = ()  # resume: lines of results.jsonl that were dropped
+    _lock: filelock.BaseFileLock | None = field(default=None, repr=False)
+
+    @property
+    def done(self) -> set[tuple[str, str, str]]:
+        return {record_key(str(r.backend.get("name", "")), r.file, r.case) for r in self.previous}
+
+    def open(self) -> "RunFolder":
+        out = self.path
+        if out.exists() and not out.is_dir():
+            raise RunFolderError(f"{out}: exists and is not a folder; choose another --out")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            lock = filelock.FileLock(str(out / LOCK), timeout=0)
+            lock.acquire()
+        except filelock.Timeout:
+            raise RunFolderError(f"{out}: another run is writing to this folder (it holds {LOCK}); "
+                                 "wait for it to finish or choose another --out") from None
+        except OSError as exc:
+            raise RunFolderError(f"{out}: cannot write here: {exc.strerror or exc}") from None
+        self._lock = lock
+        try:
+            self._check_contents()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _check_contents(self) -> None:
+        results = self.path / RESULTS
+        holds_run = results.exists() or (self.path / SUMMARY).exists()
+        if self.mode == "new" and holds_run:
+            raise RunFolderError(f"{self.path}: holds an earlier run ({RESULTS}); pass --overwrite to replace it, "
+                                 "--resume to continue it, or choose another --out")
+        if self.mode == "resume" and results.exists():
+            read = read_records_whole(results)
+            self.previous, self.problems = read.records, read.problems
+            if read.whole_bytes < results.stat().st_size:
+                # Drop the cut-short last line so appended records start on a line of their own.
+                with open(results, "r+b") as fh:
+                    fh.truncate(read.whole_bytes)
+
+    def close(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> "RunFolder":
+        return self.open() if self._lock is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def failed_cases(run_dir: Path) -> tuple[dict[str, set[tuple[str, str]]], tuple[str, ...]]:
+    """``--rerun-failures RUN``: per backend name, the (file, case) of every
+    record of RUN that did not pass; and the lines that could not be read."""
+    results = Path(run_dir) / RESULTS
+    if not results.is_file():
+        raise RunFolderError(f"{run_dir}: no {RESULTS} here; --rerun-failures takes the --out folder of a run")
+    read = read_records_whole(results)
+    if not read.records and read.problems:
+        raise RunFolderError(read.problems[0])
+    out: dict[str, set[tuple[str, str]]] = {}
+    for r in read.records:
+        if r.status != "pass":
+            out.setdefault(str(r.backend.get("name", "")), set()).add((r.file, r.case))
+    return out, read.problems
+
+
+def check_writable_file(path: Path, what: str) -> None:
+    """Fail before a run, not after it, when ``path`` cannot be written."""
+    path = Path(path)
+    if path.is_dir():
+        raise RunFolderError(f"{path}: {what} is a folder; name a file")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise RunFolderError(f"{path}: {what}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise RunFolderError(f"{path}: {what} cannot be written (permission denied)")
+
+
+def files_of(keys: Iterable[tuple[str, str]]) -> list[str]:
+    return sorted({f for f, _ in keys})
