@@ -92,8 +92,8 @@ def find_case_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            # Regular files only: opening a named pipe that happens to end in .json would hang.
-            out.extend((f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES and f.is_file())
+            # A named pipe or device is listed (and refused unread by load_file: opening one could hang).
+            out.extend((f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES and not f.is_dir())
         else:
             out.append((p, True))
     return out

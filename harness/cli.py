@@ -120,7 +120,10 @@ def cmd_run(args) -> int:
     if args.junit:
         from webnn_harness.junit import write_junit
 
-        write_junit(out / "results.jsonl", Path(args.junit))
+        try:
+            write_junit(out / "results.jsonl", Path(args.junit))
+        except OSError as exc:  # checked before the run; the folder may have gone since
+            raise UsageError(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}") from None
         print(f"junit: {args.junit}")
     if any(e.index == -1 for e in result.load_errors):
         return EXIT_USAGE
@@ -259,8 +262,14 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        """One line, like every other usage error (argparse also prints the whole usage)."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="webnn-harness", description="WebNN conformance and capability harness")
+    p = _Parser(prog="webnn-harness", description="WebNN conformance and capability harness")
     p.add_argument("--version", action="version", version=f"webnn-harness {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 

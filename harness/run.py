@@ -80,19 +80,21 @@ def _run_in(folder: RunFolder, case_paths, requests, ops, name_filter, options, 
     writer = ResultWriter(out_dir, append=folder.mode == "resume")
     tallies: list[BackendTally] = []
     stale: dict[str, list[dict]] = {}
-    planned = {"records": 0}
+    started_planned = [0]  # what the backends started so far will have recorded when they finish
     started = time.perf_counter()
     stopped = ""
 
     def summarise(complete: bool) -> None:
         recorded = sum(sum(t.counts.values()) for t in tallies)
+        # Backends not started yet count every loaded case (an upper bound under --resume/--rerun-failures).
+        planned = started_planned[0] + len(loaded) * (len(requests) - len(tallies))
         write_summary(
             out_dir,
             tallies,
             {
                 "complete": complete,
                 **({"stoppedBy": stopped} if stopped else {}),
-                "progress": {"recorded": recorded, "planned": max(planned["records"], recorded),
+                "progress": {"recorded": recorded, "planned": max(planned, recorded),
                              "backendsStarted": len(tallies), "backends": len(requests)},
                 "cases": len(loaded),
                 "caseFiles": len(files_run),
@@ -127,7 +129,7 @@ def _run_in(folder: RunFolder, case_paths, requests, ops, name_filter, options, 
                 if str(r.backend.get("name", "")) == name:
                     tally.add(r)
             tallies.append(tally)
-            planned["records"] += sum(tally.counts.values()) + len(todo) + len(todo_errors)
+            started_planned[0] += sum(tally.counts.values()) + len(todo) + len(todo_errors)
             t0 = time.perf_counter()
 
             def emit(record: Record) -> None:

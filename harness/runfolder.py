@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Literal
@@ -161,15 +160,19 @@ def failed_cases(run_dir: Path) -> tuple[dict[str, set[tuple[str, str]]], tuple[
 
 
 def check_writable_file(path: Path, what: str) -> None:
-    """Fail before a run, not after it, when ``path`` cannot be written."""
+    """Fail before a run, not after it, when ``path`` cannot be written: open it
+    for appending (which changes nothing) and remove it again if we created it."""
     path = Path(path)
     if path.is_dir():
         raise RunFolderError(f"{path}: {what} is a folder; name a file")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise RunFolderError(f"{path}: {what}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise RunFolderError(f"{path}: {what} cannot be written (permission denied)")
+    existed = path.exists()
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as exc:
+        raise RunFolderError(f"{path}: {what} cannot be written: {exc.strerror or exc}") from None
+    if not existed:
+        path.unlink()
 
 
 def files_of(keys: Iterable[tuple[str, str]]) -> list[str]:
