@@ -64,9 +64,20 @@ def run(
     "resume" keeps its records and runs only the cases they do not cover.
     ``only``: per backend name, the (file, case) pairs to run (``--rerun-failures``).
     """
-    with RunFolder(Path(out_dir), mode) as folder:
-        return _run_in(folder, case_paths, requests, ops, name_filter, options, progress, on_record, only,
-                       max_case_bytes)
+    folder = RunFolder(Path(out_dir), mode)
+    folder.precheck()
+    infos = [backend_info(req) for req in requests]  # an unknown backend or option fails before anything is written
+    with folder:
+        return _run_in(folder, case_paths, list(zip(requests, infos)), ops, name_filter, options, progress,
+                       on_record, only, max_case_bytes)
+
+
+def backend_info(req: BackendRequest) -> dict:
+    try:
+        backend = backends.create(req.name, req.options)
+    except (ValueError, TypeError) as exc:  # a factory refusing its options; not a case problem
+        raise backends.BackendError(f"{req.name}: {exc}") from exc
+    return backend.info().to_json()
 
 
 def _run_in(folder: RunFolder, case_paths, requests, ops, name_filter, options, progress, on_record, only,
@@ -107,13 +118,7 @@ def _run_in(folder: RunFolder, case_paths, requests, ops, name_filter, options, 
 
     summarise(complete=False)  # what a SIGKILL leaves behind says the run is incomplete
     try:
-        for req in requests:
-            try:
-                backend = backends.create(req.name, req.options)
-            except (ValueError, TypeError) as exc:  # a factory refusing its options; not a case problem
-                raise backends.BackendError(f"{req.name}: {exc}") from exc
-            info = backend.info().to_json()
-            del backend
+        for req, info in requests:
             name = str(info.get("name", req.name))
 
             def wanted(file: str, case: str) -> bool:

@@ -96,10 +96,16 @@ class RunFolder:
     def done(self) -> set[tuple[str, str, str]]:
         return {record_key(str(r.backend.get("name", "")), r.file, r.case) for r in self.previous}
 
+    def precheck(self) -> None:
+        """The refusals that need no lock, before anything is written (even the lock file)."""
+        if self.path.exists() and not self.path.is_dir():
+            raise RunFolderError(f"{self.path}: exists and is not a folder; choose another --out")
+        if self.path.is_dir():
+            self._check_contents(read=False)
+
     def open(self) -> "RunFolder":
         out = self.path
-        if out.exists() and not out.is_dir():
-            raise RunFolderError(f"{out}: exists and is not a folder; choose another --out")
+        self.precheck()
         try:
             out.mkdir(parents=True, exist_ok=True)
             lock = filelock.FileLock(str(out / LOCK), timeout=0)
@@ -117,13 +123,13 @@ class RunFolder:
             raise
         return self
 
-    def _check_contents(self) -> None:
+    def _check_contents(self, read: bool = True) -> None:
         results = self.path / RESULTS
         holds_run = results.exists() or (self.path / SUMMARY).exists()
         if self.mode == "new" and holds_run:
             raise RunFolderError(f"{self.path}: holds an earlier run ({RESULTS}); pass --overwrite to replace it, "
                                  "--resume to continue it, or choose another --out")
-        if self.mode == "resume" and results.exists():
+        if read and self.mode == "resume" and results.exists():
             read = read_records_whole(results)
             self.previous, self.problems = read.records, read.problems
             if read.whole_bytes < results.stat().st_size:
