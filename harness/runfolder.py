@@ -60,11 +60,12 @@ def read_records_whole(path: Path, max_problems: int = 5) -> RecordsRead:
     with open(path, "rb") as fh:
         for number, line in enumerate(fh, start=1):
             complete = line.endswith(b"\n")
-            if complete:
-                whole += len(line)
             if not line.strip():
+                whole += len(line) * complete
                 continue
             record, why = _record_problem(line)
+            if complete or record is not None:  # a last record missing only its newline is whole
+                whole += len(line)
             if record is not None:
                 records.append(record)
                 continue
@@ -132,10 +133,14 @@ class RunFolder:
         if read and self.mode == "resume" and results.exists():
             read = read_records_whole(results)
             self.previous, self.problems = read.records, read.problems
-            if read.whole_bytes < results.stat().st_size:
-                # Drop the cut-short last line so appended records start on a line of their own.
-                with open(results, "r+b") as fh:
-                    fh.truncate(read.whole_bytes)
+            with open(results, "r+b") as fh:
+                # Drop a cut-short last line, and end the last whole one, so appended records
+                # start on a line of their own.
+                fh.truncate(read.whole_bytes)
+                if read.whole_bytes:
+                    fh.seek(read.whole_bytes - 1)
+                    if fh.read(1) != b"\n":
+                        fh.write(b"\n")
 
     def close(self) -> None:
         if self._lock is not None:
