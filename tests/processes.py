@@ -67,3 +67,28 @@ def wait_gone(pids, timeout: float = 10.0) -> list[int]:
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
+
+
+def sleeping_worker(watchdog_only: bool) -> None:
+    """A stand-in worker (target of a spawned process in test_faults): what
+    harness/lifecycle.py sets up, then a hang. ``watchdog_only`` pretends not
+    to be on Linux, so only the pipe watchdog can end it."""
+    import sys
+
+    from webnn_harness import lifecycle
+
+    if watchdog_only:
+        sys.platform = "darwin"
+    lifecycle.die_with_parent()
+    time.sleep(600)
+
+
+SPAWN_A_SLEEPING_WORKER = """
+import multiprocessing as mp, sys, time
+from processes import sleeping_worker
+if __name__ == "__main__":
+    p = mp.get_context("spawn").Process(target=sleeping_worker, args=(sys.argv[1] == "watchdog",), daemon=True)
+    p.start()
+    print(p.pid, flush=True)
+    time.sleep(600)
+"""

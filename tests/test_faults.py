@@ -86,7 +86,7 @@ def test_sigkill_of_the_parent_takes_the_hung_worker_and_resource_tracker_with_i
     kids = _wait_for_hang(proc, out)
     assert any("resource_tracker" in command(k) for k in kids)
     proc.kill()
-    proc.communicate()
+    proc.communicate(timeout=30)  # a surviving worker would hold the pipes open
     assert wait_gone(kids) == [], [command(k) for k in kids if alive(k)]
     # What SIGKILL leaves: the records written so far, and a summary that says the run is incomplete.
     summary = json.loads((out / "summary.json").read_text())
@@ -122,7 +122,7 @@ def test_resume_after_sigkill_reads_what_is_whole_and_runs_only_the_rest(tmp_pat
     proc = _start(tmp_path, out)
     kids = _wait_for_hang(proc, out)
     proc.kill()
-    proc.communicate()
+    proc.communicate(timeout=30)  # a surviving worker would hold the pipes open
     assert wait_gone(kids) == []
     with (out / "results.jsonl").open("a") as fh:
         fh.write('{"file": "cases.json", "case": "hangs", "ops": ["ne')  # what a kill mid-write leaves
@@ -171,3 +171,26 @@ def test_rerun_failures_runs_only_the_non_passes_into_a_new_folder(tmp_path, cap
     capsys.readouterr()
     assert main(["run", "-q", "--rerun-failures", str(first), "--out", str(first)]) == 2
     assert "other than the run it reads" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["pdeathsig", "watchdog"])
+def test_a_worker_dies_with_its_parent_by_either_guard(tmp_path, how):
+    """PR_SET_PDEATHSIG on Linux; the watchdog on the parent's pipe elsewhere
+    (exercised here by hiding Linux from the worker)."""
+    from processes import SPAWN_A_SLEEPING_WORKER
+
+    script = tmp_path / "spawner.py"
+    script.write_text(SPAWN_A_SLEEPING_WORKER)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    parent = subprocess.Popen([sys.executable, str(script), how], stdout=subprocess.PIPE, text=True, env=env)
+    worker = int(parent.stdout.readline())
+    time.sleep(1.0)  # past die_with_parent
+    assert alive(worker)
+    kids = children(parent.pid)
+    parent.kill()
+    parent.wait()
+    parent.stdout.close()  # not communicate(): a surviving worker would hold the pipe open
+    left = wait_gone([worker, *kids])
+    for pid in left:  # a failure must not leave a sleeper behind
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
