@@ -10,6 +10,9 @@ Optional:
         the default builds them one by one.
     backend.emulations()            -> {op: how it is composed}
         ops the adapter composes from others instead of mapping natively.
+    backend.build_settings(compiled) -> {setting: value}
+        settings chosen per build (ONNX Runtime: the opset a graph was
+        emitted at); each record keeps them beside the backend's info().
 """
 from __future__ import annotations
 
@@ -66,6 +69,11 @@ def build_batch(backend: Backend, graphs: Sequence[Graph]) -> list[Any]:
 def emulations(backend: Backend) -> Mapping[str, str]:
     fn = getattr(backend, "emulations", None)
     return dict(fn()) if fn else {}
+
+
+def build_settings(backend: Backend, compiled: Any) -> Mapping[str, Any]:
+    fn = getattr(backend, "build_settings", None)
+    return dict(fn(compiled)) if fn else {}
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:

@@ -41,6 +41,7 @@ class Record:
     build_seconds: float | None = None
     compute_seconds: float | None = None
     known_failure: str | None = None  # reason, when the backend's known-failures file lists it
+    build_settings: Mapping[str, Any] | None = None  # chosen per build (e.g. ONNX opset), see backends/base.py
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -64,6 +65,7 @@ class Record:
             "buildSeconds": d["build_seconds"],
             "computeSeconds": d["compute_seconds"],
             "knownFailure": d["known_failure"],
+            "buildSettings": d["build_settings"],
         }
 
     @classmethod
@@ -76,6 +78,7 @@ class Record:
             expected_value=d.get("expected"), actual_value=d.get("actual"), uncompared=d.get("uncompared", 0),
             message=d.get("message", ""), build_seconds=d.get("buildSeconds"),
             compute_seconds=d.get("computeSeconds"), known_failure=d.get("knownFailure"),
+            build_settings=d.get("buildSettings"),
         )
 
     def with_(self, **changes) -> "Record":

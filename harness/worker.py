@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import time
 import traceback
+from dataclasses import replace
 from typing import Any, Mapping
 
 import numpy as np
 
 from webnn_harness import backends
-from webnn_harness.backends.base import Unsupported, build_batch
+from webnn_harness.backends.base import Unsupported, build_batch, build_settings
 from webnn_harness.cases import Case
 from webnn_harness.judge import judge
 from webnn_harness.lifecycle import die_with_parent
@@ -55,6 +56,12 @@ def expected_outputs(case: Case) -> tuple[dict[str, np.ndarray], dict[str, np.nd
 
 
 def run_case(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float) -> Record:
+    record = _compute_and_judge(backend, compiled, case, info, build_seconds)
+    settings = build_settings(backend, compiled)
+    return replace(record, build_settings=settings) if settings else record
+
+
+def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float) -> Record:
     t0 = time.perf_counter()
     try:
         actual = backend.compute(compiled, case.inputs)

@@ -5,6 +5,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Tests probe ONNX Runtime's kernels afresh, never from (or into) the user's
+# ~/.cache/webnn-harness; worker processes the tests start inherit this.
+os.environ["WEBNN_HARNESS_NO_CACHE"] = "1"
+
 
 def wpt_dir() -> Path | None:
     """The WPT corpus: $WEBNN_WPT, else ../shared/wpt beside the checkout."""

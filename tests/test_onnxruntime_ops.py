@@ -5,7 +5,6 @@
   a non-pass must be listed in backends/onnxruntime/known_failures.json."""
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -19,11 +18,12 @@ from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.base import Unsupported  # noqa: E402
 from webnn_harness.backends.onnxruntime.emitter import ONNX_TYPES  # noqa: E402
 from webnn_harness.backends.onnxruntime.lower import EMULATED, LOWER  # noqa: E402
-from webnn_harness.cases import Case, load_cases  # noqa: E402
+from webnn_harness.cases import Case  # noqa: E402
 from webnn_harness.catalog import operators  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
 from webnn_harness.knownfailures import KnownFailures  # noqa: E402
-from webnn_harness.worker import build_record, run_case  # noqa: E402
+
+from corpora import corpus_cases, judged_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = [ROOT / "cases", Path("/work/shared/wpt")]
@@ -32,12 +32,10 @@ SAMPLES_PER_OP = 4
 
 def _cases_by_op() -> dict[str, list[Case]]:
     by_op: dict[str, list[Case]] = defaultdict(list)
-    paths = [p for p in CORPORA if p.exists()]
-    for case in load_cases(paths, None, None):
-        if isinstance(case, Case):
-            for op in {n.op for n in case.graph.nodes}:
-                if len(by_op[op]) < SAMPLES_PER_OP:
-                    by_op[op].append(case)
+    for case in (c for p in CORPORA if p.exists() for c in corpus_cases(p)):
+        for op in {n.op for n in case.graph.nodes}:
+            if len(by_op[op]) < SAMPLES_PER_OP:
+                by_op[op].append(case)
     return by_op
 
 
@@ -131,18 +129,10 @@ def test_agrees_with_reference(backend, op):
     cases = CASES_BY_OP.get(op)
     if not cases:
         pytest.fail(f"no case uses {op}")
-    info = backend.info().to_json()
     known = KnownFailures.for_backend("onnxruntime", {})
     problems = []
     for case in cases:
-        t0 = time.perf_counter()
-        try:
-            compiled = backend.build(case.graph)
-        except Unsupported as exc:
-            record = build_record(case, info, exc, time.perf_counter() - t0)
-        else:
-            record = run_case(backend, compiled, case, info, time.perf_counter() - t0)
-        record = known.apply(record)
+        record = judged_record(backend, case, known)
         if record.status != "pass" and not record.known_failure:
             problems.append(f"{case.name}: {record.status} {record.message} max={record.max_error} budget={record.budget}")
     assert not problems, "\n".join(problems)

@@ -10,7 +10,9 @@ Options (``-o key=value``):
                 the build ``unsupported`` instead of silently running on CPU.
     opt_level   graph optimization: disable | basic | extended | layout | all (default all, ORT's default)
     threads     intra-op threads (default 1: the harness runs several workers)
-    opset       ONNX opset to emit (default: the newest the installed ORT loads)
+    opset       ONNX opset to emit for every graph (default: per graph, the newest
+                the installed ORT loads at which every node has a kernel on the
+                provider; see backends/onnxruntime/opsets.py)
 
 Build-time errors from ORT (session creation) are ``Unsupported`` with ORT's
 message; the lowering refuses nothing silently.
@@ -21,13 +23,13 @@ import json
 import platform
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping
 
 import numpy as np
 
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.backends.onnxruntime.opsets import OLDEST_OPSET, KernelTable, loadable_opset
 from webnn_harness.graph import Graph
 
 OPT_LEVELS = {
@@ -41,36 +43,12 @@ OPTIONS = ("ep", "opt_level", "threads", "opset")
 CPU = "CPUExecutionProvider"
 
 
-@lru_cache(maxsize=None)
-def newest_opset() -> tuple[int, int]:
-    """(opset, ir_version): the newest default-domain opset the installed ORT
-    accepts, probed once with a one-node model (ORT rejects opsets newer than
-    it knows at load time)."""
-    import onnx
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
-
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "probe", [x], [y])
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    for ir_version in (onnx.IR_VERSION, 11, 10):
-        for opset in range(onnx.defs.onnx_opset_version(), 17, -1):
-            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version)
-            try:
-                ort.InferenceSession(model.SerializeToString(), options, providers=[CPU])
-            except Exception:  # noqa: BLE001 - ORT says "unsupported opset/IR" in many ways
-                continue
-            return opset, ir_version
-    raise BackendError("onnxruntime accepts no ONNX opset >= 18 with this onnx package")
-
-
 @dataclass
 class Compiled:
     session: Any
     output_names: list[str]
     input_types: dict[str, np.dtype]
+    opset: int
 
 
 class OnnxRuntimeBackend:
@@ -98,13 +76,15 @@ class OnnxRuntimeBackend:
         if self.opt_level not in OPT_LEVELS:
             raise BackendError(f"opt_level {self.opt_level!r}: expected one of {', '.join(OPT_LEVELS)}")
         self.threads = _positive_int(options.get("threads", "1"), "threads")
-        self.opset, self.ir_version = newest_opset()
-        if "opset" in options:
+        self.opset, self.ir_version = loadable_opset()
+        self.fixed_opset = "opset" in options  # -o opset=N wins over the kernel search
+        if self.fixed_opset:
             requested = _positive_int(options["opset"], "opset")
-            if not 18 <= requested <= self.opset:
-                raise BackendError(f"opset {requested}: this lowering needs >= 18 and onnxruntime "
+            if not OLDEST_OPSET <= requested <= self.opset:
+                raise BackendError(f"opset {requested}: this lowering needs >= {OLDEST_OPSET} and onnxruntime "
                                    f"{ort.__version__} loads <= {self.opset}")
             self.opset = requested
+        self._kernels = None if self.fixed_opset else KernelTable(ort.__version__, self.provider, self.ir_version)
         self._session_options = self._make_session_options()
 
     def _make_session_options(self):
@@ -133,6 +113,8 @@ class OnnxRuntimeBackend:
                 "provider": self.provider,
                 "cpu_fallback": "allowed" if self.provider == CPU else "disabled",
                 "opset": self.opset,
+                # Per graph, the opset actually emitted is in each record's build settings.
+                "opset_choice": "fixed" if self.fixed_opset else "newest with kernels",
                 "ir_version": self.ir_version,
                 "graph_optimization_level": self.opt_level,
                 "intra_op_threads": self.threads,
@@ -146,20 +128,29 @@ class OnnxRuntimeBackend:
         from webnn_harness.backends.onnxruntime.lower import Unlowerable, lower_graph
 
         try:
-            return lower_graph(graph, self.opset, self.ir_version)
+            model = lower_graph(graph, self.opset, self.ir_version)
+            if self._kernels is None:
+                return model
+            opset = self._kernels.choose(model, self.opset)
+            return model if opset == self.opset else lower_graph(graph, opset, self.ir_version)
         except Unlowerable as exc:
             raise Unsupported(str(exc)) from exc
 
     def build(self, graph: Graph) -> Compiled:
         model = self.lower(graph)
+        opset = model.opset_import[0].version
         try:
             session = self._ort.InferenceSession(
                 model.SerializeToString(), self._session_options, providers=[self.provider]
             )
         except Exception as exc:  # noqa: BLE001 - every ORT build error is "ORT does not support this graph"
-            raise Unsupported(_ort_message(exc)) from exc
+            raise Unsupported(f"{_ort_message(exc)} (ONNX opset {opset})") from exc
         input_types = {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()}
-        return Compiled(session, list(graph.outputs), input_types)
+        return Compiled(session, list(graph.outputs), input_types, opset)
+
+    def build_settings(self, compiled: Compiled) -> dict[str, Any]:
+        """Settings of this one build: the opset the graph was emitted at."""
+        return {"opset": compiled.opset}
 
     def compute(self, compiled: Compiled, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         feed = {}

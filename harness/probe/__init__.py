@@ -127,6 +127,8 @@ class _Collector:
                         if outcome == "wrong" else None),
             "seconds": round((record.build_seconds or 0) + (record.compute_seconds or 0), 5),
         }
+        if record.build_settings:
+            result["buildSettings"] = dict(record.build_settings)
         for entry in self.by_case.get(record.case, []):
             self.write({**entry, **result})
 
@@ -233,6 +235,7 @@ def probe(
         "settings": info.get("settings", {}),
         "device": info.get("device"),
         "emulations": dict(emulated),
+        "buildSettingsByOp": build_settings_by_op(collector.entries, info.get("settings", {})),
         "seconds": round(seconds, 3),
     }
     evidence = _evidence(header, collector.entries, skipped, not_built, analysis, emulated,
@@ -247,6 +250,18 @@ def probe(
         evidence["compare"] = compare_declared(json.loads(Path(compare_file).read_text()), evidence, str(compare_file))
     evidence_path.write_text(json.dumps(evidence, indent=1, default=str) + "\n")
     return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
+
+
+def build_settings_by_op(entries: list[dict], settings: Mapping[str, Any]) -> dict:
+    """op -> setting -> the sorted values its builds used, for the ops whose
+    builds did not all use the backend's own setting (ONNX Runtime: an op
+    whose kernels exist only at an older opset than the one it loads)."""
+    used: dict[str, dict[str, set]] = {}
+    for e in entries:
+        for k, v in (e.get("buildSettings") or {}).items():
+            used.setdefault(e["group"], {}).setdefault(k, set()).add(v)
+    return {op: {k: sorted(vs) for k, vs in per.items()}
+            for op, per in sorted(used.items()) if any(vs != {settings.get(k)} for k, vs in per.items())}
 
 
 def _option_values(entries: list[dict]) -> dict:

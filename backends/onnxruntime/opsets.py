@@ -1,0 +1,214 @@
+"""Which ONNX opset to emit a graph at: the newest at which every node has a kernel.
+
+"The newest opset ORT will load" is not "the newest opset ORT can run": ORT
+1.32 loads opset 28 models but has no DequantizeLinear(28) or
+QuantizeLinear(28) kernel ("Could not find an implementation for
+DequantizeLinear(28)", issue #10). An ONNX model has one opset import per
+domain, so a graph is emitted at the newest opset at which every node's
+(op type, input and output types) has a kernel on the execution provider.
+
+A schema with a function body and no kernel is worse than a refusal: ORT
+inlines the function and runs something else. ONNX 1.23 gave ReduceLogSumExp
+a new schema at opset 28; ORT 1.32 has no kernel for it and runs
+log(ReduceSum(exp(x))), which overflows where the kernel (opset 18) does not
+(cases/reduction/reduce_log_sum_exp.json "large inputs stay finite" fails at
+-o opset=28, passes at 25). So a kernel counts only when the node survives
+session creation (read back from ORT's saved graph).
+
+Kernels are found by building one-node models, lazily, one per (op type,
+types, schema version) the first time a graph needs it. Answers are cached
+per (ORT version, execution provider): in-process, and on disk in
+``$XDG_CACHE_HOME/webnn-harness/onnxruntime-kernels.json`` (default
+``~/.cache``) so worker processes and later runs reuse them. Only ORT's
+NOT_IMPLEMENTED answer means "no kernel"; any other build error is left for
+the real build to report with ORT's own message.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+# The lowering (backends/onnxruntime/lower/) emits opset-18 forms and newer
+# (Reduce*/Split/Pad take axes as inputs, ...).
+OLDEST_OPSET = 18
+CPU = "CPUExecutionProvider"
+
+Signature = tuple  # (op_type, input element types, output element types)
+
+
+@lru_cache(maxsize=None)
+def loadable_opset() -> tuple[int, int]:
+    """(opset, ir_version): the newest default-domain opset the installed ORT
+    loads, probed once with a one-node Relu model (ORT rejects opsets newer
+    than it knows at load time). A ceiling, not a promise of kernels."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from webnn_harness.backends.base import BackendError
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "probe", [x], [y])
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    for ir_version in (onnx.IR_VERSION, 11, 10):
+        for opset in range(onnx.defs.onnx_opset_version(), OLDEST_OPSET - 1, -1):
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version)
+            try:
+                ort.InferenceSession(model.SerializeToString(), options, providers=[CPU])
+            except Exception:  # noqa: BLE001 - ORT says "unsupported opset/IR" in many ways
+                continue
+            return opset, ir_version
+    raise BackendError(f"onnxruntime accepts no ONNX opset >= {OLDEST_OPSET} with this onnx package")
+
+
+@lru_cache(maxsize=None)
+def schema_version(op_type: str, opset: int) -> int | None:
+    """The since_version of the schema ``op_type`` resolves to at ``opset``
+    (what ORT's kernel registry is keyed by), None when it does not exist yet."""
+    import onnx
+
+    try:
+        return onnx.defs.get_schema(op_type, opset, "").since_version
+    except onnx.defs.SchemaError:
+        return None
+
+
+def signatures(model) -> tuple[dict[Signature, Any], dict[str, Any]]:
+    """(op type, input types, output types) -> the first node with it, for the
+    default-domain nodes of ``model``; and every value's inferred ValueInfo
+    (types from ONNX type inference)."""
+    import onnx
+
+    inferred = onnx.shape_inference.infer_shapes(model).graph
+    infos = {v.name: v for v in (*inferred.input, *inferred.value_info, *inferred.output)}
+    types = {name: v.type.tensor_type.elem_type for name, v in infos.items()}
+    types.update({t.name: t.data_type for t in model.graph.initializer})
+    out: dict[Signature, Any] = {}
+    for node in model.graph.node:
+        if node.domain not in ("", "ai.onnx"):
+            continue
+        sig = (node.op_type, tuple(types.get(i, 0) if i else 0 for i in node.input),
+               tuple(types.get(o, 0) for o in node.output))
+        out.setdefault(sig, node)
+    return out, infos
+
+
+class KernelTable:
+    """Per (op type, types, schema version): does ORT have a kernel on this
+    provider? Answered by one-node models, cached in memory and on disk."""
+
+    def __init__(self, ort_version: str, provider: str, ir_version: int, cache_path: Path | None = None):
+        self.prefix = f"{ort_version}|{provider}|"
+        self.provider = provider
+        self.ir_version = ir_version
+        self.cache_path = cache_path if cache_path is not None else default_cache_path()
+        self._known: dict[str, bool] = self._read_disk()
+        self._new: dict[str, bool] = {}
+
+    def has_kernel(self, sig: Signature, node, model, infos, opset: int) -> bool:
+        since = schema_version(sig[0], opset)
+        if since is None:
+            return False
+        key = f"{self.prefix}{sig[0]}|{','.join(map(str, sig[1]))}|{','.join(map(str, sig[2]))}|{since}"
+        if key not in self._known:
+            self._known[key] = self._new[key] = _builds(node, model, infos, opset, self.ir_version, self.provider)
+        return self._known[key]
+
+    def choose(self, model, newest: int) -> int:
+        """The newest opset in [OLDEST_OPSET, newest] at which every node of
+        ``model`` has a kernel; ``newest`` when none has them all (the build
+        then fails with ORT's own message)."""
+        sigs, infos = signatures(model)
+        chosen = newest
+        for opset in range(newest, OLDEST_OPSET - 1, -1):
+            if all(self.has_kernel(sig, node, model, infos, opset) for sig, node in sigs.items()):
+                chosen = opset
+                break
+        self._flush()
+        return chosen
+
+    # -- disk cache: a flat JSON object, merged on write, replaced atomically
+
+    def _read_disk(self) -> dict[str, bool]:
+        if self.cache_path is None:
+            return {}
+        try:
+            data = json.loads(self.cache_path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return {k: bool(v) for k, v in data.items() if k.startswith(self.prefix)} if isinstance(data, dict) else {}
+
+    def _flush(self) -> None:
+        if not self._new or self.cache_path is None:
+            return
+        try:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                data = json.loads(self.cache_path.read_text())
+                data = data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                data = {}
+            data.update(self._new)
+            fd, tmp = tempfile.mkstemp(dir=self.cache_path.parent, prefix=".kernels-", suffix=".json")
+            with os.fdopen(fd, "w") as f:
+                json.dump(data, f, sort_keys=True, indent=0)
+            os.replace(tmp, self.cache_path)
+        except OSError:
+            return  # a read-only home is no reason to fail a run: the in-process cache still holds
+        self._new = {}
+
+
+def default_cache_path() -> Path | None:
+    """``$XDG_CACHE_HOME/webnn-harness/onnxruntime-kernels.json``; None (no disk
+    cache) when WEBNN_HARNESS_NO_CACHE is set."""
+    if os.environ.get("WEBNN_HARNESS_NO_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "webnn-harness" / "onnxruntime-kernels.json"
+
+
+def _builds(node, model, infos, opset: int, ir_version: int, provider: str) -> bool:
+    """Whether a model holding just ``node`` at ``opset`` (its inputs typed
+    and shaped as in ``model``) runs ``node`` on a kernel: False when ORT
+    answers NOT_IMPLEMENTED or replaces the node by its function body."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper
+
+    initializers = {t.name: t for t in model.graph.initializer}
+    inputs, inits = [], []
+    for name in dict.fromkeys(i for i in node.input if i):
+        if name in initializers:
+            inits.append(initializers[name])  # shape/axes constants stay constants
+        else:
+            inputs.append(infos.get(name) or helper.make_empty_tensor_value_info(name))
+    outputs = [infos.get(o) or helper.make_empty_tensor_value_info(o) for o in node.output if o]
+    graph = helper.make_graph([node], "kernel-probe", inputs, outputs, initializer=inits)
+    one = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir_version)
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # every node needs its kernel
+    if provider != CPU:
+        options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    with tempfile.TemporaryDirectory(prefix="webnn-harness-kernel-") as tmp:
+        options.optimized_model_filepath = os.path.join(tmp, "session.onnx")
+        try:
+            ort.InferenceSession(one.SerializeToString(), options, providers=[provider])
+        except Exception as exc:  # noqa: BLE001
+            return not is_not_implemented(exc)
+        try:
+            ran = onnx.load(options.optimized_model_filepath).graph.node
+        except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError, ValueError):
+            return True  # nothing saved to read back: the build at least succeeded
+        return any(n.op_type == node.op_type and n.domain == node.domain for n in ran)
+
+
+def is_not_implemented(exc: BaseException) -> bool:
+    """ORT's "no kernel for this node" (status NOT_IMPLEMENTED)."""
+    return type(exc).__name__ == "NotImplemented" or "NOT_IMPLEMENTED" in str(exc)

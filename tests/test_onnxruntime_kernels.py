@@ -1,0 +1,159 @@
+"""Every ONNX op type the ORT lowering emits, at the opset the backend
+chooses, on the installed ORT: one sample case per (op type, data types)
+builds, runs and agrees with the reference. Issue #10: ORT 1.32 loads opset
+28 but has no DequantizeLinear(28) kernel, and runs ReduceLogSumExp(28) as
+its overflowing function body; a test per ONNX op type sees both.
+
+The op types are derived from the lowering modules themselves (every string
+constant in them that names an ONNX operator), and the samples from our
+corpus (cases/), so a lowering that starts emitting a new ONNX op fails here
+until a case exercises it."""
+from __future__ import annotations
+
+import ast
+import json
+from collections import defaultdict
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from webnn_harness import backends  # noqa: E402
+from webnn_harness.backends.onnxruntime.lower import Unlowerable, lower_graph  # noqa: E402
+from webnn_harness.backends.onnxruntime.opsets import KernelTable, loadable_opset, schema_version, signatures  # noqa: E402
+from webnn_harness.cases import Case  # noqa: E402
+from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
+from webnn_harness.knownfailures import KnownFailures  # noqa: E402
+
+from corpora import corpus_cases, judged_record  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parents[1] / "cases"  # the same Path test_onnxruntime_ops loads
+SAMPLES_PER_SIGNATURE = 3
+
+
+def emitted_op_types() -> set[str]:
+    """ONNX op types named in the lowering's source (the families' tables and
+    the emitter's helpers): every string constant that is an ONNX operator."""
+    package = resources.files("webnn_harness.backends.onnxruntime")
+    sources = [package / "emitter.py", *(p for p in (package / "lower").iterdir() if p.name.endswith(".py"))]
+    names = set()
+    for source in sources:
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value[:1].isupper() \
+                    and onnx.defs.has(node.value):
+                names.add(node.value)
+    return names
+
+
+def _samples_by_signature() -> dict[tuple, list[Case]]:
+    """(op type, input types, output types) -> the first few corpus cases whose
+    lowering has a node with it."""
+    opset, ir_version = loadable_opset()
+    out: dict[tuple, list[Case]] = defaultdict(list)
+    for case in corpus_cases(CORPUS):
+        try:
+            model = lower_graph(case.graph, opset, ir_version)
+        except Unlowerable:
+            continue
+        for sig in signatures(model)[0]:
+            if len(out[sig]) < SAMPLES_PER_SIGNATURE:
+                out[sig].append(case)
+    return dict(out)
+
+
+SAMPLES = _samples_by_signature()
+EMITTED = sorted(emitted_op_types())
+
+
+def _type_name(elem_type: int) -> str:
+    return onnx.helper.tensor_dtype_to_string(elem_type).removeprefix("TensorProto.").lower() if elem_type else "-"
+
+
+def _signature_id(sig) -> str:
+    return f"{sig[0]}({','.join(map(_type_name, sig[1]))})->{','.join(map(_type_name, sig[2]))}"
+
+
+@pytest.fixture(scope="module")
+def backend():
+    return backends.create("onnxruntime", {})
+
+
+def test_the_lowering_emits_many_onnx_op_types():
+    # The derivation must find the tables: a handful of names would mean the scan broke.
+    assert {"QuantizeLinear", "DequantizeLinear", "Conv", "ReduceLogSumExp", "Cast", "Gemm"} <= set(EMITTED)
+    assert len(EMITTED) > 60
+
+
+@pytest.mark.parametrize("op_type", EMITTED)
+def test_every_emitted_op_type_has_a_sample_case(op_type):
+    if not any(sig[0] == op_type for sig in SAMPLES):
+        pytest.fail(f"no case in cases/ lowers to an ONNX {op_type} node: add one that does")
+
+
+@pytest.mark.parametrize("sig", sorted(SAMPLES), ids=_signature_id)
+def test_sample_runs_at_the_chosen_opset_and_agrees(backend, sig):
+    known = KnownFailures.for_backend("onnxruntime", {})
+    problems = []
+    for case in SAMPLES[sig]:
+        record = judged_record(backend, case, known)
+        if record.status == "pass":  # and the record says at which opset it ran
+            assert record.build_settings == {"opset": backend.lower(case.graph).opset_import[0].version}
+            return
+        if not record.known_failure:
+            problems.append(f"{case.file}: {case.name}: {record.status} {record.message} "
+                            f"max={record.max_error} budget={record.budget} {record.build_settings}")
+    assert not problems, "\n".join(problems)
+
+
+def _one_node(op: str, in_type: str, out_type: str, attributes=None) -> Graph:
+    descs = {"x": TensorDesc((2, 3), in_type), "s": TensorDesc((1, 1), "float32"),
+             "z": TensorDesc((1, 1), out_type if op == "quantizeLinear" else in_type), "y": TensorDesc((2, 3), out_type)}
+    constants = {"s": np.array([[0.5]], np.float32), "z": np.zeros((1, 1), descs["z"].data_type)}
+    return Graph(("x",), constants, (Node(op, {"input": "x", "scale": "s", "zeroPoint": "z"}, attributes or {}, ("y",)),),
+                 ("y",), descs)
+
+
+@pytest.mark.parametrize("op, in_type, out_type", [("quantizeLinear", "float32", "int8"),
+                                                   ("quantizeLinear", "float32", "uint8"),
+                                                   ("dequantizeLinear", "int8", "float32"),
+                                                   ("dequantizeLinear", "uint8", "float32")])
+def test_int8_quantization_is_native_and_builds(backend, op, in_type, out_type):
+    """The issue's exact failure: a native (De)QuantizeLinear node must build."""
+    graph = _one_node(op, in_type, out_type)
+    model = backend.lower(graph)
+    assert {n.op_type for n in model.graph.node} >= {"QuantizeLinear" if op == "quantizeLinear" else "DequantizeLinear"}
+    compiled = backend.build(graph)
+    assert compiled.opset == model.opset_import[0].version <= loadable_opset()[0]
+
+
+def test_explicit_opset_wins(backend):
+    graph = _one_node("dequantizeLinear", "int8", "float32")
+    fixed = backends.create("onnxruntime", {"opset": "21"})
+    assert fixed.lower(graph).opset_import[0].version == 21
+    assert fixed.build(graph).opset == 21
+    assert fixed.info().settings["opset_choice"] == "fixed"
+    assert backend.info().settings["opset_choice"] == "newest with kernels"
+
+
+def test_kernel_table_answers_per_schema_version_and_caches_on_disk(tmp_path):
+    import onnxruntime as ort
+
+    opset, ir_version = loadable_opset()
+    graph = _one_node("dequantizeLinear", "int8", "float32")
+    model = lower_graph(graph, opset, ir_version)
+    cache = tmp_path / "kernels.json"
+    table = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, cache)
+    chosen = table.choose(model, opset)
+    # The choice has a kernel for DequantizeLinear, and every newer opset whose
+    # schema differs was refused for a reason recorded in the cache.
+    answers = {int(k.rsplit("|", 1)[1]): ok for k, ok in json.loads(cache.read_text()).items()
+               if k.startswith(f"{ort.__version__}|CPUExecutionProvider|DequantizeLinear|")}
+    assert answers[schema_version("DequantizeLinear", chosen)] is True
+    assert all(not answers[schema_version("DequantizeLinear", newer)] for newer in range(chosen + 1, opset + 1))
+    again = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, cache)
+    assert again._known == table._known  # read back, nothing re-probed
+    assert again.choose(model, opset) == chosen and not again._new
