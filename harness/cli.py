@@ -40,6 +40,18 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def _check_operator_names(names) -> None:
+    import difflib
+
+    from webnn_harness.catalog import operators
+
+    unknown = [op for op in names if op not in operators()]
+    if unknown:
+        hints = [m for op in unknown for m in difflib.get_close_matches(op, operators(), n=1)]
+        raise UsageError(f"unknown operator{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
+                         + (f" (did you mean {', '.join(hints)}?)" if hints else "; `webnn-harness ops` lists them"))
+
+
 def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
     from webnn_harness.backends import DEFAULT_BACKENDS, available
     from webnn_harness.backends.base import parse_options
@@ -64,7 +76,7 @@ def cmd_run(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.cases import bundled_corpus
     from webnn_harness.run import run
-    from webnn_harness.runfolder import RunFolderError, check_writable_file, failed_cases, files_of
+    from webnn_harness.runfolder import RunFolderError, check_writable_file, rerun_failures
     from webnn_harness.runner import RunOptions
 
     paths = args.cases or [bundled_corpus()]
@@ -73,15 +85,10 @@ def cmd_run(args) -> int:
     names = args.backend
     try:
         if args.rerun_failures:
-            if Path(args.rerun_failures).resolve() == out.resolve():
-                raise UsageError("--rerun-failures writes a new run: give an --out other than the run it reads")
-            only, problems = failed_cases(Path(args.rerun_failures))
-            for problem in problems:
+            rerun = rerun_failures(Path(args.rerun_failures), out)
+            for problem in rerun.problems:
                 print(f"warning: {problem}", file=sys.stderr)
-            if not only:
-                raise UsageError(f"{args.rerun_failures}: every record passed; nothing to re-run")
-            paths = args.cases or files_of(k for keys in only.values() for k in keys)
-            names = args.backend or sorted(only)  # the backends of the records to re-run
+            only, paths, names = rerun.only, args.cases or rerun.files, args.backend or rerun.backends
         if args.junit:
             check_writable_file(Path(args.junit), "--junit")
     except RunFolderError as exc:
@@ -133,13 +140,7 @@ def cmd_run(args) -> int:
 def cmd_ops(args) -> int:
     from webnn_harness.catalog import catalog_json, operators
 
-    unknown = [op for op in args.op if op not in operators()]
-    if unknown:
-        import difflib
-
-        hints = [m for op in unknown for m in difflib.get_close_matches(op, operators(), n=1)]
-        raise UsageError(f"unknown operator{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
-                         + (f" (did you mean {', '.join(hints)}?)" if hints else "; `webnn-harness ops` lists them"))
+    _check_operator_names(args.op)
     if args.json:
         print(json.dumps(catalog_json(), indent=1))
         return EXIT_OK
@@ -190,16 +191,13 @@ def cmd_probe(args) -> int:
     from webnn_harness.runner import RunOptions
 
     from webnn_harness import backends
-    from webnn_harness.catalog import operators
     from webnn_harness.limitsfile import LimitsFileError, read_limits_file
 
     try:
         options = parse_options(args.option or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    unknown = [op for op in args.op or () if op not in operators()]
-    if unknown:
-        raise UsageError(f"unknown operator {', '.join(unknown)}; `webnn-harness ops` lists them")
+    _check_operator_names(args.op or ())
     if args.compare:
         try:
             read_limits_file(args.compare)  # before the probe: a bad file must not cost a whole probe

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 import filelock
 
@@ -154,20 +154,38 @@ class RunFolder:
         self.close()
 
 
-def failed_cases(run_dir: Path) -> tuple[dict[str, set[tuple[str, str]]], tuple[str, ...]]:
-    """``--rerun-failures RUN``: per backend name, the (file, case) of every
-    record of RUN that did not pass; and the lines that could not be read."""
+@dataclass(frozen=True)
+class Rerun:
+    """``--rerun-failures RUN``: what to run again, read from RUN's records."""
+
+    only: dict[str, set[tuple[str, str]]]  # backend name -> (file, case) of every record that did not pass
+    problems: tuple[str, ...]  # lines of RUN's results.jsonl that could not be read
+
+    @property
+    def files(self) -> list[str]:
+        return sorted({f for keys in self.only.values() for f, _ in keys})
+
+    @property
+    def backends(self) -> list[str]:
+        return sorted(self.only)
+
+
+def rerun_failures(run_dir: Path, out: Path) -> Rerun:
     results = Path(run_dir) / RESULTS
+    if Path(run_dir).resolve() == Path(out).resolve():
+        raise RunFolderError("--rerun-failures writes a new run: give an --out other than the run it reads")
     if not results.is_file():
         raise RunFolderError(f"{run_dir}: no {RESULTS} here; --rerun-failures takes the --out folder of a run")
     read = read_records_whole(results)
     if not read.records and read.problems:
         raise RunFolderError(read.problems[0])
-    out: dict[str, set[tuple[str, str]]] = {}
+    only: dict[str, set[tuple[str, str]]] = {}
     for r in read.records:
         if r.status != "pass":
-            out.setdefault(str(r.backend.get("name", "")), set()).add((r.file, r.case))
-    return out, read.problems
+            only.setdefault(str(r.backend.get("name", "")), set()).add((r.file, r.case))
+    if not only:
+        raise RunFolderError(f"{run_dir}: every record passed; nothing to re-run")
+    return Rerun(only, read.problems)
 
 
 def check_writable_file(path: Path, what: str) -> None:
@@ -184,7 +202,3 @@ def check_writable_file(path: Path, what: str) -> None:
         raise RunFolderError(f"{path}: {what} cannot be written: {exc.strerror or exc}") from None
     if not existed:
         path.unlink()
-
-
-def files_of(keys: Iterable[tuple[str, str]]) -> list[str]:
-    return sorted({f for f, _ in keys})
