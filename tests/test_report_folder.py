@@ -81,12 +81,12 @@ def test_a_cut_short_last_line_is_dropped_with_its_line_number(tmp_path, cut):
 
 
 def test_a_last_record_missing_only_its_newline_is_whole_and_resume_ends_it(tmp_path):
-    from webnn_harness.runfolder import RunFolder
+    from webnn_harness.runfolder import OutputFolder
 
     run = _run(tmp_path / "run", 5)
     (run / "results.jsonl").write_bytes((run / "results.jsonl").read_bytes()[:-1])
     assert build_model([run]).conformance.backends[0].total == 5 and not build_model([run]).warnings
-    with RunFolder(run, "resume") as folder:
+    with OutputFolder(run, "resume") as folder:
         assert len(folder.previous) == 5
     assert (run / "results.jsonl").read_bytes().endswith(b"}\n")
 

@@ -25,7 +25,7 @@ RESULTS, SUMMARY, LOCK = "results.jsonl", "summary.json", ".webnn-harness-run.lo
 Mode = Literal["new", "overwrite", "resume"]
 
 
-class RunFolderError(Exception):
+class OutputFolderError(Exception):
     """The output folder cannot be used as asked: one line, exit code 2."""
 
 
@@ -84,7 +84,7 @@ def record_key(backend_name: str, file: str, case: str) -> tuple[str, str, str]:
 
 
 @dataclass
-class RunFolder:
+class OutputFolder:
     """An output folder locked for one run. Use as a context manager."""
 
     path: Path
@@ -100,11 +100,11 @@ class RunFolder:
     def precheck(self) -> None:
         """The refusals that need no lock, before anything is written (even the lock file)."""
         if self.path.exists() and not self.path.is_dir():
-            raise RunFolderError(f"{self.path}: exists and is not a folder; choose another --out")
+            raise OutputFolderError(f"{self.path}: exists and is not a folder; choose another --out")
         if self.path.is_dir():
             self._check_contents(read=False)
 
-    def open(self) -> "RunFolder":
+    def open(self) -> "OutputFolder":
         out = self.path
         self.precheck()
         try:
@@ -112,10 +112,10 @@ class RunFolder:
             lock = filelock.FileLock(str(out / LOCK), timeout=0)
             lock.acquire()
         except filelock.Timeout:
-            raise RunFolderError(f"{out}: another run is writing to this folder (it holds {LOCK}); "
+            raise OutputFolderError(f"{out}: another run is writing to this folder (it holds {LOCK}); "
                                  "wait for it to finish or choose another --out") from None
         except OSError as exc:
-            raise RunFolderError(f"{out}: cannot write here: {exc.strerror or exc}") from None
+            raise OutputFolderError(f"{out}: cannot write here: {exc.strerror or exc}") from None
         self._lock = lock
         try:
             self._check_contents()
@@ -128,7 +128,7 @@ class RunFolder:
         results = self.path / RESULTS
         holds_run = results.exists() or (self.path / SUMMARY).exists()
         if self.mode == "new" and holds_run:
-            raise RunFolderError(f"{self.path}: holds an earlier run ({RESULTS}); pass --overwrite to replace it, "
+            raise OutputFolderError(f"{self.path}: holds an earlier run ({RESULTS}); pass --overwrite to replace it, "
                                  "--resume to continue it, or choose another --out")
         if read and self.mode == "resume" and results.exists():
             read = read_records_whole(results)
@@ -147,7 +147,7 @@ class RunFolder:
             self._lock.release()
             self._lock = None
 
-    def __enter__(self) -> "RunFolder":
+    def __enter__(self) -> "OutputFolder":
         return self.open() if self._lock is None else self
 
     def __exit__(self, *exc) -> None:
@@ -173,18 +173,18 @@ class Rerun:
 def rerun_failures(run_dir: Path, out: Path) -> Rerun:
     results = Path(run_dir) / RESULTS
     if Path(run_dir).resolve() == Path(out).resolve():
-        raise RunFolderError("--rerun-failures writes a new run: give an --out other than the run it reads")
+        raise OutputFolderError("--rerun-failures writes a new run: give an --out other than the run it reads")
     if not results.is_file():
-        raise RunFolderError(f"{run_dir}: no {RESULTS} here; --rerun-failures takes the --out folder of a run")
+        raise OutputFolderError(f"{run_dir}: no {RESULTS} here; --rerun-failures takes the --out folder of a run")
     read = read_records_whole(results)
     if not read.records and read.problems:
-        raise RunFolderError(read.problems[0])
+        raise OutputFolderError(read.problems[0])
     only: dict[str, set[tuple[str, str]]] = {}
     for r in read.records:
         if r.status != "pass":
             only.setdefault(str(r.backend.get("name", "")), set()).add((r.file, r.case))
     if not only:
-        raise RunFolderError(f"{run_dir}: every record passed; nothing to re-run")
+        raise OutputFolderError(f"{run_dir}: every record passed; nothing to re-run")
     return Rerun(only, read.problems)
 
 
@@ -193,12 +193,12 @@ def check_writable_file(path: Path, what: str) -> None:
     for appending (which changes nothing) and remove it again if we created it."""
     path = Path(path)
     if path.is_dir():
-        raise RunFolderError(f"{path}: {what} is a folder; name a file")
+        raise OutputFolderError(f"{path}: {what} is a folder; name a file")
     existed = path.exists()
     try:
         with open(path, "ab"):
             pass
     except OSError as exc:
-        raise RunFolderError(f"{path}: {what} cannot be written: {exc.strerror or exc}") from None
+        raise OutputFolderError(f"{path}: {what} cannot be written: {exc.strerror or exc}") from None
     if not existed:
         path.unlink()
