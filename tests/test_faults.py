@@ -165,7 +165,9 @@ def test_rerun_failures_runs_only_the_non_passes_into_a_new_folder(tmp_path, cap
     cases.write_text(json.dumps({"tests": [{**RELU, "name": "relu ok"}, wrong]}))
     first, again = tmp_path / "first", tmp_path / "again"
     assert main(["run", "-q", "--backend", "reference", "--workers", "1", "--cases", str(cases), "--out", str(first)]) == 1
-    assert main(["run", "-q", "--rerun-failures", str(first), "--workers", "1", "--out", str(again)]) == 1
+    # Records name files by stable id, so the corpus is given again with --cases.
+    assert main(["run", "-q", "--rerun-failures", str(first), "--cases", str(cases), "--workers", "1",
+                 "--out", str(again)]) == 1
     (record,) = [json.loads(line) for line in (again / "results.jsonl").read_text().splitlines()]
     assert record["case"] == "relu wrong" and record["status"] == "fail"
     capsys.readouterr()

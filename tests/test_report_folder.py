@@ -81,7 +81,7 @@ def test_a_cut_short_last_line_is_dropped_with_its_line_number(tmp_path, cut):
 
 
 def test_a_last_record_missing_only_its_newline_is_whole_and_resume_ends_it(tmp_path):
-    from webnn_harness.runfolder import OutputFolder
+    from webnn_harness.outfolder import OutputFolder
 
     run = _run(tmp_path / "run", 5)
     (run / "results.jsonl").write_bytes((run / "results.jsonl").read_bytes()[:-1])
