@@ -379,6 +379,11 @@ def cmd_diff(args) -> int:
     """Compare two run folders by case id; exit 1 when NEW regressed against BASE."""
     from webnn_harness.diff import FORMATS, diff_runs
 
+    benches = [(Path(d) / "bench.jsonl").is_file() for d in (args.base, args.new)]
+    if any(benches):
+        if not all(benches):
+            raise UsageError("diff compares two run folders or two bench folders, not one of each")
+        return _diff_benches(args)
     try:
         diff = diff_runs(args.base, args.new)
     except ValueError as exc:
@@ -391,6 +396,30 @@ def cmd_diff(args) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_FAILURES if diff.exit_code else EXIT_OK
+
+
+def _diff_benches(args) -> int:
+    """Two bench folders: significant slowdowns beyond --threshold are regressions (exit 1)."""
+    from webnn_harness.bench.compare import compare_bench
+    from webnn_harness.bench.console import comparison_lines, comparison_markdown
+
+    try:
+        comparison = compare_bench(args.base, args.new, threshold=args.threshold)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        text = json.dumps(comparison.to_json(), indent=2) + "\n"
+    elif args.format == "markdown":
+        text = comparison_markdown(comparison)
+    else:
+        text = "\n".join(comparison_lines(comparison)) + "\n"
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{len(comparison.regressions)} regressions; {args.format} written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_FAILURES if comparison.regressions else EXIT_OK
 
 
 def cmd_merge(args) -> int:
@@ -429,7 +458,7 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
     "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
     "backends": (cmd_backends, "list installed backends with versions and devices"),
     "probe": (cmd_probe, "measure a backend's real opSupportLimits (and the evidence behind it)"),
-    "report": (cmd_report, "write the HTML conformance report and capability matrix"),
+    "report": (cmd_report, "write the HTML conformance and performance reports and capability matrix"),
     "diff": (cmd_diff, "compare two runs case by case: regressions, fixes, new and removed cases"),
     "merge": (cmd_merge, "join the output folders of a sharded run into one run folder"),
     "junit": (cmd_junit, "write JUnit XML from a run folder"),
@@ -527,6 +556,8 @@ def parser() -> argparse.ArgumentParser:
     df.add_argument("--format", choices=("text", "json", "markdown"), default="text",
                     help="text (default), json, or markdown (a pull-request comment)")
     df.add_argument("--out", metavar="FILE", help="write the output here instead of stdout")
+    df.add_argument("--threshold", type=float, default=0.05,
+                    help="bench folders: relative slowdown that counts as a regression (default 0.05)")
 
     mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
     mg.add_argument("folders", nargs="+", metavar="DIR", help="the shards' --out folders (every shard once)")

@@ -372,3 +372,27 @@ def test_host_conv2d_matches_the_reference(input_layout, filter_layout, groups, 
     expected = reference_conv2d(x.astype(np.float64), w.astype(np.float64), bias=bias.astype(np.float64), **options)
     assert ours.dtype == np.float32 and ours.shape == expected.shape
     np.testing.assert_allclose(ours, expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_diff_on_two_bench_folders_exits_1_on_a_significant_slowdown(tmp_path, capsys, fmt):
+    rng = np.random.default_rng(1)
+    base_times = list(0.010 + rng.normal(0, 0.0001, 30))
+    base = _bench_folder(tmp_path / "base", [("conv", "ok", base_times), ("relu", "ok", base_times)])
+    new = _bench_folder(tmp_path / "new", [("conv", "ok", [t * 1.3 for t in base_times]), ("relu", "ok", base_times)])
+    assert main(["diff", str(base), str(new), "--format", fmt]) == 1
+    out = capsys.readouterr().out
+    assert "conv" in out and ("slower" in out or '"slower"' in out)
+    if fmt == "json":
+        assert json.loads(out)["regressions"] == 1
+    # the same folders compared with a threshold above the slowdown: nothing counts
+    assert main(["diff", str(base), str(new), "--threshold", "0.5"]) == 0
+
+
+def test_diff_refuses_a_bench_folder_against_a_run_folder(tmp_path, capsys):
+    base = _bench_folder(tmp_path / "base", [("conv", "ok", [0.01] * 10)])
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("")
+    assert main(["diff", str(base), str(run)]) == 2
+    assert "not one of each" in capsys.readouterr().err

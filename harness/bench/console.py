@@ -54,3 +54,20 @@ def comparison_lines(comparison: BenchComparison) -> list[str]:
     lines.append(f"against {comparison.base}: {n} regression(s) "
                  f"(slower by > {comparison.threshold:.0%} at p < {comparison.alpha}, or broken)")
     return lines
+
+
+def comparison_markdown(comparison: BenchComparison) -> str:
+    """A pull-request comment: the regressions first, then the other changes."""
+    rows = [c for c in comparison.changes if c.verdict != "same"]
+    rows.sort(key=lambda c: (c not in comparison.regressions, c.backend, c.benchmark, c.variant))
+    lines = [f"**{len(comparison.regressions)} regression(s)** (slower by > {comparison.threshold:.0%} "
+             f"at p < {comparison.alpha}, or broken)", "",
+             "| verdict | backend | benchmark | variant | base ms | new ms | change | p |",
+             "|---|---|---|---|---:|---:|---:|---:|"]
+    for c in rows:
+        if c.ratio is None:
+            lines.append(f"| {c.verdict} | {c.backend} | {c.benchmark} | {c.variant} | | | {c.reason} | |")
+        else:
+            lines.append(f"| {c.verdict} | {c.backend} | {c.benchmark} | {c.variant} | {c.base_median * 1e3:.3f} "
+                         f"| {c.new_median * 1e3:.3f} | {(c.ratio - 1) * 100:+.1f}% | {c.p_value:.2g} |")
+    return "\n".join(lines) + "\n"
