@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+import stat
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 import numpy as np
 
 from webnn_harness.builder import FieldError, build_graph, is_required
+from webnn_harness.casesize import check_descriptors, check_graph, default_max_case_bytes
 from webnn_harness.caseid import case_id, corpus_root, file_id
 from webnn_harness.graph import Graph, TensorDesc
 from webnn_harness.values import TensorValueError, generate, to_array
@@ -109,6 +111,10 @@ def bundled_corpus() -> Path:
     return Path(str(resources.files("webnn_harness.corpus")))
 
 
+class DuplicateCaseId(ValueError):
+    """Two different files with one stable id: a usage error (exit 2)."""
+
+
 @dataclass(frozen=True)
 class CaseFile:
     path: Path  # as found on this machine
@@ -128,12 +134,14 @@ def find_case_files(paths: Iterable[str | Path]) -> list[CaseFile]:
             out.setdefault(str(p), CaseFile(p, str(p), True))
             continue
         corpus, root = corpus_root(p, bundled)
-        found = [(f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES] if p.is_dir() else [(p, True)]
+        # A named pipe or device is listed (and refused unread by load_file: opening one could hang).
+        found = ([(f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES and not f.is_dir()]
+                 if p.is_dir() else [(p, True)])
         for f, explicit in found:
             fid = file_id(f, corpus, root)
             seen = out.get(fid)
             if seen and seen.path.resolve() != f.resolve():
-                raise ValueError(f"{seen.path} and {f} have the same case id {fid}: "
+                raise DuplicateCaseId(f"{seen.path} and {f} have the same case id {fid}: "
                                  "give corpora with different folder names")
             out.setdefault(fid, CaseFile(f, fid, explicit))
     return list(out.values())
@@ -177,7 +185,7 @@ def _tensor(raw: dict, where: str, case_seed: int) -> np.ndarray:
 
 
 def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = "",
-              file_digest: str = "") -> Case | CaseError:
+              file_digest: str = "", max_case_bytes: int | None = None) -> Case | CaseError:
     name = raw.get("name", "") if isinstance(raw, dict) else ""
     name = name if isinstance(name, str) else ""
     errors = [] if _is_valid_case()(raw) else sorted(
@@ -185,8 +193,10 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = 
     if errors:
         err = _most_telling(errors)
         return CaseError(file, name, index, _schema_error_field(err), err.message[:300], path)
+    limit = max_case_bytes or default_max_case_bytes()
     try:
         graph_raw = raw["graph"]
+        check_descriptors(graph_raw, limit)  # before anything is allocated
         seed = index + 1
         inputs: dict[str, np.ndarray] = {}
         constants: dict[str, np.ndarray] = {}
@@ -203,6 +213,7 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = 
             graph_raw["operators"],
             list(expected_raw) if expected_raw is not None else None,
         )
+        check_graph(graph, limit)
         expected: dict[str, np.ndarray] = {}
         for out_name, tensor in (expected_raw or {}).items():
             where = f"expectedOutputs.{out_name}"
@@ -234,21 +245,40 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = 
         return CaseError(file, name, index, exc.field, exc.message, path)
 
 
-def load_file(path: Path, named_explicitly: bool = True, file: str | None = None) -> Iterator[Case | CaseError]:
+def _read_json(path: Path, file: str, max_bytes: int) -> tuple[Any, str] | CaseError:
+    """(the file's JSON, the SHA-256 of its bytes), or a CaseError saying in one line why it cannot be read."""
+    local = str(path)
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            return CaseError(file, "", -1, "", "not a regular file (a folder, named pipe or device); not read", local)
+        if st.st_size > max_bytes:
+            return CaseError(file, "", -1, "", f"{st.st_size:,} bytes, over the {max_bytes:,}-byte limit "
+                                               "(--max-case-bytes); not read", local)
+        data = path.read_bytes()
+        return json.loads(data), hashlib.sha256(data).hexdigest()  # bytes: json detects UTF-8/16/32 itself
+    except OSError as exc:
+        return CaseError(file, "", -1, "", f"cannot read: {exc.strerror or exc}", local)
+    except json.JSONDecodeError as exc:
+        return CaseError(file, "", -1, "", f"not valid JSON: {exc}", local)
+    except UnicodeDecodeError as exc:
+        return CaseError(file, "", -1, "", f"not UTF-8 text: byte {exc.start}: {exc.reason}", local)
+    except RecursionError:
+        return CaseError(file, "", -1, "", "JSON nested too deeply to read", local)
+
+
+def load_file(path: Path, named_explicitly: bool = True, file: str | None = None,
+              max_case_bytes: int | None = None) -> Iterator[Case | CaseError]:
     """The cases of one file; ``file`` is its stable id (default: from its folder)."""
     if file is None:
         file = find_case_files([path])[0].id
     local = str(path)
-    try:
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        doc = json.loads(data.decode())
-    except OSError as exc:
-        yield CaseError(file, "", -1, "", f"cannot read: {exc.strerror or exc}", local)
+    limit = max_case_bytes or default_max_case_bytes()
+    read = _read_json(path, file, limit)
+    if isinstance(read, CaseError):
+        yield read
         return
-    except json.JSONDecodeError as exc:
-        yield CaseError(file, "", -1, "", f"not valid JSON: {exc}", local)
-        return
+    doc, digest = read
     file_tolerance = None
     if isinstance(doc, dict):
         if "tests" not in doc:
@@ -262,7 +292,12 @@ def load_file(path: Path, named_explicitly: bool = True, file: str | None = None
         return
     seen: set[str] = set()
     for i, raw in enumerate(doc):
-        case = load_case(raw, file, i, file_tolerance, local, digest)
+        try:
+            case = load_case(raw, file, i, file_tolerance, local, digest, limit)
+        except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
+            # Whatever a malformed case makes the loader raise, it fails alone, named.
+            name = raw.get("name") if isinstance(raw, dict) and isinstance(raw.get("name"), str) else ""
+            case = CaseError(file, name, i, "", f"cannot load: {type(exc).__name__}: {str(exc)[:300]}", local)
         if case.name in seen and case.name:
             case = CaseError(file, case.name, i, "name", "duplicate case name in this file", local)
         seen.add(case.name)
@@ -274,6 +309,7 @@ def load_cases(
     ops: Iterable[str] | None = None,
     name_filter: str | None = None,
     file_ids: Iterable[str] | None = None,
+    max_case_bytes: int | None = None,
 ) -> list[Case | CaseError]:
     """Every case under ``paths``, keeping those that use one of ``ops`` (if
     given), whose name matches ``name_filter`` (a regex, if given) and whose
@@ -288,7 +324,7 @@ def load_cases(
         if not found.path.exists():
             out.append(CaseError(found.id, "", -1, "", "no such file or folder", str(found.path)))
             continue
-        for case in load_file(found.path, found.named_explicitly, found.id):
+        for case in load_file(found.path, found.named_explicitly, found.id, max_case_bytes):
             if pattern and not pattern.search(case.name):
                 continue
             if wanted_ops and isinstance(case, Case) and not wanted_ops & set(case.graph.ops):

@@ -4,18 +4,52 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from webnn_harness import __version__
+from webnn_harness.lifecycle import Terminated, sigterm_raises
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
 
 class UsageError(Exception):
     """Bad usage or unreadable input: one line on stderr, exit code 2."""
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text}")
+    return value
+
+
+def _check_operator_names(names) -> None:
+    import difflib
+
+    from webnn_harness.catalog import operators
+
+    unknown = [op for op in names if op not in operators()]
+    if unknown:
+        hints = [m for op in unknown for m in difflib.get_close_matches(op, operators(), n=1)]
+        raise UsageError(f"unknown operator{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
+                         + (f" (did you mean {', '.join(hints)}?)" if hints else "; `webnn-harness ops` lists them"))
 
 
 def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
@@ -38,23 +72,38 @@ def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
 
 def cmd_run(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
-    from webnn_harness.cases import bundled_corpus
+    from webnn_harness.cases import DuplicateCaseId, bundled_corpus
+    from webnn_harness.expectations import ExpectationsError
+    from webnn_harness.outfolder import OutputFolderError, check_writable_file, rerun_failures
     from webnn_harness.progress import Progress
     from webnn_harness.run import run
     from webnn_harness.runner import RunOptions
-    from webnn_harness.selection import Shard
+    from webnn_harness.selection import SelectionError, Shard
 
-    requests = _backend_requests(args.backend, args.option)
     paths = args.cases or [bundled_corpus()]
     for p in [*paths, *(args.expectations or [])]:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file or folder")
-    if args.update_expectations and len(requests) != 1:
-        raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
-    shard = Shard.parse(args.shard) if args.shard else None
     out = Path(args.out)
+    only, names, ids = None, args.backend, args.id or ()
+    try:
+        shard = Shard.parse(args.shard) if args.shard else None
+        if args.rerun_failures:
+            # Records name files by stable id: --cases gives the corpus again (default: the bundled one).
+            rerun = rerun_failures(Path(args.rerun_failures), out)
+            for problem in rerun.problems:
+                print(f"warning: {problem}", file=sys.stderr)
+            only, names, ids = rerun.only, args.backend or rerun.backends, ids or rerun.files
+        if args.junit:
+            check_writable_file(Path(args.junit), "--junit")
+    except (SelectionError, OutputFolderError) as exc:
+        raise UsageError(str(exc)) from None
+    requests = _backend_requests(names, args.option)
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size,
                       reference_cache=not args.no_cache)
+    if args.update_expectations and len(requests) != 1:
+        raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
+    mode = "resume" if args.resume else "overwrite" if args.overwrite else "new"
     progress = Progress("case", enabled=not args.quiet)
     failing = []
 
@@ -65,12 +114,18 @@ def cmd_run(args) -> int:
     try:
         result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
                      progress=progress.update, on_record=on_record, expectations=args.expectations or (),
-                     shard=shard, ids=args.id or (), label=args.label,
-                     on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n))
-    except (UnknownBackend, BackendError, ValueError) as exc:
+                     shard=shard, ids=ids, label=args.label,
+                     on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n),
+                     mode=mode, only=only, max_case_bytes=args.max_case_bytes)
+    except (UnknownBackend, BackendError, SelectionError, ExpectationsError, DuplicateCaseId,
+            OutputFolderError) as exc:
         raise UsageError(str(exc)) from None
     finally:
         progress.close()
+    for problem in result.dropped_lines:
+        print(f"warning: {problem}", file=sys.stderr)
+    if result.resumed:
+        print(f"resumed: kept {result.resumed} records of the earlier run in {out}")
     for err in result.load_errors[:20]:
         print(f"error: {err}", file=sys.stderr)
     if len(result.load_errors) > 20:
@@ -87,7 +142,10 @@ def cmd_run(args) -> int:
     if args.junit:
         from webnn_harness.junit import write_junit
 
-        write_junit(out, Path(args.junit))
+        try:
+            write_junit(out, Path(args.junit))
+        except OSError as exc:  # checked before the run; the folder may have gone since
+            raise UsageError(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}") from None
         print(f"junit: {args.junit}")
     if args.update_expectations:
         _update_expectations(Path(args.update_expectations), out, requests[0], result)
@@ -152,6 +210,7 @@ def _update_expectations(path: Path, out: Path, request, result) -> None:
 def cmd_ops(args) -> int:
     from webnn_harness.catalog import catalog_json, operators
 
+    _check_operator_names(args.op)
     if args.json:
         print(json.dumps(catalog_json(), indent=1))
         return EXIT_OK
@@ -202,12 +261,25 @@ def cmd_probe(args) -> int:
     from webnn_harness.probe.summary import compare_summary_text, probe_summary_text
     from webnn_harness.runner import RunOptions
 
+    from webnn_harness import backends
+    from webnn_harness.limitsfile import LimitsFileError, read_limits_file
+
     try:
         options = parse_options(args.option or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if args.compare and not Path(args.compare).is_file():
-        raise UsageError(f"{args.compare}: no such file")
+    _check_operator_names(args.op or ())
+    if args.compare:
+        try:
+            read_limits_file(args.compare)  # before the probe: a bad file must not cost a whole probe
+        except LimitsFileError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        backends.create(args.backend, options)  # its options, checked before any worker starts
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"{args.backend}: {exc}") from None
+    except (UnknownBackend, BackendError) as exc:
+        raise UsageError(str(exc)) from None
     bar = tqdm(total=None, unit="combination", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
     try:
         result = probe(
@@ -216,7 +288,7 @@ def cmd_probe(args) -> int:
             layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
             compare_file=Path(args.compare) if args.compare else None,
         )
-    except (UnknownBackend, BackendError, KeyError, ValueError) as exc:
+    except (UnknownBackend, BackendError) as exc:
         raise UsageError(str(exc)) from None
     finally:
         bar.close()
@@ -232,10 +304,14 @@ def cmd_probe(args) -> int:
 
 def cmd_report(args) -> int:
     """Write the static HTML site (capability matrix, conformance report) from run and probe outputs."""
-    from webnn_harness.reports import ReportInputError, build_site
+    from webnn_harness.reports import ReportInputError, build_model
+    from webnn_harness.reports.render import render_site
 
     try:
-        index = build_site(args.inputs, Path(args.out))
+        model = build_model(args.inputs)
+        for warning in model.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        index = render_site(model, Path(args.out))
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
     print(f"report: {index} (open {index.resolve().as_uri()} in a browser)")
@@ -388,8 +464,14 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        """One line, like every other usage error (argparse also prints the whole usage)."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="webnn-harness", description="WebNN conformance and capability harness")
+    p = _Parser(prog="webnn-harness", description="WebNN conformance and capability harness")
     p.add_argument("--version", action="version", version=f"webnn-harness {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -400,9 +482,17 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--op", action="append", help="only cases using this operator (repeatable)")
     run.add_argument("--filter", help="only cases whose name matches this regular expression")
     run.add_argument("--out", default="out/run", help="output folder (default: out/run)")
-    run.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds per case before it counts as a timeout")
-    run.add_argument("--batch-size", type=int, default=16, help="cases per worker batch")
+    run.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    run.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a timeout")
+    run.add_argument("--batch-size", type=positive_int, default=16, help="cases per worker batch")
+    run.add_argument("--max-case-bytes", type=positive_int, metavar="BYTES",
+                     help="refuse a case whose tensors need more (default: a quarter of physical memory)")
+    again = run.add_mutually_exclusive_group()
+    again.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
+    again.add_argument("--resume", action="store_true",
+                       help="continue the interrupted run in --out: keep its records, run only the cases they lack")
+    again.add_argument("--rerun-failures", metavar="RUN",
+                       help="run only the cases that did not pass in the run folder RUN (into a new --out)")
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     run.add_argument("--no-cache", action="store_true",
                      help="compute reference results afresh, neither reading nor writing "
@@ -429,11 +519,11 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     pr.add_argument("--out", default="out/probe", help="output folder (default: out/probe)")
     pr.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
-    pr.add_argument("--max-bytes", type=int, default=1 << 30, help="memory budget of the maxTensorByteLength search (default 1 GiB)")
+    pr.add_argument("--max-bytes", type=positive_int, default=1 << 30, help="memory budget of the maxTensorByteLength search (default 1 GiB)")
     pr.add_argument("--compare", metavar="FILE", help="diff against a declared opSupportLimits JSON")
-    pr.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
-    pr.add_argument("--timeout", type=float, default=20.0, help="seconds per combination before it counts as a timeout")
-    pr.add_argument("--batch-size", type=int, default=64, help="combinations per worker batch")
+    pr.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    pr.add_argument("--timeout", type=positive_seconds, default=20.0, help="seconds per combination before it counts as a timeout")
+    pr.add_argument("--batch-size", type=positive_int, default=64, help="combinations per worker batch")
     pr.add_argument("--no-layout", action="store_true", help="skip the preferredInputLayout timing")
     pr.add_argument("--no-bytes", action="store_true", help="skip the maxTensorByteLength search")
     pr.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -484,13 +574,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     fn, _ = COMMANDS[args.command]
     try:
-        return fn(args)
+        with sigterm_raises():
+            return fn(args)
     except UsageError as exc:
         print(f"webnn-harness {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("interrupted; records written so far are kept", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Terminated) as exc:
+        what = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {exc}"
+        print(f"webnn-harness {args.command}: {what}; what was written so far is kept "
+              "(run --resume continues a run)", file=sys.stderr)
+        return 128 + (exc.signum if isinstance(exc, Terminated) else 2)
+    except BrokenPipeError:
+        # The reader went away (`ops --json | head`): stop quietly. Point stdout at
+        # devnull so the interpreter's own flush at exit does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILURES
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from webnn_harness.expectations import merge_reports
 from webnn_harness.results import BackendTally, ResultWriter
@@ -125,7 +125,16 @@ def merge_runs(folders: Sequence[str | Path], out: Path) -> Path:
                          for b in backends},
         "seconds": round(sum(run.summary.get("seconds") or 0 for run in runs), 3),
         "command": _without_shard(str(first.get("command", ""))),
+        # Whole only when every shard is (summaries from before "complete" were written only at the end).
+        "complete": all(run.summary.get("complete", True) is not False for run in runs),
+        "progress": _merged_progress([run.summary.get("progress") or {} for run in runs]),
     }
     path = out / "summary.json"
     path.write_text(json.dumps(summary, indent=2, default=str) + "\n")
     return path
+
+
+def _merged_progress(parts: Sequence[Mapping]) -> dict:
+    return {"recorded": sum(p.get("recorded", 0) for p in parts), "planned": sum(p.get("planned", 0) for p in parts),
+            "backendsStarted": min((p.get("backendsStarted", 0) for p in parts), default=0),
+            "backends": max((p.get("backends", 0) for p in parts), default=0)}

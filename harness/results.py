@@ -161,10 +161,10 @@ class BackendTally:
 class ResultWriter:
     """Appends records to results.jsonl as they come (flushed line by line)."""
 
-    def __init__(self, out_dir: Path):
+    def __init__(self, out_dir: Path, append: bool = False):
         out_dir.mkdir(parents=True, exist_ok=True)
         self.path = out_dir / "results.jsonl"
-        self._fh = self.path.open("w", encoding="utf-8")
+        self._fh = self.path.open("a" if append else "w", encoding="utf-8")
 
     def write(self, record: Record) -> None:
         self._fh.write(json.dumps(record.to_json(), allow_nan=False, default=str) + "\n")

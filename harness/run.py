@@ -7,12 +7,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Container, Iterable, Mapping, Sequence
 
 from webnn_harness import backends
 from webnn_harness.caseid import BUNDLED_CORPUS, corpus_root
 from webnn_harness.cases import Case, CaseError, bundled_corpus
 from webnn_harness.expectations import ExpectationSet
+from webnn_harness.lifecycle import stop_reason
+from webnn_harness.outfolder import Mode, OutputFolder, record_key
 from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
 from webnn_harness.runner import RunOptions, WorkerPool
 from webnn_harness.selection import Shard, select_cases
@@ -32,6 +34,8 @@ class RunResult:
     out_dir: Path
     label: str = ""
     corpus_paths: dict[str, str] = field(default_factory=dict)  # corpus name -> its folder here (not the bundled one)
+    resumed: int = 0  # records kept from an earlier, interrupted run (``mode="resume"``)
+    dropped_lines: tuple[str, ...] = ()  # resume: unreadable lines of the earlier results.jsonl
 
     def expectations_with(self, backend: str, outcome: str) -> list[dict]:
         return [e for e in self.expectations.get(backend, []) if e["outcome"] == outcome]
@@ -100,57 +104,63 @@ def run(
     ids: Sequence[str] = (),
     label: str | None = None,
     on_backend: Callable[[Mapping, int], object] | None = None,
+    mode: Mode = "new",
+    only: Mapping[str, Container[tuple[str, str]]] | None = None,
+    max_case_bytes: int | None = None,
 ) -> RunResult:
-    """Run the selected cases on each backend. Raises SelectionError (a
-    ValueError) before writing anything when the selection is malformed or
-    empty, and ExpectationsError when an expectations file is."""
-    loaded = select_cases(case_paths, ops, name_filter, ids, shard)
+    """Run the selected cases on each backend into ``out_dir``, locked for the
+    run. Raises SelectionError (a ValueError) before writing anything when the
+    selection is malformed or empty, ExpectationsError when an expectations
+    file is, and OutputFolderError when ``out_dir`` cannot be used as asked.
+
+    ``mode``: "new" refuses a folder holding a run, "overwrite" replaces it,
+    "resume" keeps its records and runs only the cases they do not cover.
+    ``only``: per backend name, the (file, case) pairs to run (``--rerun-failures``).
+    """
+    folder = OutputFolder(Path(out_dir), mode)
+    folder.precheck()
+    loaded = select_cases(case_paths, ops, name_filter, ids, shard, max_case_bytes)
     cases = [c for c in loaded if isinstance(c, Case)]
     errors = sorted((c for c in loaded if isinstance(c, CaseError)), key=lambda e: (e.file, e.index))
     files_run = sorted({c.file for c in loaded})
     label = label or default_label(case_paths)
     resolved: list[tuple[BackendRequest, Mapping, ExpectationSet]] = []
     for req in requests:  # every backend and expectations file checked before anything is written
-        backend = backends.create(req.name, req.options)
+        try:
+            backend = backends.create(req.name, req.options)
+        except (ValueError, TypeError) as exc:  # a factory refusing its options; not a case problem
+            raise backends.BackendError(f"{req.name}: {exc}") from exc
         info = backend.info().to_json()
         del backend
         resolved.append((req, info, ExpectationSet.for_backend(req.name, info["version"], req.options, expectations)))
-    writer = ResultWriter(out_dir)
+    with folder:
+        return _run_in(folder, loaded, cases, errors, files_run, label, resolved, shard, options, progress,
+                       on_record, on_backend, only, case_paths)
+
+
+def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resolved, shard, options, progress,
+            on_record, on_backend, only, case_paths) -> RunResult:
+    out_dir = folder.path
+    done = folder.done
+    writer = ResultWriter(out_dir, append=folder.mode == "resume")
     tallies: list[BackendTally] = []
     reports: dict[str, list[dict]] = {}
     started = time.perf_counter()
-    try:
-        for req, info, known in resolved:
-            tally = BackendTally(info)
-            if on_backend:
-                on_backend(info, len(loaded))
-            tallies.append(tally)
-            t0 = time.perf_counter()
+    started_planned = [0]  # what the backends started so far will have recorded when they finish
+    stopped = ""
 
-            def emit(record: Record) -> None:
-                record = known.apply(record)
-                writer.write(record)
-                tally.add(record)
-                if on_record:
-                    on_record(record)
-                if progress:
-                    progress(1)
-
-            for err in errors:
-                emit(error_record(err, info))
-            pool = WorkerPool(req.name, req.options, options, info)
-            try:
-                pool.run_cases(cases, emit)
-            finally:
-                pool.close()
-                tally.seconds = time.perf_counter() - t0
-            reports[info["name"]] = known.report()
-    finally:
-        writer.close()
+    def summarise(complete: bool) -> None:
+        recorded = sum(sum(t.counts.values()) for t in tallies)
+        # Backends not started yet count every loaded case (an upper bound under --resume/--rerun-failures).
+        planned = started_planned[0] + len(loaded) * (len(resolved) - len(tallies))
         write_summary(
             out_dir,
             tallies,
             {
+                "complete": complete,
+                **({"stoppedBy": stopped} if stopped else {}),
+                "progress": {"recorded": recorded, "planned": max(planned, recorded),
+                             "backendsStarted": len(tallies), "backends": len(resolved)},
                 "label": label,
                 "shard": str(shard) if shard else None,
                 "cases": len(loaded),
@@ -162,4 +172,53 @@ def run(
                 "command": public_command(sys.argv),
             },
         )
-    return RunResult(tallies, errors, reports, out_dir, label, corpus_paths(case_paths))
+
+    summarise(complete=False)  # what a SIGKILL leaves behind says the run is incomplete
+    try:
+        for req, info, known in resolved:
+            name = str(info.get("name", req.name))
+
+            def wanted(file: str, case: str) -> bool:
+                if record_key(name, file, case) in done:
+                    return False
+                return only is None or (file, case) in only.get(name, ())
+
+            todo = [c for c in cases if wanted(c.file, c.name)]
+            todo_errors = [e for e in errors if wanted(e.file, e.name)]
+            tally = BackendTally(info)
+            for r in folder.previous:
+                if str(r.backend.get("name", "")) == name:
+                    tally.add(r)
+            if on_backend:
+                on_backend(info, len(todo) + len(todo_errors))
+            tallies.append(tally)
+            started_planned[0] += sum(tally.counts.values()) + len(todo) + len(todo_errors)
+            t0 = time.perf_counter()
+
+            def emit(record: Record) -> None:
+                record = known.apply(record)
+                writer.write(record)
+                tally.add(record)
+                if on_record:
+                    on_record(record)
+                if progress:
+                    progress(1)
+
+            for err in todo_errors:
+                emit(error_record(err, info))
+            pool = WorkerPool(req.name, req.options, options, info)
+            try:
+                if todo:
+                    pool.run_cases(todo, emit)
+            finally:
+                pool.close()
+                tally.seconds = time.perf_counter() - t0
+            reports[info["name"]] = known.report()
+    except BaseException as exc:
+        stopped = stop_reason(exc)
+        raise
+    finally:
+        writer.close()
+        summarise(complete=not stopped)
+    return RunResult(tallies, errors, reports, out_dir, label, corpus_paths(case_paths),
+                     resumed=len(folder.previous), dropped_lines=folder.problems)

@@ -27,6 +27,7 @@ from typing import Callable, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError
 from webnn_harness.cases import Case
+from webnn_harness.lifecycle import sigint_blocked
 from webnn_harness.results import Record
 from webnn_harness.uniform import register_pickling
 from webnn_harness.worker import base_record, worker_main
@@ -64,7 +65,8 @@ class WorkerPool:
         parent, child = _CTX.Pipe()
         proc = _CTX.Process(target=worker_main, args=(child, self.backend, self.options, self.run.reference_cache),
                             daemon=True)
-        proc.start()
+        with sigint_blocked():  # Ctrl-C is the parent's to answer (harness/lifecycle.py)
+            proc.start()
         child.close()
         w = _Worker(proc, parent, phase="starting", since=time.monotonic())
         self.workers.append(w)
@@ -88,7 +90,8 @@ class WorkerPool:
             except (OSError, BrokenPipeError):
                 pass
         for w in list(self.workers):
-            w.process.join(2)
+            if w.phase == "idle":  # told to stop; a busy one (hung, or after Ctrl-C) is killed at once
+                w.process.join(2)
             self._kill(w)
 
     def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None:

@@ -85,12 +85,14 @@ def select_cases(
     name_filter: str | None = None,
     ids: Sequence[str] = (),
     shard: Shard | None = None,
+    max_case_bytes: int | None = None,
 ) -> list[Case | CaseError]:
     """The cases (and the cases that failed to load) a run takes, in load order."""
     ops = list(ops or ())
     check_ops(ops)
     compile_filter(name_filter)
-    loaded = load_cases(case_paths, ops, name_filter, {split_case_id(i)[0] for i in ids} if ids else None)
+    loaded = load_cases(case_paths, ops, name_filter, {split_case_id(i)[0] for i in ids} if ids else None,
+                        max_case_bytes)
     if ids:
         loaded = [c for c in loaded if _id_selected(c, ids)]
     if loaded and shard:

@@ -17,6 +17,7 @@ from webnn_harness import backends, refcache
 from webnn_harness.backends.base import Unsupported, build_batch, build_settings, compute_batch
 from webnn_harness.cases import Case
 from webnn_harness.judge import judge
+from webnn_harness.lifecycle import die_with_parent
 from webnn_harness.results import Record
 
 
@@ -107,6 +108,7 @@ def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record
 def open_backend(conn, backend_name: str, options: Mapping[str, str]):
     """Create a worker's backend and tell the parent: ("ready", info), or
     ("fatal", message) and None. Shared by the run and bench workers."""
+    die_with_parent()  # first: a worker must never outlive its parent (harness/lifecycle.py)
     try:
         backend = backends.create(backend_name, options)
         info = backend.info().to_json()

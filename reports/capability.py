@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.catalog import OperatorSpec, operators
+from webnn_harness.limitsfile import limits_problem
 from webnn_harness.probe.limits import member_gaps
 from webnn_harness.reports.common import (
     SHORT_TYPE,
@@ -459,6 +460,8 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
     for path, doc in ((limits_path, limits), (probe_path, probe), (header_path, header)):
         if not isinstance(doc, Mapping):
             raise ReportInputError(f"{path}: expected a JSON object")
+    if limits_path and (problem := limits_problem(limits)):
+        raise ReportInputError(f"{limits_path}: not an opSupportLimits file: {problem}")
     header = probe.get("header") if isinstance(probe.get("header"), Mapping) else header
     binfo = header.get("backend") if isinstance(header.get("backend"), Mapping) else {}
     name = str(binfo.get("name") or Path(stem).name)

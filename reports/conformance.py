@@ -23,7 +23,8 @@ from webnn_harness.reports.common import (
     read_json,
     rerun_command,
 )
-from webnn_harness.results import BAD_STATUSES, STATUSES, Record, read_records
+from webnn_harness.results import BAD_STATUSES, STATUSES, Record
+from webnn_harness.outfolder import read_records_whole
 
 # --------------------------------------------------------------------------- conformance model
 
@@ -37,6 +38,7 @@ class RunHeader:
     command: str
     source: str  # the run folder's name (never its local path: pages are published)
     seconds: float | None
+    incomplete: str = ""  # why the run is not whole ("" when it finished); then never "required OK"
     label: str = ""  # the run's --label (default: its corpora)
 
     @property
@@ -207,24 +209,45 @@ class _RunGroup:
     records: list[Record]
     summary: Mapping[str, Any]
     source: Path
+    problems: tuple[str, ...] = ()  # lines of results.jsonl that could not be read
+
+
+def run_incomplete(summary: Mapping[str, Any], has_summary: bool) -> str:
+    """Why a run folder does not hold a whole run; "" when it does. Runs
+    before summary.json had "complete" wrote it only once they had finished."""
+    if not has_summary:
+        return "no summary.json: the run was stopped before it finished"
+    if summary.get("complete", True) is not False:
+        return ""
+    progress = summary.get("progress") if isinstance(summary.get("progress"), Mapping) else {}
+    how_far = (f"{progress.get('recorded')} of {progress.get('planned')} records"
+               if "recorded" in progress and "planned" in progress else "")
+    why = str(summary.get("stoppedBy") or "stopped before it finished (killed, or still running)")
+    return f"{why}; {how_far}" if how_far else why
 
 
 
 def read_run(run_dir: Path) -> list[_RunGroup]:
     results = run_dir / "results.jsonl"
     try:
-        records = read_records(results)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ReportInputError(f"{results}: cannot read: {exc}") from None
+        read = read_records_whole(results)
+    except OSError as exc:
+        raise ReportInputError(f"{results}: cannot read: {exc.strerror or exc}") from None
+    if not read.records and read.problems:
+        raise ReportInputError(read.problems[0])  # nothing of it is ours: another tool's JSON lines
+    records = read.records
     summary_path = run_dir / "summary.json"
     summary = read_json(summary_path) if summary_path.exists() else {}
+    if not isinstance(summary, Mapping):
+        raise ReportInputError(f"{summary_path}: not a webnn-harness run summary (expected a JSON object)")
+    summary = {**summary, "_incomplete": run_incomplete(summary, summary_path.exists())}
     groups: dict[str, _RunGroup] = {}
     # Backends in the summary's order, then any only the records name (an interrupted run).
     for entry in summary.get("backends", []):
-        b = entry.get("backend", {})
-        groups.setdefault(_backend_key(b), _RunGroup(b, [], summary, run_dir))
+        b = entry.get("backend", {}) if isinstance(entry, Mapping) else {}
+        groups.setdefault(_backend_key(b), _RunGroup(b, [], summary, run_dir, read.problems))
     for r in records:
-        groups.setdefault(_backend_key(r.backend), _RunGroup(r.backend, [], summary, run_dir)).records.append(r)
+        groups.setdefault(_backend_key(r.backend), _RunGroup(r.backend, [], summary, run_dir, read.problems)).records.append(r)
     return list(groups.values())
 
 
@@ -249,6 +272,7 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             machine=g.summary.get("machine", {}) or {}, command=_public_command(str(g.summary.get("command", ""))),
             source=g.source.name, seconds=next((e.get("seconds") for e in g.summary.get("backends", [])
                                                 if _backend_key(e.get("backend", {})) == _backend_key(b)), None),
+            incomplete=str(g.summary.get("_incomplete", "")),
             label=run_label,
         )
         recorded = options_from_command(header.command) if len(g.summary.get("backends", [])) == 1 else None

@@ -53,6 +53,7 @@ class SiteModel:
     inputs: tuple[str, ...]
 
     changed: frozenset[tuple[str, str]] = frozenset()  # (probe slug, op) that differ from the previous version
+    warnings: tuple[str, ...] = ()  # inputs read in part (unreadable lines), for the CLI to print
     performance: PerformanceModel | None = None  # from bench folders
     speed_tiers: Mapping[tuple[str, str], tuple[SpeedTier, ...]] = field(default_factory=dict)  # (probe slug, op)
 
@@ -142,6 +143,7 @@ def build_model(inputs: Sequence[str | Path]) -> SiteModel:
     return SiteModel(
         conformance=conformance, probes=tuple(probes), limits_payloads=payloads, ops=tuple(operators()),
         harness_version=__version__, inputs=tuple(str(i) for i in inputs), changed=version_changes(probes),
+        warnings=tuple(dict.fromkeys(p for g in groups for p in g.problems)),
         performance=performance,
         speed_tiers=tiers_by_probe(performance.speed_tiers, probes) if performance else {},
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from webnn_harness.reports.common import SHORT_TYPE, format_bytes, format_second
 from webnn_harness.reports.conformance import OUTCOME_TEXT
 from webnn_harness.reports.model import SiteModel
 from webnn_harness.reports.performance import SLOW_TIER_FACTOR, strip_local_paths
+from webnn_harness.reports.sitefolder import SiteFolder
 
 STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 
@@ -95,7 +95,7 @@ def _performance_charts(model: SiteModel) -> dict[str, Any] | None:
 
 def environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("webnn_harness.reports", "templates"),
+        loader=PackageLoader("webnn_harness.reports", "templates"),  # not "reports": a user's own folder would shadow it
         autoescape=True,  # every page is HTML; case names and backend messages are untrusted
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -111,36 +111,38 @@ def environment() -> Environment:
     return env
 
 
-def _copy_static(out_dir: Path) -> None:
-    static = out_dir / "static"
-    static.mkdir(parents=True, exist_ok=True)
+def _copy_static(site: SiteFolder) -> None:
     for item in resources.files("webnn_harness.reports").joinpath("static").iterdir():
         if item.name.endswith((".css", ".js")):
-            (static / item.name).write_bytes(item.read_bytes())
+            site.write(f"static/{item.name}", item.read_bytes())
 
 
 def render_site(model: SiteModel, out_dir: Path) -> Path:
-    """Write every page; returns the path of index.html."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for sub in ("ops", "backends", "data", "charts"):
-        if (out_dir / sub).is_dir():
-            shutil.rmtree(out_dir / sub)  # no stale pages from an earlier report
-        (out_dir / sub).mkdir()
-    _copy_static(out_dir)
+    """Write every page; returns the path of index.html. ``out_dir`` must be new,
+    empty or an earlier report, whose files (and only those) are replaced."""
+    site = SiteFolder(Path(out_dir))
+    site.prepare()
+    try:
+        _render_pages(model, site)
+    finally:
+        site.close()
+    return site.out_dir / "index.html"
+
+
+def _render_pages(model: SiteModel, site: SiteFolder) -> None:
+    _copy_static(site)
     env = environment()
     common = {"m": model, "conf": model.conformance}
 
     def page(template: str, path: str, **ctx: Any) -> None:
         depth = path.count("/")
-        html = env.get_template(template).render(root="../" * depth, page=path, **common, **ctx)
-        (out_dir / path).write_text(html, encoding="utf-8")
+        site.write(path, env.get_template(template).render(root="../" * depth, page=path, **common, **ctx))
 
     page("conformance.html", "conformance.html")
     if model.has_bench:
         charts = _performance_charts(model)
         for name, svg in (charts or {}).get("files", {}).items():
-            (out_dir / "charts" / name).write_text(svg, encoding="utf-8")
+            site.write(f"charts/{name}", svg)
         page("performance.html", "performance.html", charts=charts, perf=model.performance)
     if model.has_probes:
         page("capabilities.html", "index.html")
@@ -158,5 +160,4 @@ def render_site(model: SiteModel, out_dir: Path) -> Path:
     for probe in model.probes:
         page("backend.html", f"backends/{probe.backend.slug}.html", probe=probe)
     for name, payload in model.limits_payloads.items():
-        (out_dir / "data" / name).write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    return out_dir / "index.html"
+        site.write(f"data/{name}", json.dumps(payload, indent=1) + "\n")

@@ -25,3 +25,32 @@ def wpt():
     if path is None:
         pytest.skip("WPT corpus not found: set WEBNN_WPT or place shared/wpt beside the checkout")
     return path
+
+
+# ------------------------------------------------- no process outlives the suite
+# Every process the suite starts inherits a marker; when the session ends, a
+# marked process whose parent is not marked was orphaned (a worker or a
+# multiprocessing resource tracker left behind by a killed parent): fail.
+
+
+def pytest_configure(config):
+    import uuid
+
+    from processes import MARKER
+
+    os.environ.setdefault(MARKER, uuid.uuid4().hex)  # xdist workers inherit the controller's
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    import sys
+
+    from processes import MARKER, orphans
+
+    if hasattr(session.config, "workerinput") or not sys.platform.startswith("linux"):
+        return  # the controller checks, once every worker has finished
+    left = orphans(os.environ[MARKER])
+    if left:
+        lines = "\n".join(f"  {pid}: {cmd[:200]}" for pid, cmd in sorted(left.items()))
+        print(f"\nprocesses started by the test session outlived it:\n{lines}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

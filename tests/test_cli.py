@@ -31,7 +31,7 @@ def case(name, op="relu", expected=None, dtype="float32", required_shape=(4,)):
 
 def run_cli(args, tmp_path):
     out = tmp_path / "out"
-    code = main(["run", "-q", "--workers", "2", "--out", str(out), *args])
+    code = main(["run", "-q", "--workers", "2", "--overwrite", "--out", str(out), *args])
     records = [json.loads(l) for l in (out / "results.jsonl").read_text().splitlines()] if (out / "results.jsonl").exists() else []
     return code, records, out
 

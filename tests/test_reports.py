@@ -314,7 +314,7 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
     broken = tmp_path / "run"
     broken.mkdir()
     (broken / "results.jsonl").write_text("{not json\n")
-    with pytest.raises(ReportInputError, match="cannot read"):
+    with pytest.raises(ReportInputError, match="results.jsonl: line 1: not JSON"):
         build_model([broken])
 
 
@@ -429,7 +429,7 @@ def test_rendering_is_deterministic(inputs, tmp_path):
 def test_runs_only_site_leads_with_conformance(inputs, tmp_path):
     site = build_site(inputs[:1], tmp_path / "runs-only").parent
     assert "<h1>Conformance report</h1>" in (site / "index.html").read_text()
-    assert not list((site / "backends").iterdir())
+    assert not list(site.glob("backends/*"))
 
 
 def test_cli_report(inputs, tmp_path, capsys):

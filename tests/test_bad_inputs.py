@@ -1,0 +1,475 @@
+"""Bad input, generated: every one must end as one line naming the file (and
+the case and field where there is one), with the right exit code, no
+traceback, and the good cases beside it still run.
+
+Three groups, each run once so the suite adds seconds:
+- CASE_LEVEL: a valid case with one field broken (every field x every wrong
+  JSON type, then hand-picked traps); each sits in its own file beside a good
+  case, and all files go through one ``run`` (exit 1: error records).
+- FILE_LEVEL: files that are not case files at all (bad JSON, bad encoding,
+  nesting 100,000 deep, a named pipe, too big); all through one ``run``
+  beside a good file (exit 2: unreadable input).
+- CLI_LEVEL: bad options and paths for every subcommand (exit 2 before any
+  work, nothing written).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from webnn_harness.cli import main
+
+F32_4 = {"shape": [4], "dataType": "float32"}
+GOOD = {
+    "name": "good",
+    "graph": {
+        "inputs": {"x": {"data": [-1, 2, -3, 4], "descriptor": dict(F32_4)}},
+        "operators": [{"name": "relu", "arguments": [{"input": "x"}], "outputs": "y"}],
+        "expectedOutputs": {"y": {"data": [0, 2, 0, 4], "descriptor": dict(F32_4)}},
+    },
+}
+BAD = {**GOOD, "name": "bad"}  # what the generator breaks, beside GOOD in the same file
+MAX_CASE_BYTES = 50_000_000  # the runs below pass --max-case-bytes so the limit is the same on every machine
+
+# ------------------------------------------------------------------ case level
+
+WRONG_TYPES = {"null": None, "number": 7, "string": "s", "list": [], "object": {}, "bool": True}
+# Each field of GOOD and the JSON types it may have; every other type is a bad input.
+FIELDS = {
+    "name": {"string"},
+    "graph": {"object"},
+    "graph.inputs": {"object"},
+    "graph.inputs.x": {"object"},
+    "graph.inputs.x.descriptor": {"object"},
+    "graph.inputs.x.descriptor.shape": {"list"},
+    "graph.inputs.x.descriptor.dataType": {"string"},
+    "graph.inputs.x.data": {"list", "number", "bool"},  # a scalar (true is 1) fills the shape
+    "graph.operators": {"list"},
+    "graph.operators.0": {"object"},
+    "graph.operators.0.name": {"string"},
+    "graph.operators.0.arguments": {"list"},
+    "graph.operators.0.arguments.0": {"object"},
+    "graph.operators.0.arguments.0.input": {"string"},
+    "graph.operators.0.outputs": {"string"},
+    "graph.expectedOutputs.y": {"object"},
+    "graph.expectedOutputs.y.descriptor": {"object"},
+    "graph.expectedOutputs.y.data": {"list", "number", "bool"},
+}
+# Wrong types a case may still legitimately have (each checked to load and pass):
+# expectedOutputs {} means "the reference computes them"; an empty operand name
+# list "outputs": [] is refused by the builder (kept); nothing else is exempt.
+VALID_ANYWAY: set[tuple[str, str]] = set()
+
+
+def _set(case: dict, dotted: str, value) -> dict:
+    case = copy.deepcopy(case)
+    *parents, last = dotted.split(".")
+    node = case
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return case
+
+
+def _without(case: dict, dotted: str) -> dict:
+    case = copy.deepcopy(case)
+    *parents, last = dotted.split(".")
+    node = case
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    del node[last]
+    return case
+
+
+def _nested(depth: int):
+    value = [1.0]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _op(name: str, *arguments, case=BAD, out_desc=None) -> dict:
+    c = _set(case, "graph.operators.0", {"name": name, "arguments": [{"input": "x"}, *arguments], "outputs": "y"})
+    if out_desc is None:
+        return _without(c, "graph.expectedOutputs")
+    return _set(c, "graph.expectedOutputs.y", {"descriptor": out_desc})
+
+
+def _case_level() -> dict[str, object]:
+    bad: dict[str, object] = {}
+    for field, allowed in FIELDS.items():
+        for type_name, value in WRONG_TYPES.items():
+            if type_name not in allowed and (field, type_name) not in VALID_ANYWAY:
+                bad[f"{field}={type_name}"] = _set(BAD, field, copy.deepcopy(value))
+    for field in ("name", "graph", "graph.inputs.x.descriptor", "graph.inputs.x.descriptor.dataType",
+                  "graph.inputs.x.data", "graph.operators", "graph.operators.0.name",
+                  "graph.operators.0.outputs", "graph.expectedOutputs.y.descriptor"):
+        bad[f"{field} missing"] = _without(BAD, field)
+    huge = {"shape": [100000, 100000], "dataType": "float32"}
+    traps = {
+        # the issue's MemoryError: refused from the descriptor before anything is allocated
+        "huge generated input": _set(_without(BAD, "graph.expectedOutputs"), "graph.inputs.x",
+                                     {"data": {"generate": {"distribution": "uniform"}}, "descriptor": huge}),
+        "huge scalar-filled input": _set(_without(BAD, "graph.expectedOutputs"), "graph.inputs.x",
+                                         {"data": 1, "descriptor": huge}),
+        "huge expected output": _set(BAD, "graph.expectedOutputs.y", {"data": 0, "descriptor": huge}),
+        "huge intermediate (expand)": _op("expand", {"newShape": [100000, 100000, 4]}),  # over the spec's 2^31-1
+        "large intermediate (expand)": _op("expand", {"newShape": [4000, 4000, 4]}),  # within it; over --max-case-bytes
+        "rank 65 shape": _set(_without(BAD, "graph.expectedOutputs"), "graph.inputs.x",
+                              {"data": 1, "descriptor": {"shape": [1] * 65, "dataType": "float32"}}),
+        "rank 65 reshape": _op("reshape", {"newShape": [1] * 63 + [2, 2]}),
+        "negative dimension": _set(BAD, "graph.inputs.x.descriptor.shape", [-4]),
+        "fractional dimension": _set(BAD, "graph.inputs.x.descriptor.shape", [1.5]),
+        "dimension 2**70": _set(BAD, "graph.inputs.x.descriptor.shape", [2 ** 70]),
+        "unknown data type": _set(BAD, "graph.inputs.x.descriptor.dataType", "float128"),
+        "empty data type": _set(BAD, "graph.inputs.x.descriptor.dataType", ""),
+        "too few values": _set(BAD, "graph.inputs.x.data", [1, 2, 3]),
+        "too many values": _set(BAD, "graph.inputs.x.data", [1, 2, 3, 4, 5]),
+        "value is a word": _set(BAD, "graph.inputs.x.data", [1, "two", 3, 4]),
+        "value is an object": _set(BAD, "graph.inputs.x.data", [1, {"x": 1}, 3, 4]),
+        "bad bigint": _set(BAD, "graph.inputs.x.data", [1, {"bigint": "12x"}, 3, 4]),
+        "data nested 500 deep": _set(BAD, "graph.inputs.x.data", _nested(500)),
+        "data nested 900 deep": _set(BAD, "graph.inputs.x.data", _nested(900)),
+        "int8 value out of range": _set(_set(_without(BAD, "graph.expectedOutputs"),
+                                             "graph.inputs.x.descriptor.dataType", "int8"),
+                                        "graph.inputs.x.data", [1, 2, 3, 1000]),
+        "unknown distribution": _set(BAD, "graph.inputs.x.data", {"generate": {"distribution": "poisson"}}),
+        "generate bounds are words": _set(BAD, "graph.inputs.x.data",
+                                          {"generate": {"distribution": "uniform", "low": "a", "high": "b"}}),
+        "unknown operator": _set(BAD, "graph.operators.0.name", "nosuchop"),
+        "argument names no operand": _set(BAD, "graph.operators.0.arguments.0.input", "z"),
+        "output named like the input": _without(_set(BAD, "graph.operators.0.outputs", "x"), "graph.expectedOutputs"),
+        "expected output not produced": _set(BAD, "graph.expectedOutputs", {"q": BAD["graph"]["expectedOutputs"]["y"]}),
+        "expected shape differs": _set(BAD, "graph.expectedOutputs.y.descriptor.shape", [5]),
+        "expected type differs": _set(BAD, "graph.expectedOutputs.y.descriptor.dataType", "int32"),
+        "unknown tolerance metric": _set(BAD, "tolerance", {"metric": "XYZ", "value": 1}),
+        "tolerance value a word": _set(BAD, "tolerance", {"metric": "ULP", "value": "a"}),
+        "option of the wrong type": _op("softmax", {"axis": "last"}),
+        "unknown option": _op("relu", {"options": {"nosuch": 1}}),
+        "missing required argument": _op("gather"),
+        "wrong rank for the op": _op("conv2d", {"filter": "x"}),
+        "case is a number": 7,
+        "case is a string": "case",
+        "case is null": None,
+        "case is a list": [GOOD],
+    }
+    bad.update(traps)
+    return bad
+
+
+CASE_LEVEL = _case_level()
+
+
+def _file_name(case_id: str) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in case_id) + ".json"
+
+
+def _once(tmp_path_factory, name: str, make) -> dict:
+    """Run ``make(root)`` once per session even under xdist (pytest-xdist's
+    documented recipe: a lock and a shared folder beside the workers' own)."""
+    import filelock
+
+    root = tmp_path_factory.getbasetemp().parent / name
+    with filelock.FileLock(str(root) + ".lock"):
+        done = root / "run.json"
+        if not done.exists():
+            root.mkdir()
+            done.write_text(json.dumps(make(root)))
+        return {**json.loads(done.read_text()), "root": root}
+
+
+@pytest.fixture(scope="module")
+def case_level_run(tmp_path_factory):
+    """All case-level bad inputs, each in its own file beside a good case, in one run."""
+    def make(root: Path) -> dict:
+        folder = root / "cases"
+        folder.mkdir()
+        for case_id, bad in CASE_LEVEL.items():
+            (folder / _file_name(case_id)).write_text(json.dumps({"tests": [bad, GOOD]}))
+        return _run(root, ["--cases", str(folder)])
+
+    return _once(tmp_path_factory, "bad_inputs_case_level", make)
+
+
+def _run(root: Path, args: list[str]) -> dict:
+    import contextlib
+    import io
+
+    out = root / "out"
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["run", "-q", "--backend", "reference", "--workers", "2", "--batch-size", "64",
+                     "--max-case-bytes", str(MAX_CASE_BYTES), "--out", str(out), *args])
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    summary = json.loads((out / "summary.json").read_text())
+    return {"code": code, "stderr": err.getvalue(), "records": records, "summary": summary}
+
+
+def _records_of(run: dict, file: Path) -> list[dict]:
+    """Records name a file by its stable id: its corpus (the folder given) and the path inside it."""
+    return [r for r in run["records"] if r["file"] == file.name or r["file"].endswith("/" + file.name)]
+
+
+def _assert_one_line(message: str, *names: str) -> None:
+    assert message and "\n" not in message and "Traceback" not in message, message
+    for name in names:
+        assert name in message, (name, message)
+
+
+def test_case_level_bad_inputs_number_at_least_90():
+    assert len(CASE_LEVEL) >= 90
+
+
+@pytest.mark.parametrize("case_id", list(CASE_LEVEL))
+def test_a_bad_case_fails_alone_named(case_level_run, case_id):
+    run = case_level_run
+    file = run["root"] / "cases" / _file_name(case_id)
+    records = _records_of(run, file)
+    good = [r for r in records if r["case"] == "good"]
+    bad = [r for r in records if r["case"] != "good" or r["status"] != "pass"]
+    assert [r["status"] for r in good] == ["pass"], "the good case beside it did not run"
+    assert len(bad) == 1 and bad[0]["status"] == "error", records
+    raw = CASE_LEVEL[case_id]
+    name = raw.get("name") if isinstance(raw, dict) and isinstance(raw.get("name"), str) else ""
+    _assert_one_line(bad[0]["message"], bad[0]["file"], file.name, f'"{name}": ' if name else "")
+    # one line naming the field too: "file: "case": field: message"
+    assert bad[0]["message"].split(": ", 2 if name else 1)[-1].split(":")[0].strip(), bad[0]["message"]
+    assert run["code"] == 1 and "Traceback" not in run["stderr"]
+
+
+# ------------------------------------------------------------------ file level
+
+
+def _deep(opener: str, closer: str, depth: int = 100_000) -> bytes:
+    return (opener * depth + closer * depth).encode()
+
+
+FILE_LEVEL: dict[str, bytes | str] = {
+    "empty file": b"",
+    "only whitespace": b" \n\t ",
+    "an open brace": b"{",
+    "cut short list": b'{"tests": [1, ',
+    "trailing garbage": b'{"tests": []} x',
+    "not JSON at all": b"hello world",
+    "single quotes": b"{'tests': []}",
+    "NaN literal only": b"NaN",
+    "list nested 100,000 deep": _deep("[", "]"),
+    "object nested 100,000 deep": b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+    "tests nested 100,000 deep": b'{"tests": ' + _deep("[", "]") + b"}",
+    "latin-1 text": b'{"tests": [{"name": "caf\xe9"}]}',
+    "invalid UTF-8 in a string": b'{"tests": [{"name": "\xff\xfe\xfa"}]}',
+    "a lone continuation byte": b"\x80",
+    "NUL bytes": b"\x00" * 64,
+    "top level number": b"7",
+    "top level string": b'"tests"',
+    "top level null": b"null",
+    "top level true": b"true",
+    "tests is a number": b'{"tests": 7}',
+    "tests is a string": b'{"tests": "x"}',
+    "tests is an object": b'{"tests": {}}',
+    "object without tests": b'{"cases": []}',
+    "over --max-case-bytes": b'{"tests": []}' + b" " * (MAX_CASE_BYTES + 1),
+    "a named pipe": "fifo",
+    "a folder named like a file": "folder",
+}
+
+
+@pytest.fixture(scope="module")
+def file_level_run(tmp_path_factory):
+    return _once(tmp_path_factory, "bad_inputs_file_level", _file_level_run)
+
+
+def _file_level_run(root: Path) -> dict:
+    args = []
+    for case_id, content in FILE_LEVEL.items():
+        path = root / _file_name(case_id)
+        if content == "fifo":
+            os.mkfifo(path)
+        elif content == "folder":
+            path.mkdir()
+            (path / "inner.json").write_text("not json")
+        else:
+            path.write_bytes(content)
+        args += ["--cases", str(path)]
+    # A named pipe inside a searched folder is listed and refused, never opened.
+    folder = root / "folder_with_pipe"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.json")
+    (root / "good.json").write_text(json.dumps({"tests": [GOOD]}))
+    return _run(root, [*args, "--cases", str(folder), "--cases", str(root / "good.json")])
+
+
+def test_file_level_bad_inputs_leave_the_good_file_run(file_level_run):
+    run = file_level_run
+    (good,) = _records_of(run, run["root"] / "good.json")
+    assert good["status"] == "pass" and run["code"] == 2 and "Traceback" not in run["stderr"]
+    (pipe,) = _records_of(run, run["root"] / "folder_with_pipe" / "pipe.json")
+    assert "not a regular file" in pipe["message"]
+
+
+@pytest.mark.parametrize("case_id", list(FILE_LEVEL))
+def test_an_unreadable_file_is_one_named_line(file_level_run, case_id):
+    run = file_level_run
+    path = run["root"] / _file_name(case_id)
+    if FILE_LEVEL[case_id] == "folder":
+        path = path / "inner.json"  # a folder is searched: its own bad file is the error
+    (record,) = _records_of(run, path)
+    assert record["status"] == "error"
+    _assert_one_line(record["message"], record["file"], path.name)
+    assert any(line.startswith(record["file"] + ":") for line in run["summary"]["loadErrors"])
+    assert run["code"] == 2
+
+
+# ------------------------------------------------------------------ command line
+
+
+def _limits(tmp: Path, doc) -> str:
+    path = tmp / "declared-opSupportLimits.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return str(path)
+
+
+def _run_folder(tmp: Path, content: bytes | None = b"", summary: object = None) -> str:
+    run = tmp / "run"
+    run.mkdir(exist_ok=True)
+    if content is not None:
+        (run / "results.jsonl").write_bytes(content)
+    if summary is not None:
+        (run / "summary.json").write_text(json.dumps(summary))
+    return str(run)
+
+
+def _a_file(tmp: Path) -> str:
+    (tmp / "a_file").write_text("mine")
+    return str(tmp / "a_file")
+
+
+def _full_folder(tmp: Path) -> str:
+    (tmp / "mine").mkdir()
+    (tmp / "mine" / "notes.txt").write_text("mine")
+    return str(tmp / "mine")
+
+
+GOOD_RUN = json.dumps({"file": "c.json", "case": "good", "ops": ["relu"], "dataTypes": ["float32"],
+                       "backend": {"name": "reference"}, "status": "pass", "required": True}).encode() + b"\n"
+
+# id -> (argv builder given a temp folder and a good case file, text the one line must contain)
+CLI_LEVEL = {
+    "run --timeout 0": (lambda t, c: ["run", "--timeout", "0", "--cases", c], "--timeout"),
+    "run --timeout -1": (lambda t, c: ["run", "--timeout", "-1", "--cases", c], "--timeout"),
+    "run --timeout nan": (lambda t, c: ["run", "--timeout", "nan", "--cases", c], "--timeout"),
+    "run --timeout inf": (lambda t, c: ["run", "--timeout", "inf", "--cases", c], "--timeout"),
+    "run --timeout abc": (lambda t, c: ["run", "--timeout", "abc", "--cases", c], "--timeout"),
+    "run --workers 0": (lambda t, c: ["run", "--workers", "0", "--cases", c], "--workers"),
+    "run --workers -2": (lambda t, c: ["run", "--workers", "-2", "--cases", c], "--workers"),
+    "run --workers 1.5": (lambda t, c: ["run", "--workers", "1.5", "--cases", c], "--workers"),
+    "run --batch-size 0": (lambda t, c: ["run", "--batch-size", "0", "--cases", c], "--batch-size"),
+    "run --max-case-bytes 0": (lambda t, c: ["run", "--max-case-bytes", "0", "--cases", c], "--max-case-bytes"),
+    "run --resume --overwrite": (lambda t, c: ["run", "--resume", "--overwrite", "--cases", c], "--resume"),
+    "run --out an existing file": (lambda t, c: ["run", "--cases", c, "--out", _a_file(t)], "a_file"),
+    "run --out unwritable": (lambda t, c: ["run", "--cases", c, "--out", "/proc/webnn-harness/out"], "/proc/"),
+    "run --out holding a run": (lambda t, c: ["run", "--cases", c, "--out", _run_folder(t, GOOD_RUN)], "--overwrite"),
+    "run --junit unwritable": (lambda t, c: ["run", "--cases", c, "--junit", "/proc/webnn-harness/j.xml"], "j.xml"),
+    "run --junit a folder": (lambda t, c: ["run", "--cases", c, "--junit", str(t)], "is a folder"),
+    "run --cases missing": (lambda t, c: ["run", "--cases", str(t / "missing.json")], "missing.json"),
+    "run --backend nosuch": (lambda t, c: ["run", "--cases", c, "--backend", "nosuch"], "nosuch"),
+    "run -o not a pair": (lambda t, c: ["run", "--cases", c, "--backend", "reference", "-o", "novalue"], "novalue"),
+    "run -o unknown option": (lambda t, c: ["run", "--cases", c, "--backend",
+                                            "webnn_harness.backends.faulty:create", "-o", "nosuch=1"], "nosuch"),
+    "run --rerun-failures missing": (lambda t, c: ["run", "--rerun-failures", str(t / "gone")], "gone"),
+    "run --rerun-failures foreign": (lambda t, c: ["run", "--rerun-failures", _run_folder(t, b'{"a": 1}\n')],
+                                     "line 1"),
+    "run --rerun-failures all passed": (lambda t, c: ["run", "--rerun-failures", _run_folder(t, GOOD_RUN)],
+                                        "nothing to re-run"),
+    "run --rerun-failures into itself": (lambda t, c: ["run", "--rerun-failures", _run_folder(t, GOOD_RUN),
+                                                       "--out", str(t / "run")], "--out"),
+    "ops nosuch": (lambda t, c: ["ops", "nosuch"], "nosuch"),
+    "ops misspelt": (lambda t, c: ["ops", "reluu"], "relu"),
+    "probe --compare missing": (lambda t, c: ["probe", "-b", "reference", "--compare", str(t / "no.json")], "no.json"),
+    "probe --compare not JSON": (lambda t, c: ["probe", "-b", "reference", "--compare", _limits(t, "[1,")],
+                                 "declared-opSupportLimits.json"),
+    "probe --compare hello world": (lambda t, c: ["probe", "-b", "reference", "--compare",
+                                                  _limits(t, {"hello": "world"})], "hello"),
+    "probe --compare a list": (lambda t, c: ["probe", "-b", "reference", "--compare", _limits(t, [1, 2])], "a list"),
+    "probe --compare empty object": (lambda t, c: ["probe", "-b", "reference", "--compare", _limits(t, {})],
+                                     "names no operator"),
+    "probe --compare dataTypes a string": (lambda t, c: ["probe", "-b", "reference", "--compare",
+                                                         _limits(t, {"relu": {"input": {"dataTypes": "float32"}}})],
+                                           "relu.input.dataTypes"),
+    "probe --compare negative rank": (lambda t, c: ["probe", "-b", "reference", "--compare", _limits(
+        t, {"relu": {"input": {"dataTypes": ["float32"], "rankRange": {"min": -1, "max": 4}}}})],
+        "relu.input.rankRange.min"),
+    "probe --compare nested deep": (lambda t, c: ["probe", "-b", "reference", "--compare",
+                                                  _limits(t, "[" * 100_000 + "]" * 100_000)], "not valid JSON"),
+    "probe --max-bytes 0": (lambda t, c: ["probe", "-b", "reference", "--max-bytes", "0"], "--max-bytes"),
+    "probe --timeout 0": (lambda t, c: ["probe", "-b", "reference", "--timeout", "0"], "--timeout"),
+    "probe --op nosuch": (lambda t, c: ["probe", "-b", "reference", "--op", "nosuch"], "nosuch"),
+    "report --out an existing file": (lambda t, c: ["report", _run_folder(t, GOOD_RUN), "--out", _a_file(t)],
+                                      "a_file"),
+    "report --out a foreign folder": (lambda t, c: ["report", _run_folder(t, GOOD_RUN), "--out", _full_folder(t)],
+                                      "holds no earlier report"),
+    "report foreign limits": (lambda t, c: ["report", _limits(t, {"hello": "world"})], "hello"),
+    "report foreign JSON lines": (lambda t, c: ["report", _run_folder(t, b'{"x": 1}\n{"y": 2}\n')], "line 1"),
+    "report non-JSON lines": (lambda t, c: ["report", _run_folder(t, b"hello\nworld\n")], "line 1"),
+    "report summary not an object": (lambda t, c: ["report", _run_folder(t, GOOD_RUN, summary=[1])], "summary.json"),
+    "report missing input": (lambda t, c: ["report", str(t / "gone")], "gone"),
+    "report an unknown file": (lambda t, c: ["report", _a_file(t)], "a_file"),
+    "unknown subcommand": (lambda t, c: ["nosuch"], "nosuch"),
+}
+
+
+@pytest.mark.parametrize("case_id", list(CLI_LEVEL))
+def test_a_usage_mistake_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, case_id):
+    monkeypatch.chdir(tmp_path)  # default --out folders land here, and must not appear
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"tests": [GOOD]}))
+    build, expected = CLI_LEVEL[case_id]
+    argv = build(tmp_path, str(good))
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert expected in lines[0], (expected, lines[0])
+    after = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before, "a usage mistake wrote or changed files"
+
+
+def test_ops_json_into_a_closed_pipe_is_quiet(tmp_path):
+    import subprocess
+
+    proc = subprocess.run(f'"{sys.executable}" -m webnn_harness ops --json | head -c 10', shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout.startswith("{") and "BrokenPipeError" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_default_case_size_limit_is_a_fraction_of_memory():
+    from webnn_harness.cases import load_case
+    from webnn_harness.casesize import default_max_case_bytes, physical_memory
+
+    assert 0 < default_max_case_bytes() < physical_memory()
+    side = int((default_max_case_bytes() // 4) ** 0.5) + 2  # a float32 square just over the limit
+    raw = _set(_without(GOOD, "graph.expectedOutputs"), "graph.inputs.x",
+               {"data": {"generate": {"distribution": "uniform"}}, "descriptor": {"shape": [side, side], "dataType": "float32"}})
+    err = load_case(raw, "f.json", 0)
+    assert err.field == "inputs.x.descriptor" and "--max-case-bytes" in err.message
+
+
+def test_counts_for_the_closing_note():
+    """Bad inputs tried (each handled, by the tests above)."""
+    total = len(CASE_LEVEL) + len(FILE_LEVEL) + 1 + len(CLI_LEVEL) + 1  # +pipe in a folder, +ops | head
+    print(f"bad inputs: {len(CASE_LEVEL)} case-level, {len(FILE_LEVEL) + 1} file-level, "
+          f"{len(CLI_LEVEL) + 1} command-line; {total} in all")
+    assert total >= 90
