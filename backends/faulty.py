@@ -12,6 +12,9 @@ Options (``-o key=value``; lists are comma-separated):
     hang_seconds    how long a hang lasts (default 3600)
     wrong_op   ops whose float results are perturbed (accepted but wrong; default none)
     reject_op  ops the build refuses with Unsupported (default none)
+    wrong_negative_f16_op  ops whose float16 output is off by one exactly where
+                the op's first input is negative and the shapes match: a
+                planted bug for the fuzzer to find (default none)
 """
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ import numpy as np
 from webnn_harness.backends.base import BackendInfo, Unsupported
 from webnn_harness.graph import Graph
 
-OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op")
+OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op",
+           "wrong_negative_f16_op")
 DEFAULTS = {"crash_op": "abs", "hang_op": "neg"}
 
 
@@ -51,6 +55,7 @@ class FaultyBackend:
         self.build_crash = _ops(opts.get("build_crash_op", ""))
         self.wrong = _ops(opts.get("wrong_op", ""))
         self.reject = _ops(opts.get("reject_op", ""))
+        self.wrong_negative_f16 = _ops(opts.get("wrong_negative_f16_op", ""))
         self.hang_seconds = float(opts.get("hang_seconds", 3600))
         self.settings = dict(opts)
         from webnn_harness.backends.reference import ReferenceBackend
@@ -79,6 +84,19 @@ class FaultyBackend:
         out = self.reference.compute(compiled, inputs)
         if ops & self.wrong:
             out = {k: (v + v.dtype.type(1) if v.dtype.kind == "f" else v) for k, v in out.items()}
+        for node in compiled.nodes:
+            if node.op in self.wrong_negative_f16:
+                out = self._wrong_where_negative(compiled, node, inputs, out)
+        return out
+
+    @staticmethod
+    def _wrong_where_negative(compiled: Graph, node, inputs, out):
+        first = inputs.get(node.operand_names()[0]) if node.operand_names() else None
+        for name in node.outputs:
+            value = out.get(name)
+            if first is None or value is None or value.dtype != np.float16 or value.shape != first.shape:
+                continue
+            out[name] = np.where(first < 0, value + np.float16(1), value).astype(np.float16)
         return out
 
     def emulations(self) -> dict[str, str]:

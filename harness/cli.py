@@ -302,6 +302,33 @@ def cmd_probe(args) -> int:
     return EXIT_OK
 
 
+def cmd_fuzz(args) -> int:
+    """Fuzz one backend against the reference; minimal failing graphs go to DIR/findings."""
+    from webnn_harness.backends import BackendError, UnknownBackend
+    from webnn_harness.backends.base import parse_options
+    from webnn_harness.fuzz import FuzzSettings, fuzz
+
+    try:
+        options = parse_options(args.option or [])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    out = Path(args.out)
+    if (out / "summary.json").exists() and not args.overwrite:
+        raise UsageError(f"{out} already holds a fuzz run; give another --out or --overwrite")
+    if args.time <= 0 or args.max_ops < 1:
+        raise UsageError("--time must be positive and --max-ops at least 1")
+    config = FuzzSettings(args.backend, options, tuple(args.op or ()), args.time, args.seed, args.max_ops, args.timeout)
+    show = (lambda f: None) if args.quiet else (lambda f: print(f"finding {f.id}: {f.key}", file=sys.stderr))
+    try:
+        result = fuzz(config, out, on_finding=show)
+    except (UnknownBackend, BackendError, KeyError, ValueError) as exc:
+        raise UsageError(str(exc).strip("'\"")) from None
+    new = [f for f in result.findings if not f.known]
+    print(f"{result.tally.graphs} graphs ({result.tally.shrinking} while shrinking) in {result.seconds:.1f} s: "
+          f"{len(result.findings)} finding(s), {len(new)} not related to a known failure; {result.summary_path}")
+    return EXIT_FAILURES if new else EXIT_OK
+
+
 def cmd_report(args) -> int:
     """Write the static HTML site (capability matrix, conformance report) from run and probe outputs."""
     from webnn_harness.reports import ReportInputError, build_model
@@ -460,6 +487,7 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
     "diff": (cmd_diff, "compare two runs case by case: regressions, fixes, new and removed cases"),
     "merge": (cmd_merge, "join the output folders of a sharded run into one run folder"),
     "junit": (cmd_junit, "write JUnit XML from a run folder"),
+    "fuzz": (cmd_fuzz, "fuzz a backend with generated graphs; shrink each failure to a minimal case file"),
     "bench": (cmd_bench, "time verified benchmarks (suites of ops and interop scenarios) on a backend"),
 }
 
@@ -527,6 +555,18 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--no-layout", action="store_true", help="skip the preferredInputLayout timing")
     pr.add_argument("--no-bytes", action="store_true", help="skip the maxTensorByteLength search")
     pr.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    fz = sub.add_parser("fuzz", help=COMMANDS["fuzz"][1])
+    fz.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
+    fz.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
+    fz.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
+    fz.add_argument("--time", type=float, default=60.0, help="seconds of searching (shrinking a late finding may add half, at least 30 s)")
+    fz.add_argument("--seed", type=int, default=0, help="seed of the search (same seed, same graphs)")
+    fz.add_argument("--max-ops", type=int, default=2, help="longest chain of operators in a graph (default 2)")
+    fz.add_argument("--timeout", type=float, default=30.0, help="seconds per graph before it counts as a hang")
+    fz.add_argument("--out", default="out/fuzz", help="output folder (default: out/fuzz)")
+    fz.add_argument("--overwrite", action="store_true", help="reuse an --out that holds a fuzz run (its example database is replayed)")
+    fz.add_argument("--quiet", "-q", action="store_true", help="no line per finding")
 
     rp = sub.add_parser("report", help=COMMANDS["report"][1])
     rp.add_argument("inputs", nargs="+", metavar="INPUT",

@@ -1,0 +1,150 @@
+"""Findings: the root-cause key that groups failures, the case file a
+finding is written as (our case schema, runnable with ``run --cases``) and
+its sidecar, and recognising failures the backend's expectations already
+name."""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from webnn_harness.expectations import Expectation
+from webnn_harness.fuzz.strategies import FuzzGraph
+from webnn_harness.results import Record
+from webnn_harness.values import decode_number, encode_array
+
+FINDING_STATUSES = frozenset({"fail", "crash", "timeout"})
+_NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?", re.IGNORECASE)
+
+
+def value_kind(value: Any) -> str:
+    """The kind of the expected value at the worst element: what class of input tripped the backend."""
+    if value is None:
+        return "none"
+    try:
+        v = decode_number(value)
+    except ValueError:
+        return "other"
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf"
+        if v == 0:
+            return "zero"
+        return "negative" if v < 0 else "positive"
+    if abs(v) > 2**53:
+        return "int>2^53"
+    if abs(v) > 2**31:
+        return "int>2^31"
+    return "negative int" if v < 0 else "int"
+
+
+def group_key(record: Record, output_type: str) -> str:
+    """One bug, one key: status, ops, the failing output's data type, the
+    kind of expected value, and the message with its numbers blanked."""
+    note = re.sub(r"(; )?\d+ implementation-defined element\(s\) not compared", "", record.message or "")
+    message = _NUMBER.sub("#", note)[:120]
+    return " | ".join((record.status, "+".join(record.ops), output_type, value_kind(record.expected_value), message))
+
+
+def snake(op: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
+
+
+def related_expectations(ops: Sequence[str], data_types: Sequence[str], entries: Sequence[Expectation]) -> list[Expectation]:
+    """Entries of the backend's expectations about the same op and data type
+    (by the WPT file named after the op, and the data type in the entry's
+    case name or pattern): the finding may be that known failure."""
+    out = []
+    for e in entries:
+        stem = Path(e.file or "").stem.replace("_", "").lower()
+        text = e.case or e.match or ""
+        if any(stem == op.lower() or op in text for op in ops) and (
+                not any(t in text for t in ("float32", "float16", "int")) or any(t in text for t in data_types)):
+            out.append(e)
+    return out
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str
+    id: str  # file stem under findings/, stable for a given key
+    status: str
+    ops: tuple[str, ...]
+    data_types: tuple[str, ...]
+    value_kind: str
+    message: str
+    worst: Mapping[str, Any]  # output, index, expected, actual, error, metric, budget
+    required: bool
+    seed: int
+    elements: int  # input elements of the minimal graph
+    nodes: int
+    known: tuple[str, ...] = ()  # reasons of related expectation entries
+    hits: int = 1  # failing graphs with this key (before shrinking)
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        del out["data_types"], out["value_kind"]
+        return {**out, "ops": list(self.ops), "dataTypes": list(self.data_types), "valueKind": self.value_kind,
+                "known": list(self.known)}
+
+
+def finding_id(key: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(key.encode()).hexdigest()[:10]
+
+
+def case_json(graph: FuzzGraph, name: str) -> dict:
+    """The minimal graph as a case of our schema (harness/schema/cases.schema.json); expected
+    values are left to the reference, as for generated cases."""
+    case = graph.case
+    inputs = {n: {"data": encode_array(case.inputs[n]), "descriptor": d.to_json()} for n, d in graph.input_descs.items()}
+    outputs = {n: {"descriptor": case.graph.descs[n].to_json()} for n in case.graph.outputs}
+    return {"name": name, "graph": {"inputs": inputs, "operators": list(graph.operators_json), "expectedOutputs": outputs}}
+
+
+def write_finding(out: Path, finding: Finding, graph: FuzzGraph) -> Path:
+    """findings/<id>.json (a case file) and findings/<id>.finding.json (what was seen)."""
+    folder = out / "findings"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{finding.id}.json"
+    name = f"{graph.case.name} {finding.id}"
+    path.write_text(json.dumps({"tests": [case_json(graph, name)]}, indent=1) + "\n")
+    (folder.parent / "findings-details").mkdir(exist_ok=True)
+    (folder.parent / "findings-details" / f"{finding.id}.json").write_text(
+        json.dumps({**finding.to_json(), "case": name, "caseFile": f"findings/{path.name}"}, indent=1) + "\n")
+    return path
+
+
+def worst_of(record: Record) -> dict:
+    return {"output": record.output, "index": list(record.worst_index) if record.worst_index is not None else None,
+            "expected": record.expected_value, "actual": record.actual_value, "error": record.max_error,
+            "metric": record.metric, "budget": record.budget}
+
+
+@dataclass
+class Tally:
+    """Graphs run per op and data type, split by phase (generation or shrinking)."""
+
+    generated: dict[str, dict[str, int]] = field(default_factory=dict)
+    shrinking: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    def add(self, record: Record, shrinking: bool) -> None:
+        self.statuses[record.status] = self.statuses.get(record.status, 0) + 1
+        if shrinking:
+            self.shrinking += 1
+            return
+        for op in record.ops:
+            per = self.generated.setdefault(op, {})
+            for t in record.data_types:
+                per[t] = per.get(t, 0) + 1
+
+    @property
+    def graphs(self) -> int:
+        return sum(self.statuses.values())

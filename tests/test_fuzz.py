@@ -1,0 +1,131 @@
+"""The fuzzer: graphs it draws are valid, the reference against itself finds
+nothing, a planted bug is found and shrunk to a small runnable case, a crash
+is a finding, and findings are grouped by root cause."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from webnn_harness.backends.reference import evaluate
+from webnn_harness.cases import load_file
+from webnn_harness.cli import main
+from webnn_harness.expectations import Expectation
+from webnn_harness.fuzz import FuzzSettings, fuzz
+from webnn_harness.fuzz.findings import case_json, group_key, related_expectations
+from webnn_harness.fuzz.strategies import graphs, fuzzable_ops
+from webnn_harness.results import Record
+
+FAULTY = "webnn_harness.backends.faulty:create"
+QUIET = {"crash_op": "", "hang_op": ""}  # faulty's default crash/hang ops off
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)
+@given(graphs(fuzzable_ops(), max_ops=2))
+def test_drawn_graphs_pass_the_create_steps_and_load_back_as_cases(tmp_path_factory, graph):
+    """Every drawn graph went through the builder (the create steps), its
+    reference runs, and its case file loads back to the same graph."""
+    values = evaluate(graph.case.graph, graph.case.inputs)
+    assert set(values) >= set(graph.case.graph.outputs)
+    path = tmp_path_factory.mktemp("case") / "g.json"
+    path.write_text(json.dumps({"tests": [case_json(graph, "g")]}))
+    (loaded,) = list(load_file(path))
+    assert not hasattr(loaded, "message"), str(loaded)
+    assert [n.op for n in loaded.graph.nodes] == [n.op for n in graph.case.graph.nodes]
+    for name, value in graph.case.inputs.items():
+        np.testing.assert_array_equal(loaded.inputs[name], value)
+
+
+def test_edge_values_are_drawn():
+    """NaN, infinities and integers beyond 2^53 appear among the inputs."""
+    seen = set()
+
+    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)
+    @given(graphs(("add", "max"), max_ops=1))
+    def collect(graph):
+        for v in graph.case.inputs.values():
+            if v.dtype.kind == "f":
+                seen.update({"nan"} if np.isnan(v).any() else set())
+                seen.update({"inf"} if np.isinf(v).any() else set())
+            elif v.dtype == np.int64 and any(abs(int(x)) > 2**53 for x in v.reshape(-1)):
+                seen.add("int64>2^53")
+
+    collect()
+    assert {"nan", "inf", "int64>2^53"} <= seen
+
+
+def test_reference_against_itself_finds_nothing(tmp_path):
+    result = fuzz(FuzzSettings("reference", ops=("add", "relu", "reduceSum", "transpose", "cast"), seconds=4, seed=7), tmp_path)
+    assert result.tally.graphs > 10
+    assert result.findings == []
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["findings"] == [] and summary["backend"]["name"] == "reference"
+    assert summary["settings"]["seed"] == 7 and summary["harnessVersion"] and summary["machine"]
+    assert sum(n for per in summary["triedByOp"].values() for n in per.values()) >= summary["graphs"]
+
+
+def test_planted_negative_float16_bug_is_found_and_shrunk(tmp_path, capsys):
+    """faulty adds 1 to relu's float16 output where the input is negative:
+    the finding is relu float16, shrunk to a few elements, and its case file
+    fails again under `run` on that backend and passes on the reference."""
+    result = fuzz(FuzzSettings(FAULTY, {**QUIET, "wrong_negative_f16_op": "relu"}, ("relu",), seconds=6, seed=1, shrink_seconds=30),
+                  tmp_path)
+    assert result.findings, "the planted bug was not found"
+    for f in result.findings:
+        assert f.ops == ("relu",) and "float16" in f.data_types and f.status == "fail"
+    smallest = min(result.findings, key=lambda f: f.elements)
+    assert smallest.elements <= 4 and smallest.nodes == 1
+    case_file = tmp_path / "findings" / f"{smallest.id}.json"
+    doc = json.loads(case_file.read_text())
+    (data,) = doc["tests"][0]["graph"]["inputs"].values()
+    assert any(isinstance(x, float) and x < 0 for x in data["data"])  # the negative input that trips it
+    details = json.loads((tmp_path / "findings-details" / f"{smallest.id}.json").read_text())
+    assert details["worst"]["expected"] != details["worst"]["actual"] and details["seed"] == 1
+    args = ["run", "--cases", str(case_file), "--workers", "1", "-q"]
+    assert main([*args, "--backend", FAULTY, "-o", "crash_op=", "-o", "hang_op=", "-o", "wrong_negative_f16_op=relu",
+                 "--out", str(tmp_path / "rerun")]) == 1
+    assert main([*args, "--backend", "reference", "--out", str(tmp_path / "rerun-ref")]) == 0
+
+
+def test_a_crash_is_a_finding_and_the_fuzzer_goes_on(tmp_path):
+    result = fuzz(FuzzSettings(FAULTY, {"crash_op": "abs", "hang_op": ""}, ("abs", "neg"), seconds=5, seed=2), tmp_path)
+    crashes = [f for f in result.findings if f.status == "crash"]
+    assert len(crashes) == 1 and crashes[0].ops == ("abs",)
+    assert "killed by SIGABRT" in crashes[0].message
+    assert result.rounds >= 2  # the search went on after the crash was written up
+
+
+def _record(message="", expected=0.0, status="fail", ops=("relu",)):
+    return Record(file="fuzz", case="c", ops=ops, data_types=("float16",), backend={}, status=status, required=True,
+                  message=message, expected_value=expected)
+
+
+def test_root_cause_key_ignores_numbers_and_masked_counts():
+    a = group_key(_record("compute raised Error: index 7 out of range; 3 implementation-defined element(s) not compared"), "float16")
+    b = group_key(_record("compute raised Error: index 12 out of range"), "float16")
+    assert a == b
+    assert group_key(_record(expected="NaN"), "float16") != group_key(_record(expected=1.5), "float16")
+    assert group_key(_record(ops=("exp",)), "float16") != group_key(_record(), "float16")
+
+
+def test_related_expectations_name_the_same_op_and_data_type():
+    entries = [Expectation("gelu in float32", file="elementwise/gelu.json", match="^gelu float32 "),
+               Expectation("pow int64", file="elementwise/pow.json", case="pow int64 values beyond 2^53")]
+    assert [e.reason for e in related_expectations(("gelu",), ("float32",), entries)] == ["gelu in float32"]
+    assert related_expectations(("gelu",), ("float16",), entries) == []
+    assert [e.reason for e in related_expectations(("pow",), ("int64",), entries)] == ["pow int64"]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--time", "0"], "--time must be positive"),
+    (["--op", "noSuchOp"], "unknown WebNN operator"),
+])
+def test_cli_usage_mistakes_are_exit_2(tmp_path, capsys, argv, message):
+    assert main(["fuzz", "--backend", "reference", "--out", str(tmp_path / "f"), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_refuses_to_overwrite_a_fuzz_run(tmp_path, capsys):
+    (tmp_path / "summary.json").write_text("{}")
+    assert main(["fuzz", "--backend", "reference", "--time", "1", "--out", str(tmp_path)]) == 2
+    assert "already holds a fuzz run" in capsys.readouterr().err
