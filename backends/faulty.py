@@ -12,6 +12,8 @@ Options (``-o key=value``; lists are comma-separated):
     hang_seconds    how long a hang lasts (default 3600)
     wrong_op   ops whose float results are perturbed (accepted but wrong; default none)
     reject_op  ops the build refuses with Unsupported (default none)
+    device     the device name it reports (computes on the CPU anyway); lets
+               tests place work by device, e.g. on Ray nodes that advertise it
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import numpy as np
 from webnn_harness.backends.base import BackendInfo, Unsupported
 from webnn_harness.graph import Graph
 
-OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op")
+OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op", "device")
 DEFAULTS = {"crash_op": "abs", "hang_op": "neg"}
 
 
@@ -53,12 +55,13 @@ class FaultyBackend:
         self.reject = _ops(opts.get("reject_op", ""))
         self.hang_seconds = float(opts.get("hang_seconds", 3600))
         self.settings = dict(opts)
+        self.device = opts.get("device", "cpu")
         from webnn_harness.backends.reference import ReferenceBackend
 
         self.reference = ReferenceBackend({})
 
     def info(self) -> BackendInfo:
-        return BackendInfo(self.name, "0", "cpu (delegates to reference)", self.settings)
+        return BackendInfo(self.name, "0", f"{self.device} (delegates to reference)", self.settings)
 
     def build(self, graph: Graph) -> Graph:
         ops = set(graph.ops)

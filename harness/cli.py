@@ -3,6 +3,7 @@ library. Expected errors print one line and exit 2; never a traceback."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -36,6 +37,29 @@ def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
     return [BackendRequest(n, options) for n in names]
 
 
+@contextlib.contextmanager
+def _executors(args):
+    """The executor factory of ``--executor``/``--ray-address``, closed after
+    the command; a Ray run ends with how many cases each node ran."""
+    from webnn_harness.executor import executors
+
+    factory = executors(args.executor, args.ray_address, args.workers)
+    try:
+        yield factory
+    finally:
+        factory.close()
+    spread = getattr(factory, "cases_per_node", None)
+    if spread:
+        print("ray: " + ", ".join(f"{n} on {node}" for node, n in sorted(spread.items())), file=sys.stderr)
+
+
+def _add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where cases run: local worker processes (default) or Ray actors (extra 'ray')")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="join this Ray cluster (default with --executor ray: start a local Ray instance)")
+
+
 def cmd_run(args) -> int:
     from tqdm import tqdm
 
@@ -53,8 +77,9 @@ def cmd_run(args) -> int:
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size)
     bar = tqdm(total=None, unit="case", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
     try:
-        result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
-                     progress=bar.update)
+        with _executors(args) as executor:
+            result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
+                         progress=bar.update, executor=executor)
     except (UnknownBackend, BackendError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -142,12 +167,13 @@ def cmd_probe(args) -> int:
         raise UsageError(f"{args.compare}: no such file")
     bar = tqdm(total=None, unit="combination", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
     try:
-        result = probe(
-            args.backend, options, Path(args.out), ops=args.op, max_bytes=args.max_bytes,
-            run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
-            layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
-            compare_file=Path(args.compare) if args.compare else None,
-        )
+        with _executors(args) as executor:
+            result = probe(
+                args.backend, options, Path(args.out), ops=args.op, max_bytes=args.max_bytes,
+                run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
+                layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
+                compare_file=Path(args.compare) if args.compare else None, executor=executor,
+            )
     except (UnknownBackend, BackendError, KeyError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -203,6 +229,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=60.0, help="seconds per case before it counts as a timeout")
     run.add_argument("--batch-size", type=int, default=16, help="cases per worker batch")
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    _add_executor_arguments(run)
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     ops = sub.add_parser("ops", help=COMMANDS["ops"][1])
@@ -223,6 +250,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--timeout", type=float, default=20.0, help="seconds per combination before it counts as a timeout")
     pr.add_argument("--batch-size", type=int, default=64, help="combinations per worker batch")
     pr.add_argument("--no-layout", action="store_true", help="skip the preferredInputLayout timing")
+    _add_executor_arguments(pr)
     pr.add_argument("--no-bytes", action="store_true", help="skip the maxTensorByteLength search")
     pr.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 

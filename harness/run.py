@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from webnn_harness import backends
 from webnn_harness.cases import Case, CaseError, load_cases
+from webnn_harness.executor import ExecutorFactory, LocalExecutors
 from webnn_harness.knownfailures import KnownFailures
 from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
-from webnn_harness.runner import RunOptions, WorkerPool
+from webnn_harness.runner import RunOptions
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,10 @@ def run(
     options: RunOptions = RunOptions(),
     progress: Callable[[int], object] | None = None,
     on_record: Callable[[Record], None] | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> RunResult:
+    """``executor`` says where cases run (default: local worker processes; see harness/executor.py)."""
+    executor = executor or LocalExecutors()
     loaded = load_cases(case_paths, ops, name_filter)
     cases = [c for c in loaded if isinstance(c, Case)]
     errors = [c for c in loaded if isinstance(c, CaseError)]
@@ -61,9 +64,7 @@ def run(
     started = time.perf_counter()
     try:
         for req in requests:
-            backend = backends.create(req.name, req.options)
-            info = backend.info().to_json()
-            del backend
+            info = executor.describe(req.name, req.options)
             known = KnownFailures.for_backend(req.name, req.options)
             tally = BackendTally(info)
             tallies.append(tally)
@@ -80,7 +81,7 @@ def run(
 
             for err in errors:
                 emit(error_record(err, info))
-            pool = WorkerPool(req.name, req.options, options, info)
+            pool = executor(req.name, req.options, options, info)
             try:
                 pool.run_cases(cases, emit)
             finally:

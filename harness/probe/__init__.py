@@ -32,7 +32,8 @@ from webnn_harness.probe import limits as limits_mod
 from webnn_harness.probe.plan import MAX_RANK, Combo, dims, plan
 from webnn_harness.probe.synth import key, output_member, to_case
 from webnn_harness.results import Record, run_header
-from webnn_harness.runner import RunOptions, WorkerPool
+from webnn_harness.executor import ExecutorFactory, LocalExecutors
+from webnn_harness.runner import RunOptions
 
 DEFAULT_MAX_BYTES = 1 << 30
 OUTCOMES = ("supported", "emulated", "rejected", "wrong", "unverified", "crash", "timeout", "error")
@@ -148,8 +149,10 @@ def probe(
     max_rank: int = MAX_RANK,
     progress: Callable[[int], object] | None = None,
     compare_file: Path | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> ProbeResult:
-    """Probe ``backend`` and write its opSupportLimits and evidence under ``out_dir``."""
+    """Probe ``backend`` and write its opSupportLimits and evidence under ``out_dir``.
+    ``executor`` runs the combinations (default: local worker processes)."""
     options = dict(options or {})
     run = run or RunOptions(timeout=20.0, batch_size=64)
     started = time.perf_counter()
@@ -193,7 +196,7 @@ def probe(
         for e in entries:
             e.pop("_graph", None)
 
-    pool = WorkerPool(backend, options, run, info)
+    pool = (executor or LocalExecutors())(backend, options, run, info)
     t0 = time.perf_counter()
     try:
         def on_record(record: Record) -> None:
