@@ -119,3 +119,17 @@ def test_cli_without_address_starts_and_stops_its_own_ray(tmp_path):
     assert "initialized after: False" in proc.stdout
     assert "ray: 2 on node " in proc.stderr
     assert [r["status"] for r in records(out)] == ["pass", "pass"]
+
+
+def test_probe_on_ray_finds_what_the_local_probe_finds(cluster, tmp_path):
+    from webnn_harness.probe import probe
+
+    # No crashes here (each costs an actor start; test_ray_records_... covers them): abs accepted but wrong.
+    kwargs = dict(options={"crash_op": "", "hang_op": "", "wrong_op": "abs"}, ops=["abs", "relu"], max_rank=1, layout=False,
+                  byte_search=False, run=RunOptions(workers=2, timeout=5, batch_size=32))
+    local = probe(FAULTY, out_dir=tmp_path / "local", **kwargs)
+    factory = RayExecutors(cluster[0].address)
+    on_ray = probe(FAULTY, out_dir=tmp_path / "ray", executor=factory, **kwargs)
+    outcomes = [{e["id"]: e["outcome"] for e in p.evidence["combinations"]} for p in (local, on_ray)]
+    assert outcomes[0] == outcomes[1] and {"wrong", "supported"} <= set(outcomes[0].values())
+    assert on_ray.limits == local.limits
