@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 from webnn_harness.backends.base import BackendError
 from webnn_harness.cases import Case
 from webnn_harness.results import Record
-from webnn_harness.runner import RunOptions
+from webnn_harness.runner import RunOptions, requeue_lost
 from webnn_harness.worker import base_record
 
 RESOURCE_PREFIX = "webnn_device:"
@@ -203,18 +203,12 @@ class RayExecutor:
         def finish(slot: _Slot, status: str, message: str) -> None:
             """The actor of ``slot`` died or hung: record its case, requeue the rest (as WorkerPool does)."""
             nonlocal remaining
-            batch, current, phase = slot.batch or [], slot.current, slot.phase
+            culprit = requeue_lost(queue, slot.batch or [], slot.phase, slot.current, slot.done)
             self._kill(slot)
-            if phase == "building" and len(batch) > 1:
-                queue.extendleft([c] for c in reversed(batch))  # find the culprit alone
-            elif batch:
-                culprit = 0 if phase == "building" else current
-                on_record(base_record(batch[culprit], self.info, status, message=message))
+            if culprit is not None:
+                on_record(base_record(culprit, self.info, status, message=message))
                 self.cases_per_node[slot.where.split(" pid")[0]] += 1
                 remaining -= 1
-                rest = [c for i, c in enumerate(batch) if i > culprit and i not in slot.done]
-                if rest:
-                    queue.appendleft(rest)
             if (queue or any(s.batch for s in self.slots)) and len(self.slots) < n_actors:
                 self._spawn()
 
