@@ -21,6 +21,8 @@ from webnn_harness.runner import RunOptions  # noqa: E402
 
 from test_cli import case, write  # noqa: E402
 
+pytestmark = pytest.mark.xdist_group("ray-cluster")  # one cluster per test run, not per xdist worker
+
 FAULTY = "webnn_harness.backends.faulty:create"
 FAULTS = {"crash_op": "abs", "segv_op": "sign", "hang_op": "neg"}
 NODE_ARGS = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
