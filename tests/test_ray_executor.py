@@ -21,8 +21,6 @@ from webnn_harness.runner import RunOptions  # noqa: E402
 
 from test_cli import case, write  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("ray-cluster")  # one cluster per test run, not per xdist worker
-
 FAULTY = "webnn_harness.backends.faulty:create"
 FAULTS = {"crash_op": "abs", "segv_op": "sign", "hang_op": "neg"}
 NODE_ARGS = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
@@ -42,6 +40,7 @@ def cluster():
 
 
 def cases_file(tmp_path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     ops = ["relu", "abs", "relu", "sign", "relu", "neg", "relu", "relu", "relu", "relu"]
     return write(tmp_path, [case(f"{i} {op}", op=op) for i, op in enumerate(ops)])
 
@@ -51,7 +50,14 @@ def records(out):
                   key=lambda r: r["case"])
 
 
-def test_ray_records_equal_local_records_and_spread_over_nodes(cluster, tmp_path):
+def test_on_a_two_node_cluster(cluster, tmp_path):
+    """One test, so pytest-xdist never starts a second cluster in another worker."""
+    records_equal_local_records_and_spread_over_nodes(cluster, tmp_path / "records")
+    a_device_runs_only_on_the_node_that_advertises_it(cluster, tmp_path / "device")
+    probe_on_ray_finds_what_the_local_probe_finds(cluster, tmp_path / "probe")
+
+
+def records_equal_local_records_and_spread_over_nodes(cluster, tmp_path):
     path = cases_file(tmp_path)
     opts = RunOptions(workers=2, timeout=3, batch_size=3)
     request = [BackendRequest(FAULTY, FAULTS)]
@@ -83,7 +89,7 @@ def test_ray_records_equal_local_records_and_spread_over_nodes(cluster, tmp_path
     assert sum(factory.cases_per_node.values()) == 10
 
 
-def test_a_device_runs_only_on_the_node_that_advertises_it(cluster, tmp_path):
+def a_device_runs_only_on_the_node_that_advertises_it(cluster, tmp_path):
     path = cases_file(tmp_path)
     factory = RayExecutors(cluster[0].address)
     run([path], [BackendRequest(FAULTY, {"device": "FAKE.1", "hang_op": "", "crash_op": ""})], tmp_path / "dev",
@@ -123,7 +129,7 @@ def test_cli_without_address_starts_and_stops_its_own_ray(tmp_path):
     assert [r["status"] for r in records(out)] == ["pass", "pass"]
 
 
-def test_probe_on_ray_finds_what_the_local_probe_finds(cluster, tmp_path):
+def probe_on_ray_finds_what_the_local_probe_finds(cluster, tmp_path):
     from webnn_harness.probe import probe
 
     # No crashes here (each costs an actor start; test_ray_records_... covers them): abs accepted but wrong.
