@@ -255,6 +255,9 @@ class RayExecutor:
                 except ray.exceptions.RayActorError as exc:
                     finish(slot, "crash", f"worker process died ({slot.where}): {_reason(exc)}")
                     continue
+                except ray.exceptions.RayError as exc:  # the stream itself failed (e.g. a record Ray cannot pickle)
+                    finish(slot, "crash", f"worker failed ({slot.where}): {str(exc).splitlines()[-1][:300]}")
+                    continue
                 kind = msg[0]
                 if kind == "building":
                     slot.since = time.monotonic()
