@@ -19,6 +19,7 @@ import jsonschema
 import numpy as np
 
 from webnn_harness.builder import FieldError, build_graph, is_required
+from webnn_harness.caseid import case_id, corpus_root, file_id
 from webnn_harness.graph import Graph, TensorDesc
 from webnn_harness.values import TensorValueError, generate, to_array
 
@@ -35,7 +36,7 @@ class Tolerance:
 
 @dataclass(frozen=True, eq=False)
 class Case:
-    file: str
+    file: str  # the stable file id, e.g. "wpt/relu.json" (harness/caseid.py)
     name: str
     index: int
     graph: Graph
@@ -44,10 +45,11 @@ class Case:
     tolerance: Tolerance | None = None  # the case's own override
     file_tolerance: Mapping[str, Any] | None = None  # WPT "fileTolerance"
     required: bool = False
+    path: str = ""  # where it was read from on this machine: for local commands, never published
 
     @property
     def id(self) -> str:
-        return f"{self.file}::{self.name}"
+        return case_id(self.file, self.name)
 
 
 @dataclass(frozen=True)
@@ -57,10 +59,11 @@ class CaseError:
     index: int
     field: str
     message: str
+    path: str = ""
 
     @property
     def id(self) -> str:
-        return f"{self.file}::{self.name}"
+        return case_id(self.file, self.name)
 
     def __str__(self) -> str:
         where = f'"{self.name}": ' if self.name else ""
@@ -84,23 +87,34 @@ def bundled_corpus() -> Path:
     return Path(str(resources.files("webnn_harness.corpus")))
 
 
-def find_case_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
-    """(file, named_explicitly) for each path; folders are searched recursively."""
-    out = []
-    for p in paths:
-        p = Path(p)
-        if p.is_dir():
-            out.extend((f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES)
-        else:
-            out.append((p, True))
-    return out
+@dataclass(frozen=True)
+class CaseFile:
+    path: Path  # as found on this machine
+    id: str  # stable: corpus/path inside it
+    named_explicitly: bool  # given as a file, not found in a folder
 
 
-def _display_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+def find_case_files(paths: Iterable[str | Path]) -> list[CaseFile]:
+    """Each case file under ``paths`` (folders searched recursively), once,
+    with its stable id. Two different files with one id (two corpora whose
+    folders have the same name) are a ValueError: their results could not be
+    told apart."""
+    bundled = bundled_corpus()
+    out: dict[str, CaseFile] = {}
+    for p in map(Path, paths):
+        if not p.exists():
+            out.setdefault(str(p), CaseFile(p, str(p), True))
+            continue
+        corpus, root = corpus_root(p, bundled)
+        found = [(f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES] if p.is_dir() else [(p, True)]
+        for f, explicit in found:
+            fid = file_id(f, corpus, root)
+            seen = out.get(fid)
+            if seen and seen.path.resolve() != f.resolve():
+                raise ValueError(f"{seen.path} and {f} have the same case id {fid}: "
+                                 "give corpora with different folder names")
+            out.setdefault(fid, CaseFile(f, fid, explicit))
+    return list(out.values())
 
 
 def _most_telling(errors: list[jsonschema.ValidationError]) -> jsonschema.ValidationError:
@@ -140,13 +154,13 @@ def _tensor(raw: dict, where: str, case_seed: int) -> np.ndarray:
         raise FieldError(f"{where}.data", str(exc)) from None
 
 
-def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | CaseError:
+def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = "") -> Case | CaseError:
     name = raw.get("name", "") if isinstance(raw, dict) else ""
     name = name if isinstance(name, str) else ""
     errors = sorted(_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         err = _most_telling(errors)
-        return CaseError(file, name, index, _schema_error_field(err), err.message[:300])
+        return CaseError(file, name, index, _schema_error_field(err), err.message[:300], path)
     try:
         graph_raw = raw["graph"]
         seed = index + 1
@@ -189,37 +203,41 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None) -> Case | Ca
             tolerance=Tolerance(tol["metric"], tol["value"], tol.get("reason", "")) if tol else None,
             file_tolerance=file_tolerance,
             required=is_required(graph),
+            path=path,
         )
     except FieldError as exc:
-        return CaseError(file, name, index, exc.field, exc.message)
+        return CaseError(file, name, index, exc.field, exc.message, path)
 
 
-def load_file(path: Path, named_explicitly: bool = True) -> Iterator[Case | CaseError]:
-    file = _display_path(path)
+def load_file(path: Path, named_explicitly: bool = True, file: str | None = None) -> Iterator[Case | CaseError]:
+    """The cases of one file; ``file`` is its stable id (default: from its folder)."""
+    if file is None:
+        file = find_case_files([path])[0].id
+    local = str(path)
     try:
         doc = json.loads(path.read_text())
     except OSError as exc:
-        yield CaseError(file, "", -1, "", f"cannot read: {exc.strerror or exc}")
+        yield CaseError(file, "", -1, "", f"cannot read: {exc.strerror or exc}", local)
         return
     except json.JSONDecodeError as exc:
-        yield CaseError(file, "", -1, "", f"not valid JSON: {exc}")
+        yield CaseError(file, "", -1, "", f"not valid JSON: {exc}", local)
         return
     file_tolerance = None
     if isinstance(doc, dict):
         if "tests" not in doc:
             if named_explicitly:
-                yield CaseError(file, "", -1, "tests", "a case file is a list of cases or an object with \"tests\"")
+                yield CaseError(file, "", -1, "tests", "a case file is a list of cases or an object with \"tests\"", local)
             return
         file_tolerance = doc.get("fileTolerance")
         doc = doc["tests"]
     if not isinstance(doc, list):
-        yield CaseError(file, "", -1, "tests", "must be a list of cases")
+        yield CaseError(file, "", -1, "tests", "must be a list of cases", local)
         return
     seen: set[str] = set()
     for i, raw in enumerate(doc):
-        case = load_case(raw, file, i, file_tolerance)
+        case = load_case(raw, file, i, file_tolerance, local)
         if case.name in seen and case.name:
-            case = CaseError(file, case.name, i, "name", "duplicate case name in this file")
+            case = CaseError(file, case.name, i, "name", "duplicate case name in this file", local)
         seen.add(case.name)
         yield case
 
@@ -228,17 +246,22 @@ def load_cases(
     paths: Iterable[str | Path],
     ops: Iterable[str] | None = None,
     name_filter: str | None = None,
+    file_ids: Iterable[str] | None = None,
 ) -> list[Case | CaseError]:
     """Every case under ``paths``, keeping those that use one of ``ops`` (if
-    given) and whose name matches ``name_filter`` (a regex, if given)."""
+    given), whose name matches ``name_filter`` (a regex, if given) and whose
+    file has one of ``file_ids`` (if given; other files are not read)."""
+    wanted_files = set(file_ids) if file_ids is not None else None
     wanted_ops = set(ops or ())
     pattern = re.compile(name_filter) if name_filter else None
     out: list[Case | CaseError] = []
-    for path, explicit in find_case_files(paths):
-        if not path.exists():
-            out.append(CaseError(str(path), "", -1, "", "no such file or folder"))
+    for found in find_case_files(paths):
+        if wanted_files is not None and found.id not in wanted_files:
             continue
-        for case in load_file(path, explicit):
+        if not found.path.exists():
+            out.append(CaseError(found.id, "", -1, "", "no such file or folder", str(found.path)))
+            continue
+        for case in load_file(found.path, found.named_explicitly, found.id):
             if pattern and not pattern.search(case.name):
                 continue
             if wanted_ops and isinstance(case, Case) and not wanted_ops & set(case.graph.ops):

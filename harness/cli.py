@@ -61,50 +61,117 @@ def _add_executor_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args) -> int:
-    from tqdm import tqdm
-
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.cases import bundled_corpus
+    from webnn_harness.progress import Progress
     from webnn_harness.run import run
     from webnn_harness.runner import RunOptions
+    from webnn_harness.selection import Shard
 
     requests = _backend_requests(args.backend, args.option)
     paths = args.cases or [bundled_corpus()]
-    for p in paths:
+    for p in [*paths, *(args.expectations or [])]:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file or folder")
+    if args.update_expectations and len(requests) != 1:
+        raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
+    shard = Shard.parse(args.shard) if args.shard else None
     out = Path(args.out)
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size)
-    bar = tqdm(total=None, unit="case", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
+    progress = Progress("case", enabled=not args.quiet)
+    failing = []
+
+    def on_record(record) -> None:
+        if record.counts_against:
+            failing.append(record)
+
     try:
         with _executors(args) as executor:
             result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
-                         progress=bar.update, executor=executor)
+                         progress=progress.update, on_record=on_record, expectations=args.expectations or (),
+                         shard=shard, ids=args.id or (), label=args.label,
+                         on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n),
+                         executor=executor)
     except (UnknownBackend, BackendError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     finally:
-        bar.close()
+        progress.close()
     for err in result.load_errors[:20]:
         print(f"error: {err}", file=sys.stderr)
     if len(result.load_errors) > 20:
         print(f"error: ... and {len(result.load_errors) - 20} more case errors", file=sys.stderr)
+    narrowed = bool(args.op or args.filter or args.id or shard)
     for tally in result.tallies:
         b = tally.backend
         counts = ", ".join(f"{n} {s}" for s, n in tally.counts.items() if n)
         known = f" ({tally.known_failures} known failures)" if tally.known_failures else ""
         print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s")
-        for entry in result.stale_known_failures.get(b["name"], []):
-            print(f"  stale known failure (matched nothing): {entry.get('file', '*')}: "
-                  f"{entry.get('case', entry.get('match'))}", file=sys.stderr)
+        _print_expectation_outcomes(result, b["name"], narrowed)
+    _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
         from webnn_harness.junit import write_junit
 
-        write_junit(out / "results.jsonl", Path(args.junit))
+        write_junit(out, Path(args.junit))
         print(f"junit: {args.junit}")
+    if args.update_expectations:
+        _update_expectations(Path(args.update_expectations), out, requests[0], result)
     if any(e.index == -1 for e in result.load_errors):
         return EXIT_USAGE
     return result.exit_code
+
+
+def _print_expectation_outcomes(result, backend: str, narrowed: bool) -> None:
+    for entry in result.expectations_with(backend, "stale"):
+        print(f"  stale expectation (its cases ran and passed): {_describe_entry(entry)}", file=sys.stderr)
+    unmatched = result.expectations_with(backend, "unmatched")
+    if unmatched and narrowed:
+        # --op/--filter/--id/--shard leave most entries' cases out on purpose.
+        print(f"  {len(unmatched)} expectations matched no case of this selection", file=sys.stderr)
+    else:
+        for entry in unmatched:
+            print(f"  expectation matched no case: {_describe_entry(entry)}", file=sys.stderr)
+
+
+def _describe_entry(entry: dict) -> str:
+    what = f'"{entry["case"]}"' if "case" in entry else f"/{entry.get('match')}/"
+    return f"{entry['source']}[{entry['index']}]: {entry.get('file', '*')}: {what}"
+
+
+FAILING_SHOWN = 20
+
+
+def _print_failing(failing, requests, corpus_paths) -> None:
+    """The required cases that count against the exit code, each with what to
+    run to see it again (``requests``: backend info name -> the request as the
+    user gave it, which may be a module:factory path)."""
+    if not failing:
+        return
+    from webnn_harness.rerun import rerun_command
+
+    print(f"{len(failing)} required case{'s' if len(failing) != 1 else ''} failed"
+          f"{f' (first {FAILING_SHOWN} shown)' if len(failing) > FAILING_SHOWN else ''}:")
+    for r in sorted(failing, key=lambda r: (r.backend["name"], r.id))[:FAILING_SHOWN]:
+        detail = r.detail[:120]
+        print(f"  {r.status:7} {r.backend['name']}: {r.id}{' - ' + detail if detail else ''}")
+        req = requests.get(r.backend["name"])
+        cmd = rerun_command(r.backend, [f"{k}={v}" for k, v in req.options.items()] if req else [], r.file, r.case,
+                            corpus_paths.get(r.file.split("/", 1)[0]), req.name if req else None)
+        print(f"          {cmd}")
+
+
+def _update_expectations(path: Path, out: Path, request, result) -> None:
+    from webnn_harness.expectations import read_expectations, update_expectations
+    from webnn_harness.results import read_records
+
+    try:
+        previous = read_expectations(path) if path.exists() else ()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    info = result.tallies[0].backend
+    counts = update_expectations(path, read_records(out / "results.jsonl"), previous,
+                                 str(info.get("version", "")), request.options)
+    print(f"expectations: {path} ({counts['added']} added, {counts['kept']} kept, {counts['dropped']} dropped as passing)")
 
 
 def cmd_ops(args) -> int:
@@ -204,12 +271,64 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
+def cmd_diff(args) -> int:
+    """Compare two run folders by case id; exit 1 when NEW regressed against BASE."""
+    from webnn_harness.diff import FORMATS, diff_runs
+
+    try:
+        diff = diff_runs(args.base, args.new)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    text = FORMATS[args.format](diff)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{diff.regressions} regressions; {args.format} written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_FAILURES if diff.exit_code else EXIT_OK
+
+
+def cmd_merge(args) -> int:
+    """Join the shard folders of one sharded run into one run folder."""
+    from webnn_harness.merge import merge_runs
+
+    out = Path(args.out)
+    try:
+        summary = merge_runs(args.folders, out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    doc = json.loads(summary.read_text())
+    for b in doc["backends"]:
+        counts = ", ".join(f"{n} {s}" for s, n in b["counts"].items() if n)
+        print(f"{b['backend']['name']} {b['backend']['version']}: {counts}")
+    print(f"merged {len(args.folders)} shards: {out / 'results.jsonl'}, {summary}")
+    return EXIT_OK
+
+
+def cmd_junit(args) -> int:
+    """Write JUnit XML from a run folder."""
+    from webnn_harness.junit import write_junit
+    from webnn_harness.rundir import read_run_folder
+
+    try:
+        read_run_folder(args.run)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    n = write_junit(Path(args.run), Path(args.out))
+    print(f"junit: {args.out} ({n} test cases)")
+    return EXIT_OK
+
+
 COMMANDS: dict[str, tuple[Callable, str]] = {
     "run": (cmd_run, "run conformance cases on backends"),
     "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
     "backends": (cmd_backends, "list installed backends with versions and devices"),
     "probe": (cmd_probe, "measure a backend's real opSupportLimits (and the evidence behind it)"),
     "report": (cmd_report, "write the HTML conformance report and capability matrix"),
+    "diff": (cmd_diff, "compare two runs case by case: regressions, fixes, new and removed cases"),
+    "merge": (cmd_merge, "join the output folders of a sharded run into one run folder"),
+    "junit": (cmd_junit, "write JUnit XML from a run folder"),
 }
 
 
@@ -231,6 +350,14 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     _add_executor_arguments(run)
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    run.add_argument("--id", action="append", metavar="CASE_ID",
+                     help="only this case id (wpt/relu.json::name) or case file id (wpt/relu.json) (repeatable)")
+    run.add_argument("--shard", metavar="I/N", help="run shard I of N (1-based): a balanced slice by case id")
+    run.add_argument("--label", help="the run's name on report pages (default: its corpora, e.g. wpt)")
+    run.add_argument("--expectations", action="append", metavar="FILE",
+                     help="known failures of this backend (JSON, harness/schema/expectations.schema.json; repeatable)")
+    run.add_argument("--update-expectations", metavar="FILE",
+                     help="after the run, write FILE from its failures (keeping entries that still apply)")
 
     ops = sub.add_parser("ops", help=COMMANDS["ops"][1])
     ops.add_argument("--json", action="store_true")
@@ -258,6 +385,21 @@ def parser() -> argparse.ArgumentParser:
     rp.add_argument("inputs", nargs="+", metavar="INPUT",
                     help="run folder (results.jsonl, summary.json) or probe output (*-opSupportLimits.json, *-probe.json, or a folder of them)")
     rp.add_argument("--out", default="out/site", help="site folder (default: out/site)")
+
+    df = sub.add_parser("diff", help=COMMANDS["diff"][1])
+    df.add_argument("base", metavar="BASE", help="the baseline run folder (e.g. the last main run)")
+    df.add_argument("new", metavar="NEW", help="the run folder to judge")
+    df.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                    help="text (default), json, or markdown (a pull-request comment)")
+    df.add_argument("--out", metavar="FILE", help="write the output here instead of stdout")
+
+    mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
+    mg.add_argument("folders", nargs="+", metavar="DIR", help="the shards' --out folders (every shard once)")
+    mg.add_argument("--out", required=True, help="the merged run folder (must not hold a run)")
+
+    ju = sub.add_parser("junit", help=COMMANDS["junit"][1])
+    ju.add_argument("run", metavar="RUN", help="a run folder")
+    ju.add_argument("--out", required=True, metavar="FILE", help="the JUnit XML file to write")
     return p
 
 

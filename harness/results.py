@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from webnn_harness import __version__
+from webnn_harness.caseid import case_id, legacy_file_id
 
 STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 BAD_STATUSES = frozenset({"fail", "error", "crash", "timeout"})
@@ -22,7 +23,7 @@ BAD_STATUSES = frozenset({"fail", "error", "crash", "timeout"})
 
 @dataclass(frozen=True)
 class Record:
-    file: str
+    file: str  # the stable file id, e.g. "wpt/relu.json" (harness/caseid.py)
     case: str
     ops: tuple[str, ...]
     data_types: tuple[str, ...]
@@ -46,6 +47,7 @@ class Record:
     def to_json(self) -> dict:
         d = asdict(self)
         return {
+            "id": self.id,
             "file": d["file"],
             "case": d["case"],
             "ops": list(d["ops"]),
@@ -70,8 +72,9 @@ class Record:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Record":
+        # Runs written before stable ids hold a local path in "file" and no "id".
         return cls(
-            file=d["file"], case=d["case"], ops=tuple(d["ops"]), data_types=tuple(d["dataTypes"]),
+            file=d["file"] if "id" in d else legacy_file_id(d["file"]), case=d["case"], ops=tuple(d["ops"]), data_types=tuple(d["dataTypes"]),
             backend=d["backend"], status=d["status"], required=d["required"], metric=d.get("metric"),
             budget=d.get("budget"), max_error=d.get("maxError"), output=d.get("output"),
             worst_index=tuple(d["worstIndex"]) if d.get("worstIndex") is not None else None,
@@ -80,6 +83,19 @@ class Record:
             compute_seconds=d.get("computeSeconds"), known_failure=d.get("knownFailure"),
             build_settings=d.get("buildSettings"),
         )
+
+    @property
+    def id(self) -> str:
+        return case_id(self.file, self.case)
+
+    @property
+    def detail(self) -> str:
+        """One line saying what went wrong: the message, else the worst error against its budget."""
+        if self.message:
+            return " ".join(self.message.split())
+        if self.metric and self.max_error is not None:
+            return f"max {self.metric} error {self.max_error} > budget {self.budget}"
+        return ""
 
     def with_(self, **changes) -> "Record":
         return replace(self, **changes)

@@ -4,10 +4,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
+
+from webnn_harness.rerun import (  # noqa: F401 - re-exported for the pages
+    OPTIONS_FROM_SETTINGS, options_from_command, options_from_settings, rerun_command)
 
 LIMITS_SUFFIX = "-opSupportLimits.json"
 PROBE_SUFFIX = "-probe.json"
@@ -57,14 +59,18 @@ class BackendIds:
         self._by_key: dict[tuple, BackendId] = {}
         self._slugs: set[str] = set()
 
-    def get(self, name: str, version: str, device: str, extra: str = "") -> BackendId:
-        key = (name, version, device, extra)
+    def get(self, name: str, version: str, device: str, extra: str = "", run_label: str = "") -> BackendId:
+        """``run_label`` (a run's --label) tells apart runs of one backend version."""
+        key = (name, version, device, extra, run_label)
         if key in self._by_key:
             return self._by_key[key]
         label = f"{name} {version.split('-')[0]}".strip()
         base = slug(f"{name}-{version.split('-')[0]}")
         same = [b for b in self._by_key.values() if b.name == name and b.short_version == version.split("-")[0]]
-        if same:
+        if same and run_label and all(not b.label.endswith(f" · {run_label}") for b in same):
+            label = f"{label} · {run_label}"
+            base = f"{base}-{slug(run_label)}"
+        elif same:
             label = f"{label} ({len(same) + 1})"
             base = f"{base}-{len(same) + 1}"
         s = base
@@ -124,66 +130,6 @@ def rate(numerator: int, denominator: int) -> float | None:
 
 
 # --------------------------------------------------------------------------- re-run command
-
-# When a run's command line is not recorded, the options a backend was made
-# with are recovered from the settings its info() reports: settings key ->
-# (option name, the backend's default, which need not be repeated).
-OPTIONS_FROM_SETTINGS: dict[str, tuple[tuple[str, str, str], ...]] = {
-    "onnxruntime": (("provider", "ep", "CPUExecutionProvider"),
-                    ("graph_optimization_level", "opt_level", "all"),
-                    ("intra_op_threads", "threads", "1")),
-    "openvino": (("device", "device", "CPU"), ("precision", "precision", "exact")),
-}
-
-
-def options_from_command(command: str | None) -> list[str] | None:
-    """The ``-o key=value`` pairs of a recorded ``webnn-harness run`` command line."""
-    if not command:
-        return None
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return None
-    out, i = [], 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-o", "--option") and i + 1 < len(argv):
-            out.append(argv[i + 1])
-            i += 2
-            continue
-        if a.startswith("--option="):
-            out.append(a.split("=", 1)[1])
-        elif a.startswith("-o") and len(a) > 2:
-            out.append(a[2:])
-        i += 1
-    return out
-
-
-def options_from_settings(backend: Mapping[str, Any]) -> list[str]:
-    settings = backend.get("settings") or {}
-    out = []
-    for key, option, default in OPTIONS_FROM_SETTINGS.get(backend.get("name", ""), ()):
-        if key in settings and str(settings[key]) != default:
-            out.append(f"{option}={settings[key]}")
-    return out
-
-
-_REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
-
-
-def regex_literal(text: str) -> str:
-    """``text`` as a regular expression matching itself; unlike re.escape, spaces stay
-    readable (the run command's --filter is a Python regex, searched in the case name)."""
-    return _REGEX_SPECIAL.sub(r"\\\1", text)
-
-
-def rerun_command(backend: Mapping[str, Any], options: Sequence[str], file: str, case: str) -> str:
-    """The command that re-runs just this case on this backend (a POSIX shell line)."""
-    parts = ["webnn-harness", "run", "--backend", str(backend.get("name", "?"))]
-    for opt in options:
-        parts += ["-o", opt]
-    parts += ["--cases", file, "--filter", f"^{regex_literal(case)}$"]
-    return " ".join(shlex.quote(p) for p in parts)
 
 def read_json(path: Path) -> Any:
     try:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +35,9 @@ class RunHeader:
     date: str
     machine: Mapping[str, Any]
     command: str
-    source: str  # the run directory
+    source: str  # the run folder's name (never its local path: pages are published)
     seconds: float | None
+    label: str = ""  # the run's --label (default: its corpora)
 
     @property
     def settings(self) -> Mapping[str, Any]:
@@ -88,6 +90,9 @@ class BackendConformance:
     optional: Mapping[str, int]
     required_rate: float | None
     optional_rate: float | None
+    required_failing: int  # required cases that failed, errored, crashed or timed out (known ones included)
+    required_unsupported: int  # required cases the backend refused: not failures, but not passes
+    supported_rate: float | None  # pass / (required - skipped - unsupported): correctness where it builds
     known_failures: int
     required_problems: int
     data_types: tuple[str, ...]
@@ -171,6 +176,29 @@ def _problem(r: Record, bid: BackendId, options: Sequence[str]) -> Problem:
     )
 
 
+def problem_rank(p: Problem) -> tuple:
+    """Real failures first (required before optional), then known failures, then
+    unsupported and skipped: the rows a reader must act on lead the table."""
+    if p.status in BAD_STATUSES and not p.known_failure:
+        tier = 0
+    elif p.known_failure:
+        tier = 1
+    else:
+        tier = 2 if p.status == "unsupported" else 3
+    return (tier, not p.required)
+
+
+def _public_command(command: str) -> str:
+    """The recorded command with local paths reduced to their last component
+    (runs recorded before the harness did that itself)."""
+    from webnn_harness.run import public_command
+
+    try:
+        return public_command(shlex.split(command)) if command else ""
+    except ValueError:
+        return ""
+
+
 @dataclass
 class _RunGroup:
     """Records of one backend in one run directory."""
@@ -214,12 +242,14 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
     for g in groups:
         b = g.backend
         extra = json.dumps(b.get("settings", {}), sort_keys=True, default=str)
-        bid = ids.get(str(b.get("name", "?")), str(b.get("version", "")), str(b.get("device", "")), extra)
+        run_label = str(g.summary.get("label") or g.source.name)
+        bid = ids.get(str(b.get("name", "?")), str(b.get("version", "")), str(b.get("device", "")), extra, run_label)
         header = RunHeader(
             backend=b, harness_version=str(g.summary.get("harnessVersion", "")), date=str(g.summary.get("date", "")),
-            machine=g.summary.get("machine", {}) or {}, command=str(g.summary.get("command", "")),
-            source=str(g.source), seconds=next((e.get("seconds") for e in g.summary.get("backends", [])
+            machine=g.summary.get("machine", {}) or {}, command=_public_command(str(g.summary.get("command", ""))),
+            source=g.source.name, seconds=next((e.get("seconds") for e in g.summary.get("backends", [])
                                                 if _backend_key(e.get("backend", {})) == _backend_key(b)), None),
+            label=run_label,
         )
         recorded = options_from_command(header.command) if len(g.summary.get("backends", [])) == 1 else None
         options = recorded if recorded is not None else options_from_settings(b)
@@ -228,20 +258,23 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             counts[r.status] += 1
             (req if r.required else opt)[r.status] += 1
         matrix = _matrix(g.records, all_ops, data_types)
-        problems = tuple(_problem(r, bid, options) for r in g.records if r.status != "pass")
+        problems = tuple(sorted((_problem(r, bid, options) for r in g.records if r.status != "pass"),
+                                key=problem_rank))
         backends.append(BackendConformance(
             backend=bid, header=header, total=len(g.records),
             counts={s: counts[s] for s in STATUSES}, required={s: req[s] for s in STATUSES},
             optional={s: opt[s] for s in STATUSES},
             required_rate=rate(req["pass"], sum(req.values()) - req["skipped"]),
             optional_rate=rate(opt["pass"], sum(opt.values()) - opt["skipped"]),
+            required_failing=sum(req[s] for s in BAD_STATUSES), required_unsupported=req["unsupported"],
+            supported_rate=rate(req["pass"], sum(req.values()) - req["skipped"] - req["unsupported"]),
             known_failures=sum(bool(r.known_failure) for r in g.records),
             required_problems=sum(r.counts_against for r in g.records),
             data_types=data_types, matrix=matrix,
             ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),
             problems=problems, rerun_options_derived=recorded is None,
         ))
-    problems = tuple(p for b in backends for p in b.problems)
+    problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
     return Conformance(
         backends=tuple(backends), problems=problems,
         filter_ops=tuple(sorted({o for p in problems for o in p.ops})),

@@ -64,7 +64,7 @@ def _bar_segments(counts: dict[str, int], width: float = 100.0) -> list[dict[str
 
 def environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("reports", "templates"),
+        loader=PackageLoader("webnn_harness.reports", "templates"),
         autoescape=True,  # every page is HTML; case names and backend messages are untrusted
         undefined=StrictUndefined,
         trim_blocks=True,

@@ -11,8 +11,9 @@ os.environ["WEBNN_HARNESS_NO_CACHE"] = "1"
 
 
 def wpt_dir() -> Path | None:
-    """The WPT corpus: $WEBNN_WPT, else ../shared/wpt beside the checkout."""
-    for candidate in (os.environ.get("WEBNN_WPT"), REPO.parent / "shared" / "wpt"):
+    """The WPT corpus: $WEBNN_WPT, else shared/wpt beside the checkout (a fresh
+    clone in CI) or beside a folder above it (a worktree under work/wt/)."""
+    for candidate in (os.environ.get("WEBNN_WPT"), *(p / "shared" / "wpt" for p in REPO.parents)):
         if candidate and Path(candidate, "INDEX.json").exists():
             return Path(candidate)
     return None

@@ -17,7 +17,7 @@ def corpus_cases(path: Path) -> tuple[Case, ...]:
 
 def judged_record(backend, case: Case, known):
     """``case`` built, computed and judged on ``backend`` exactly as
-    ``webnn-harness run`` does, with ``known`` (KnownFailures) applied."""
+    ``webnn-harness run`` does, with ``known`` (an ExpectationSet) applied."""
     from webnn_harness.backends.base import Unsupported
     from webnn_harness.worker import build_record, run_case
 

@@ -87,20 +87,16 @@ def test_budgets():
     assert value("batchNormalization", {"input": f32, "mean": TensorDesc((2,), "float32"), "variance": TensorDesc((2,), "float32")}) == 6
 
 
-def test_layer_norm_budget_covers_wpt():
+def test_layer_norm_budget_covers_wpt(wpt):
     """The layerNormalization budget is WPT's instanceNormalization one; the
     float64 reference reproduces every WPT layer_normalization expected value
     within 1 ULP (measured: 0), so the budget is headroom for backends, not
     slack for the reference."""
-    from pathlib import Path
-
     from webnn_harness.cases import Case, load_cases
     from webnn_harness.compare import ulp_distance
     from webnn_harness.backends.reference.evaluate import evaluate
 
-    path = Path("/work/shared/wpt/layer_normalization.json")
-    if not path.exists():
-        pytest.skip("WPT corpus not present")
+    path = wpt / "layer_normalization.json"
     worst = 0.0
     for c in load_cases([path]):
         assert isinstance(c, Case), str(c)

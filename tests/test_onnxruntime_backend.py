@@ -7,8 +7,8 @@ ort = pytest.importorskip("onnxruntime")
 
 from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.base import BackendError, Unsupported  # noqa: E402
-from webnn_harness.backends.onnxruntime import known_failures
 from webnn_harness.backends.onnxruntime.opsets import loadable_opset  # noqa: E402
+from webnn_harness.expectations import bundled_expectations  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
 
 
@@ -56,7 +56,7 @@ def test_ort_build_error_is_unsupported_with_orts_message():
 
 
 def test_known_failures_entries_have_reasons():
-    entries = known_failures()
+    entries = bundled_expectations("onnxruntime")  # validated against the expectations schema
     assert entries
     for e in entries:
-        assert e["reason"] and (e.get("case") or e.get("match"))
+        assert e.reason and (e.case or e.match)

@@ -27,7 +27,7 @@ from webnn_harness.backends.onnxruntime.lower import Unlowerable, lower_graph  #
 from webnn_harness.backends.onnxruntime.opsets import KernelTable, loadable_opset, schema_version, signatures  # noqa: E402
 from webnn_harness.cases import Case  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
-from webnn_harness.knownfailures import KnownFailures  # noqa: E402
+from webnn_harness.expectations import ExpectationSet  # noqa: E402
 
 from corpora import corpus_cases, judged_record  # noqa: E402
 
@@ -96,7 +96,7 @@ def test_every_emitted_op_type_has_a_sample_case(op_type):
 
 @pytest.mark.parametrize("sig", sorted(SAMPLES), ids=_signature_id)
 def test_sample_runs_at_the_chosen_opset_and_agrees(backend, sig):
-    known = KnownFailures.for_backend("onnxruntime", {})
+    known = ExpectationSet.for_backend("onnxruntime", backend.info().version, {})
     problems = []
     for case in SAMPLES[sig]:
         record = judged_record(backend, case, known)

@@ -21,12 +21,13 @@ from webnn_harness.backends.onnxruntime.lower import EMULATED, LOWER  # noqa: E4
 from webnn_harness.cases import Case  # noqa: E402
 from webnn_harness.catalog import operators  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
-from webnn_harness.knownfailures import KnownFailures  # noqa: E402
+from webnn_harness.expectations import ExpectationSet  # noqa: E402
 
+from conftest import wpt_dir  # noqa: E402
 from corpora import corpus_cases, judged_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPORA = [ROOT / "cases", Path("/work/shared/wpt")]
+CORPORA = [ROOT / "cases", *filter(None, [wpt_dir()])]
 SAMPLES_PER_OP = 4
 
 
@@ -129,7 +130,7 @@ def test_agrees_with_reference(backend, op):
     cases = CASES_BY_OP.get(op)
     if not cases:
         pytest.fail(f"no case uses {op}")
-    known = KnownFailures.for_backend("onnxruntime", {})
+    known = ExpectationSet.for_backend("onnxruntime", backend.info().version, {})
     problems = []
     for case in cases:
         record = judged_record(backend, case, known)

@@ -14,7 +14,7 @@ pytest.importorskip("openvino")
 
 from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.base import BackendError, Unsupported, build_batch  # noqa: E402
-from webnn_harness.backends.openvino import known_failures  # noqa: E402
+from webnn_harness.expectations import bundled_expectations  # noqa: E402
 from webnn_harness.backends.reference import evaluate  # noqa: E402
 from webnn_harness.builder import build_graph  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
@@ -103,11 +103,10 @@ def test_compile_failure_in_batch_isolated_by_bisection(ov_backend, monkeypatch)
 
 
 def test_known_failures_data_is_well_formed():
-    entries = known_failures()
+    entries = bundled_expectations("openvino")  # validated against the expectations schema
     assert entries, "the CPU plugin's int64 narrowing alone gives known failures"
     for entry in entries:
-        assert entry.get("reason") and ("case" in entry or "match" in entry)
-        assert set(entry) <= {"case", "match", "file", "reason", "options"}
+        assert entry.reason and (entry.case or entry.match)
 
 
 SAMPLE = ["elementwise/relu.json", "movement/gather.json", "convolution/conv2d.json", "recurrent/lstm.json",
@@ -121,7 +120,7 @@ def test_corpus_sample_agrees_with_reference(ov_backend, name):
     path = ROOT / "cases" / name
     if not path.exists():
         pytest.skip(f"{name} not in the corpus")
-    known = {e["case"] for e in known_failures() if "case" in e}
+    known = {e.case for e in bundled_expectations("openvino") if e.case}
     cases = [c for c in load_cases([path]) if isinstance(c, Case) and c.name not in known]
     cases = [c for c in cases if not {"int64", "uint64", "uint32"} & set(c.graph.data_types)]
     built = build_batch(ov_backend, [c.graph for c in cases])

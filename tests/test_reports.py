@@ -20,7 +20,6 @@ from webnn_harness.reports.common import (
     format_value,
     options_from_command,
     options_from_settings,
-    regex_literal,
     rerun_command,
 )
 from webnn_harness.reports.conformance import cell_outcome
@@ -32,7 +31,7 @@ ORT = {"name": "onnxruntime", "version": "1.31.1", "device": "CPUExecutionProvid
 
 
 def rec(case, status="pass", ops=("relu",), types=("float32",), required=True, backend=ORT, **kw) -> Record:
-    return Record(file="/cases/elementwise/relu.json", case=case, ops=tuple(ops), data_types=tuple(types),
+    return Record(file="cases/elementwise/relu.json", case=case, ops=tuple(ops), data_types=tuple(types),
                   backend=backend, status=status, required=required, **kw)
 
 
@@ -150,6 +149,32 @@ def test_counts_rates_and_known_failures(inputs):
     assert b.known_failures == 1
     assert b.required_problems == 1  # the XSS-named fail; the known failure does not count
     assert b.header.harness_version and b.header.command.startswith("webnn-harness run")
+    assert (b.required_failing, b.required_unsupported) == (2, 0)  # the known failure is still a failure
+    assert b.supported_rate == pytest.approx(4 / 6)
+
+
+def test_real_failures_lead_and_unsupported_rows_come_last(inputs):
+    conf = build_model(inputs).conformance
+    ranks = [(p.status, bool(p.known_failure), p.required) for p in conf.problems]
+    assert ranks == [("fail", False, True), ("fail", False, False), ("fail", True, True), ("unsupported", False, False)]
+
+
+def test_runs_of_one_backend_are_told_apart_by_label_and_pages_carry_no_local_path(tmp_path):
+    folders = []
+    for label in ("wpt", "cases"):
+        out = tmp_path / f"/home/someone/ci/{label}".lstrip("/")
+        write_run(out, RECORDS[:4], f"/home/someone/.venv/bin/webnn-harness run --cases /home/someone/shared/{label} "
+                                    f"--out /home/someone/ci/{label}")
+        doc = json.loads((out / "summary.json").read_text())
+        (out / "summary.json").write_text(json.dumps({**doc, "label": label}))
+        folders.append(out)
+    conf = build_model(folders).conformance
+    assert [b.backend.label for b in conf.backends] == ["onnxruntime 1.31.1", "onnxruntime 1.31.1 · cases"]
+    assert [b.header.label for b in conf.backends] == ["wpt", "cases"]
+    index = build_site(folders, tmp_path / "site")
+    for page in index.parent.rglob("*.html"):
+        assert "/home/someone" not in page.read_text(), page
+        assert str(tmp_path) not in page.read_text(), page
 
 
 def test_matrix_lists_all_95_operators_with_not_tested_cells(inputs):
@@ -193,19 +218,20 @@ def test_problem_rows_carry_values_and_a_rerun_command(inputs):
     argv = shlex.split(big.command)
     assert argv[:4] == ["webnn-harness", "run", "--backend", "onnxruntime"]
     assert argv[argv.index("-o") + 1] == "threads=4"
-    assert argv[argv.index("--cases") + 1] == "/cases/elementwise/relu.json"
-    pattern = argv[argv.index("--filter") + 1]
-    assert re.search(pattern, big.case) and not re.search(pattern, big.case + " more")
+    assert "--cases" not in argv  # the bundled corpus is the default
+    assert argv[argv.index("--id") + 1] == f"cases/elementwise/relu.json::{big.case}"
+    assert argv[argv.index("--out") + 1].startswith("out/rerun-onnxruntime-")
 
 
 @pytest.mark.parametrize("name", [XSS, "a (b) [c] {d} x.y $z ^ * + ? | \\ 'quote'", "plain name"])
-def test_rerun_filter_matches_exactly_that_name(name):
-    cmd = rerun_command({"name": "reference"}, [], "/c/f.json", name)
-    argv = shlex.split(cmd)
-    pattern = argv[argv.index("--filter") + 1]
-    assert re.search(pattern, name)
-    assert not re.search(pattern, "x" + name) and not re.search(pattern, name + "x")
-    assert regex_literal("a b") == "a b"  # readable: spaces are not escaped
+def test_rerun_command_names_the_case_by_id_and_a_fresh_out_folder(name):
+    argv = shlex.split(rerun_command({"name": "reference"}, [], "wpt/f.json", name))
+    assert argv[argv.index("--cases") + 1] == "wpt"  # the corpus name: no local path on a page
+    assert argv[argv.index("--id") + 1] == f"wpt/f.json::{name}"
+    local = shlex.split(rerun_command({"name": "reference"}, [], "wpt/f.json", name, "/data/wpt"))
+    assert local[local.index("--cases") + 1] == "/data/wpt"
+    other = shlex.split(rerun_command({"name": "reference"}, [], "wpt/f.json", name + "x"))
+    assert argv[argv.index("--out") + 1] != other[other.index("--out") + 1]
 
 
 def test_options_recovered_from_command_or_settings():

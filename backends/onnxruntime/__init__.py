@@ -19,11 +19,9 @@ message; the lowering refuses nothing silently.
 """
 from __future__ import annotations
 
-import json
 import platform
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Mapping
 
 import numpy as np
@@ -198,27 +196,8 @@ def create(options: Mapping[str, str]) -> OnnxRuntimeBackend:
     return OnnxRuntimeBackend(options)
 
 
-# -- known failures ---------------------------------------------------------
-#
-# backends/onnxruntime/known_failures.json, applied by harness/knownfailures.py:
-# a JSON list of entries
-#   {"file": "gather.json" (optional, the case file's base name),
-#    "case": "exact case name"  or  "match": "regex searched in the name",
-#    "reason": "why ORT deviates from WebNN here",
-#    "options": {"ep": "..."} (optional: only under these backend options)}
-# Entries that match nothing in a run covering their file are reported stale.
+# Known failures: backends/onnxruntime/known_failures.json, in the expectations
+# format of harness/expectations.py (schema: harness/schema/expectations.schema.json).
 
 
-def known_failures() -> list[dict]:
-    """The entries, checked for shape (every one needs a reason and a case or match)."""
-    text = resources.files("webnn_harness.backends.onnxruntime").joinpath("known_failures.json").read_text()
-    entries = json.loads(text)
-    for entry in entries:
-        if not isinstance(entry, dict) or not entry.get("reason") or not (entry.get("case") or entry.get("match")):
-            raise ValueError(f"known_failures.json: every entry needs 'reason' and 'case' or 'match': {entry!r}")
-        if "match" in entry:
-            re.compile(entry["match"])
-    return entries
-
-
-__all__ = ["OnnxRuntimeBackend", "create", "known_failures"]
+__all__ = ["OnnxRuntimeBackend", "create"]

@@ -1,0 +1,124 @@
+"""Expectations: they mark a non-pass, never a pass; scoped by options and
+versions; stale and unmatched entries are reported exactly; a run can write them."""
+import json
+
+import pytest
+
+from webnn_harness.expectations import (
+    ExpectationSet, ExpectationsError, bundled_expectations, merge_reports, parse_expectations,
+    read_expectations, release_version, update_expectations,
+)
+from webnn_harness.results import Record
+
+
+def rec(file, case, status, version="1.0"):
+    return Record(file=file, case=case, ops=("relu",), data_types=("float32",),
+                  backend={"name": "acme", "version": version}, status=status, required=True,
+                  message="boom\nsecond line" if status != "pass" else "")
+
+
+def entries(doc):
+    return parse_expectations(doc, "x.json")
+
+
+def test_marks_matching_non_pass_and_reports_stale_and_unmatched_entries():
+    es = ExpectationSet(entries([
+        {"file": "elementwise/relu.json", "case": "relu a", "reason": "r1"},
+        {"file": "relu.json", "match": "^relu int", "reason": "r2"},
+        {"file": "relu.json", "case": "relu fixed", "reason": "r3"},
+        {"file": "conv2d.json", "case": "never run", "reason": "r4"},
+    ]))
+    a = es.apply(rec("cases/elementwise/relu.json", "relu a", "fail"))
+    assert a.known_failure == "r1" and not a.counts_against
+    # the same name in WPT's relu.json is not our entry's file
+    assert es.apply(rec("wpt/relu.json", "relu a", "fail")).known_failure is None
+    assert es.apply(rec("wpt/relu.json", "relu int8", "crash")).known_failure == "r2"
+    passed = es.apply(rec("wpt/relu.json", "relu fixed", "pass"))
+    assert passed.known_failure is None  # a pass is never marked
+    assert [e.reason for e in es.stale()] == ["r3"]  # ran and passed
+    assert [e.reason for e in es.unmatched()] == ["r4"]  # never ran
+    assert [e["outcome"] for e in es.report()] == ["applied", "applied", "stale", "unmatched"]
+    assert es.report()[0]["source"] == "x.json" and es.report()[3]["index"] == 3
+
+
+@pytest.mark.parametrize("version,in_force", [("1.31.0", False), ("1.32.0", True), ("1.32.0rc1", True),
+                                              ("2026.4.1-22982-e213a147257-releases/2026/4", True), ("nightly", False)])
+def test_versions_scope_an_entry(version, in_force):
+    es = ExpectationSet.for_backend("acme", version, {}, bundled=False)
+    (e,) = entries([{"case": "c", "reason": "r", "versions": ">=1.32"}])
+    assert e.applies_to(version, {}) is in_force
+    assert es.entries == ()
+
+
+def test_options_scope_an_entry():
+    (e,) = entries([{"case": "c", "reason": "r", "options": {"ep": "CUDA"}}])
+    assert e.applies_to("1", {"ep": "CUDA", "threads": "2"}) and not e.applies_to("1", {})
+
+
+def test_release_version_reads_backend_version_strings():
+    assert str(release_version("2026.4.1-22982-e213a147257-releases/2026/4")) == "2026.4.1"
+    assert release_version("unknown") is None
+
+
+@pytest.mark.parametrize("doc,message", [
+    ({"case": "c"}, r"\(document\): .* is not of type 'array'"),
+    ([{"case": "c"}], r"\[0\]: 'reason' is a required property"),
+    ([{"reason": "r"}], r"\[0\]: needs exactly one of \"case\" and \"match\""),
+    ([{"reason": "r", "case": "c", "match": "m"}], r"\[0\]: needs exactly one"),
+    ([{"reason": "r", "match": "("}], r"\[0\]\.match: not a regular expression"),
+    ([{"reason": "r", "case": "c", "versions": "one point two"}], r"\[0\]\.versions: not a version specifier"),
+    ([{"reason": "r", "case": "c", "cases": "typo"}], r"\[0\]: Additional properties"),
+])
+def test_malformed_files_are_one_line_errors(doc, message):
+    with pytest.raises(ExpectationsError, match=r"^x\.json: " + message):
+        entries(doc)
+
+
+def test_read_errors_name_the_file(tmp_path):
+    with pytest.raises(ExpectationsError, match="not valid JSON"):
+        (tmp_path / "e.json").write_text("[")
+        read_expectations(tmp_path / "e.json")
+    with pytest.raises(ExpectationsError, match="cannot read"):
+        read_expectations(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("backend", ["onnxruntime", "openvino"])
+def test_bundled_known_failure_files_follow_the_schema(backend):
+    assert bundled_expectations(backend)
+    assert bundled_expectations("no-such-backend") == ()
+
+
+def test_given_files_add_to_the_bundled_ones(tmp_path):
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps([{"file": "relu.json", "case": "c", "reason": "mine"}]))
+    es = ExpectationSet.for_backend("onnxruntime", "1.32.0", {}, [path])
+    assert es.entries[-1].reason == "mine" and es.entries[-1].source == str(path)
+    assert len(es.entries) > 1
+
+
+def test_shard_reports_merge_to_the_single_run_outcome():
+    one = [{"source": "f", "index": 0, "outcome": "stale"}, {"source": "f", "index": 1, "outcome": "unmatched"},
+           {"source": "f", "index": 2, "outcome": "unmatched"}]
+    two = [{"source": "f", "index": 0, "outcome": "applied"}, {"source": "f", "index": 1, "outcome": "stale"},
+           {"source": "f", "index": 2, "outcome": "unmatched"}]
+    assert [e["outcome"] for e in merge_reports([one, two])] == ["applied", "stale", "unmatched"]
+
+
+def test_update_writes_failures_keeps_live_entries_and_drops_passing_ones(tmp_path):
+    path = tmp_path / "exp.json"
+    previous = entries([
+        {"file": "wpt/a.json", "case": "still failing", "reason": "known bug 1"},
+        {"file": "wpt/a.json", "case": "fixed now", "reason": "known bug 2"},
+        {"file": "wpt/b.json", "case": "not run", "reason": "known bug 3"},
+        {"file": "wpt/a.json", "case": "fixed now", "reason": "other release", "versions": "<1"},
+    ])
+    records = [rec("wpt/a.json", "still failing", "fail"), rec("wpt/a.json", "fixed now", "pass"),
+               rec("wpt/a.json", "new crash", "crash"), rec("wpt/a.json", "unsupported", "unsupported")]
+    counts = update_expectations(path, records, previous, "1.0", {})
+    assert counts == {"kept": 3, "added": 1, "dropped": 1}
+    doc = json.loads(path.read_text())
+    assert [e["reason"] for e in doc[:3]] == ["known bug 1", "known bug 3", "other release"]
+    assert doc[3] == {"file": "wpt/a.json", "case": "new crash", "reason": "crash on acme 1.0: boom second line"}
+    # the written file is valid and, applied to the same run, marks every failure
+    es = ExpectationSet(read_expectations(path))
+    assert all(not es.apply(r).counts_against for r in records)

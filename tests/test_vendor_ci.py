@@ -1,0 +1,249 @@
+"""What a vendor's CI relies on: shards that merge into the single run, diff
+against a baseline, JUnit from any run folder, expectations from the command
+line, and no green run that tested nothing."""
+import json
+import re
+import shlex
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from webnn_harness.cli import main
+from webnn_harness.diff import diff_runs, format_markdown
+from webnn_harness.results import Record, ResultWriter, read_records
+from webnn_harness.selection import SelectionError, Shard
+
+
+def relu_case(name, expected=(0, 2, 0, 4)):
+    return {"name": name, "graph": {
+        "inputs": {"x": {"data": [-1, 2, -3, 4], "descriptor": {"shape": [4], "dataType": "float32"}}},
+        "operators": [{"name": "relu", "arguments": [{"input": "x"}], "outputs": "y"}],
+        "expectedOutputs": {"y": {"data": list(expected), "descriptor": {"shape": [4], "dataType": "float32"}}}}}
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """A corpus "vendorcases" of 7 cases in two files: one wrong expectation, one malformed case."""
+    root = tmp_path / "vendorcases"
+    (root / "act").mkdir(parents=True)
+    (root / "act" / "relu.json").write_text(json.dumps({"tests": [
+        relu_case("relu a"), relu_case("relu b"), relu_case("relu wrong", (0, 2, 0, 5)), {"name": "relu broken"}]}))
+    (root / "more.json").write_text(json.dumps([relu_case("more a"), relu_case("more b"), relu_case("more c")]))
+    return root
+
+
+def run(tmp_path, out, *args):
+    return main(["run", "-q", "--workers", "1", "-b", "reference", "--out", str(tmp_path / out), *args])
+
+
+def comparable(folder):
+    """A run folder with its timings and dates taken out."""
+    records = sorted((json.dumps({k: v for k, v in r.to_json().items() if k not in ("buildSeconds", "computeSeconds")},
+                                 sort_keys=True) for r in read_records(folder / "results.jsonl")))
+    summary = json.loads((folder / "summary.json").read_text())
+    for key in ("date", "seconds", "merged"):
+        summary.pop(key, None)
+    for b in summary["backends"]:
+        b.pop("seconds")
+    return records, summary
+
+
+def test_shards_partition_by_id_and_merge_into_the_single_run(tmp_path, corpus, capsys):
+    assert run(tmp_path, "single", "--cases", str(corpus)) == 1
+    for i in (1, 2, 3):
+        run(tmp_path, f"shard{i}", "--cases", str(corpus), "--shard", f"{i}/3")
+    sizes = [len(read_records(tmp_path / f"shard{i}" / "results.jsonl")) for i in (1, 2, 3)]
+    assert sorted(sizes) == [2, 2, 3]  # balanced: 7 records (6 cases and a load error)
+    # the merged summary is rebuilt with the command as if run unsharded; compare the rest
+    assert main(["merge", *(str(tmp_path / f"shard{i}") for i in (3, 1, 2)), "--out", str(tmp_path / "merged")]) == 0
+    single, merged = comparable(tmp_path / "single"), comparable(tmp_path / "merged")
+    assert merged[0] == single[0]
+    single[1]["command"] = re.sub(r"--out \S+", "", single[1]["command"])
+    merged[1]["command"] = re.sub(r"--out \S+", "", merged[1]["command"])
+    assert merged[1] == single[1]
+    assert json.loads((tmp_path / "merged" / "summary.json").read_text())["merged"] == ["1/3", "2/3", "3/3"]
+    # merging again into a folder that holds a run, or an incomplete set, is refused
+    capsys.readouterr()
+    assert main(["merge", str(tmp_path / "shard1"), "--out", str(tmp_path / "merged")]) == 2
+    assert main(["merge", str(tmp_path / "shard1"), str(tmp_path / "shard2"), "--out", str(tmp_path / "m2")]) == 2
+    assert "shard 3/3 missing" in capsys.readouterr().err
+    assert main(["merge", str(tmp_path / "single"), "--out", str(tmp_path / "m3")]) == 2
+
+
+def test_shard_take_is_deterministic_disjoint_and_balanced():
+    class Item:
+        def __init__(self, i):
+            self.id, self.index = f"c/f{i % 5}.json::case {i}", i
+    items = [Item(i) for i in range(23)]
+    parts = [Shard(i, 4).take(items) for i in (1, 2, 3, 4)]
+    assert sorted(x.id for p in parts for x in p) == sorted(x.id for x in items)
+    assert {len(p) for p in parts} == {5, 6}
+    assert [x.id for x in Shard(2, 4).take(list(reversed(items)))] == [x.id for x in parts[1]]
+    for bad in ("0/4", "5/4", "2", "a/b"):
+        with pytest.raises(SelectionError):
+            Shard.parse(bad)
+
+
+def test_more_shards_than_cases_is_exit_2(tmp_path, corpus, capsys):
+    assert run(tmp_path, "s", "--cases", str(corpus / "more.json"), "--shard", "4/4") == 2
+    assert "--shard 4/4 selects nothing: the selection has only 3 cases" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()  # nothing written for a mistake
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--op", "conv2D"], "--op conv2D: no such operator (did you mean conv2d?)"),
+    (["--op", "reduce_sum"], "(did you mean reduceSum?)"),
+    (["--filter", "no such name"], "no cases selected: no case under"),
+    (["--filter", "relu ("], "--filter 'relu (': not a regular expression"),
+    (["--id", "vendorcases/nope.json"], "no cases selected"),
+])
+def test_selections_that_test_nothing_are_exit_2(tmp_path, corpus, capsys, args, message):
+    assert run(tmp_path, "o", "--cases", str(corpus), *args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_an_empty_folder_is_exit_2(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert run(tmp_path, "o", "--cases", str(tmp_path / "empty")) == 2
+    assert "no case files under" in capsys.readouterr().err
+
+
+def test_failing_required_cases_are_listed_with_rerun_commands(tmp_path, corpus, capsys):
+    assert run(tmp_path, "r", "--cases", str(corpus)) == 1
+    out = capsys.readouterr().out
+    assert "2 required cases failed:" in out  # the wrong expectation and the malformed case
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines)
+              if line.startswith("  fail    reference: vendorcases/act/relu.json::relu wrong - max ULP error"))
+    cmd = lines[at + 1].strip()
+    argv = shlex.split(cmd)
+    assert argv[argv.index("--cases") + 1] == str(corpus)
+    assert argv[argv.index("--id") + 1] == "vendorcases/act/relu.json::relu wrong"
+    out_dir = argv[argv.index("--out") + 1]
+    assert out_dir.startswith("out/rerun-reference-") and out_dir != str(tmp_path / "r")
+    # the command runs exactly that case
+    argv[argv.index("--out") + 1] = str(tmp_path / "rerun")
+    assert main(argv[1:] + ["-q", "--workers", "1"]) == 1
+    (only,) = read_records(tmp_path / "rerun" / "results.jsonl")
+    assert only.id == "vendorcases/act/relu.json::relu wrong"
+
+
+def test_expectations_from_the_command_line_and_update(tmp_path, corpus, capsys):
+    exp = tmp_path / "acme-expectations.json"
+    assert run(tmp_path, "r1", "--cases", str(corpus), "--update-expectations", str(exp)) == 1
+    assert "expectations: " in capsys.readouterr().out
+    doc = json.loads(exp.read_text())
+    assert {(e["file"], e["case"]) for e in doc} == {("vendorcases/act/relu.json", "relu wrong"),
+                                                     ("vendorcases/act/relu.json", "relu broken")}
+    # a stale and an unmatched entry beside them
+    doc += [{"file": "more.json", "case": "more a", "reason": "was broken"},
+            {"case": "typo", "reason": "never matches"}]
+    exp.write_text(json.dumps(doc))
+    # a backend named by module:factory path: outcomes are keyed by the name its info() gives
+    assert main(["run", "-q", "--workers", "1", "-b", "webnn_harness.backends.reference:create", "--out",
+                 str(tmp_path / "r2"), "--cases", str(corpus), "--expectations", str(exp)]) == 0
+    err = capsys.readouterr().err
+    assert 'stale expectation (its cases ran and passed): ' in err and '"more a"' in err
+    assert 'expectation matched no case: ' in err and '"typo"' in err
+    summary = json.loads((tmp_path / "r2" / "summary.json").read_text())
+    assert [e["outcome"] for e in summary["expectations"]["reference"]] == ["applied", "applied", "stale", "unmatched"]
+    # versions scope entries: the reference is 0.x, so ">=1" entries are not in force
+    exp.write_text(json.dumps([{**e, "versions": ">=1"} for e in doc]))
+    assert run(tmp_path, "r3", "--cases", str(corpus), "--expectations", str(exp)) == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"case": "x"}]))
+    assert run(tmp_path, "r4", "--cases", str(corpus), "--expectations", str(bad)) == 2
+    assert "[0]: 'reason' is a required property" in capsys.readouterr().err
+
+
+def test_junit_classnames_come_from_ids_with_backend_properties(tmp_path, corpus):
+    run(tmp_path, "r", "--cases", str(corpus))
+    assert main(["junit", str(tmp_path / "r"), "--out", str(tmp_path / "j.xml")]) == 0
+    root = ET.parse(tmp_path / "j.xml").getroot()
+    suite = root.find("testsuite")
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["backend.name"] == "reference" and props["backend.version"] and props["backend.device"]
+    assert props["label"] == "vendorcases"
+    classes = {tc.get("classname") for tc in suite.iter("testcase")}
+    assert classes == {"vendorcases.act.relu", "vendorcases.more"}
+    failure = next(tc for tc in suite.iter("testcase") if tc.get("name") == "relu wrong").find("failure")
+    assert ("re-run: webnn-harness run --backend reference --cases vendorcases "
+            "--id 'vendorcases/act/relu.json::relu wrong' --out out/rerun-reference-") in failure.text
+    assert str(tmp_path) not in (tmp_path / "j.xml").read_text()  # no local path in a CI artifact
+    assert main(["junit", str(tmp_path / "nothing"), "--out", str(tmp_path / "x.xml")]) == 2
+
+
+def rec(cid, status, backend="acme", version="1", known=None):
+    file, _, case = cid.partition("::")
+    return Record(file=file, case=case, ops=("relu",), data_types=("float32",),
+                  backend={"name": backend, "version": version, "device": "cpu"}, status=status, required=True,
+                  message=f"{status} message" if status != "pass" else "", known_failure=known)
+
+
+def write_run(folder, records, label):
+    w = ResultWriter(folder)
+    for r in records:
+        w.write(r)
+    w.close()
+    (folder / "summary.json").write_text(json.dumps({"label": label}))
+    return folder
+
+
+def test_diff_finds_regressions_fixes_new_and_removed_per_backend(tmp_path, capsys):
+    base = write_run(tmp_path / "base", [
+        rec("w/a.json::keeps passing", "pass"), rec("w/a.json::breaks", "pass"), rec("w/a.json::gets fixed", "fail"),
+        rec("w/a.json::fail to crash", "fail"), rec("w/a.json::goes away", "pass"),
+        rec("w/a.json::breaks", "pass", backend="other")], "main")
+    new = write_run(tmp_path / "new", [
+        rec("w/a.json::keeps passing", "pass", version="2"), rec("w/a.json::breaks", "fail", version="2", known="listed"),
+        rec("w/a.json::gets fixed", "pass", version="2"), rec("w/a.json::fail to crash", "crash", version="2"),
+        rec("w/a.json::new failing", "timeout", version="2"), rec("w/a.json::new unsupported", "unsupported", version="2"),
+        rec("w/a.json::breaks", "pass", backend="other")], "pr-42")
+    d = diff_runs(base, new)
+    assert (d.base, d.new) == ("base (main)", "new (pr-42)")
+    acme, other = d.backends
+    assert [c.id for c in acme.regressions] == ["w/a.json::breaks", "w/a.json::new failing"]
+    assert acme.regressions[0].known_failure == "listed"  # an expectation does not excuse a step back
+    assert [c.id for c in acme.fixes] == ["w/a.json::gets fixed"]
+    assert [(c.base, c.new) for c in acme.changed] == [("fail", "crash")]
+    assert [c.id for c in acme.new] == ["w/a.json::new unsupported"]
+    assert [c.id for c in acme.removed] == ["w/a.json::goes away"]
+    assert (acme.unchanged, acme.base_version, acme.new_version) == (1, "1", "2")
+    assert not other.regressions and other.unchanged == 1 and d.exit_code == 1
+    md = format_markdown(d)
+    assert "**2 regressions**" in md and "| acme | 1 -> 2 | 2 | 1 | 1 | 1 | 1 | 1 |" in md
+    assert "`w/a.json::breaks` | pass | fail | expected: listed |" in md
+    assert main(["diff", str(base), str(new)]) == 1
+    text = capsys.readouterr().out
+    assert "REGRESSION w/a.json::breaks: pass -> fail [expected: listed]" in text
+    assert "acme 1 -> 2: 2 regressions, 1 fixes, 1 changed, 1 new, 1 removed, 1 unchanged" in text
+    assert main(["diff", str(new), str(new), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["regressions"] == 0
+    assert main(["diff", str(base), str(tmp_path / "missing")]) == 2
+
+
+def test_diff_reads_runs_written_before_ids(tmp_path):
+    old = tmp_path / "old"
+    old.mkdir()
+    r = rec("wpt/relu.json::relu a", "pass").to_json()
+    del r["id"]
+    r["file"] = "/home/someone/shared/wpt/relu.json"
+    (old / "results.jsonl").write_text(json.dumps(r) + "\n")
+    new = write_run(tmp_path / "new", [rec("wpt/relu.json::relu a", "pass")], "new")
+    (acme,) = diff_runs(old, new).backends
+    assert acme.unchanged == 1 and not acme.new and not acme.removed
+
+
+def test_report_renders_from_any_working_directory(tmp_path, corpus):
+    import subprocess
+    import sys
+
+    run(tmp_path, "r", "--cases", str(corpus), "--label", "nightly")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([sys.executable, "-m", "webnn_harness", "report", str(tmp_path / "r"), "--out", "site"],
+                          cwd=elsewhere, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    page = (elsewhere / "site" / "conformance.html").read_text()
+    assert 'run-label">nightly' in page and str(tmp_path) not in page
