@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -99,6 +100,8 @@ class RayExecutors:
     instance (shut down by ``close``), and makes one executor per backend."""
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None):
+        if address:
+            _check_reachable(address)  # before importing Ray: a wrong address fails fast
         ray = _ray()
         self.started = False
         self.cases_per_node: Counter = Counter()
@@ -134,6 +137,18 @@ class RayExecutors:
         if self.started:
             _ray().shutdown()
             self.started = False
+
+
+def _check_reachable(address: str, seconds: float = 10.0) -> None:
+    """Fail in one line when nothing listens at a ``host:port`` address:
+    ray.init keeps retrying an unreachable GCS for minutes (Ray 2.60)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # "auto", ray:// client addresses: left to Ray
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except OSError as exc:
+        raise BackendError(f"cannot join the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
 def _check_capacity(resources: Mapping[str, float]) -> int:

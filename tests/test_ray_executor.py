@@ -3,6 +3,7 @@ local worker pool (timings aside), crash, segfault and hang isolated, work
 spread over the nodes, devices placed by resource. Kept small for a 2-core
 CI machine: one CPU per node, small object stores, no dashboard."""
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -110,6 +111,18 @@ def test_device_resources():
 def test_ray_address_needs_the_ray_executor():
     with pytest.raises(ValueError, match="--ray-address needs --executor ray"):
         executors("local", "127.0.0.1:6379")
+
+
+def test_an_address_where_nothing_listens_is_one_line(tmp_path):
+    """Exit 2 and one line, not Ray retrying for minutes (its own process: this one may hold a session)."""
+    with socket.socket() as s:  # a free port, then closed: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.run([sys.executable, "-m", "webnn_harness", "run", "-q", "--executor", "ray", "--ray-address",
+                           f"127.0.0.1:{port}", "-b", "reference", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == f"webnn-harness run: error: cannot join the Ray cluster at 127.0.0.1:{port}: Connection refused"
 
 
 def test_cli_without_address_starts_and_stops_its_own_ray(tmp_path):
