@@ -13,6 +13,11 @@ Optional:
     backend.build_settings(compiled) -> {setting: value}
         settings chosen per build (ONNX Runtime: the opset a graph was
         emitted at); each record keeps them beside the backend's info().
+    backend.device_session(graph)   -> DeviceSession
+        the graph built for repeated runs on tensors that stay in the
+        backend's own memory (ORT OrtValue, OpenVINO ov.Tensor), and able to
+        save the exact model it runs. The default (``device_session``
+        below) wraps build/compute.
 """
 from __future__ import annotations
 
@@ -64,6 +69,52 @@ def build_batch(backend: Backend, graphs: Sequence[Graph]) -> list[Any]:
         except Exception as exc:  # noqa: BLE001 - the caller classifies it
             out.append(exc)
     return out
+
+
+class DeviceSession(Protocol):
+    """One built graph whose inputs and outputs are backend-owned tensors:
+    ``upload`` copies a host array into one, ``run`` consumes and produces
+    them without a host copy, ``download`` copies one back to a new host
+    array. ``save(stem)`` writes the model it runs for replay by the
+    backend's own tools and returns the files written (none if it cannot).
+    Optional: ``build_settings()`` -> settings chosen for this build, as
+    ``backend.build_settings`` gives them."""
+
+    def save(self, stem: str) -> Sequence[str]: ...
+
+    def upload(self, name: str, array: np.ndarray) -> Any: ...
+
+    def run(self, inputs: Mapping[str, Any]) -> Mapping[str, Any]: ...
+
+    def download(self, tensor: Any) -> np.ndarray: ...
+
+
+class HostSession:
+    """The fallback DeviceSession for a backend without device tensors: its
+    "tensors" are host arrays and every run goes through ``compute``."""
+
+    def __init__(self, backend: Backend, graph: Graph):
+        self.backend, self.compiled = backend, backend.build(graph)
+
+    def save(self, stem: str) -> Sequence[str]:
+        return ()
+
+    def upload(self, name: str, array: np.ndarray) -> np.ndarray:
+        return np.array(array, copy=True)
+
+    def run(self, inputs: Mapping[str, Any]) -> Mapping[str, Any]:
+        return self.backend.compute(self.compiled, inputs)
+
+    def download(self, tensor: Any) -> np.ndarray:
+        return np.array(tensor, copy=True)
+
+
+def device_session(backend: Backend, graph: Graph) -> DeviceSession:
+    """The backend's own device session when it has one, else a HostSession."""
+    fn = getattr(backend, "device_session", None)
+    if fn is not None:
+        return fn(graph)
+    return HostSession(backend, graph)
 
 
 def emulations(backend: Backend) -> Mapping[str, str]:

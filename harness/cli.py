@@ -271,10 +271,70 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
+def cmd_bench(args) -> int:
+    """Time verified benchmarks on backends; write DIR/bench.jsonl and DIR/summary.json. Exit 1 when a
+    variant is wrong, errs, crashes or hangs, or with --baseline when one regressed; 2 on bad usage."""
+    from webnn_harness.backends import BackendError, UnknownBackend
+    from webnn_harness.bench import BenchFolderExists, BenchOptions, TimingPolicy, load_suite, run_bench
+    from webnn_harness.bench.compare import compare_bench
+    from webnn_harness.bench.console import comparison_lines, published_tables, record_line
+
+    names = args.backend
+    if not names:  # the reference is the yardstick, not a contender: bench it only when named
+        from webnn_harness.backends import DEFAULT_BACKENDS, available
+
+        names = [n for n in DEFAULT_BACKENDS if n != "reference" and n in available()] or ["reference"]
+    requests = _backend_requests(names, args.option)
+    if args.baseline and not (Path(args.baseline) / "bench.jsonl").is_file():
+        raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError("--threads must be at least 1")
+    try:
+        suite = load_suite(args.suite)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for err in suite.errors:
+        print(f"error: {err}", file=sys.stderr)
+    threads = args.threads
+    for request in requests:  # -o threads=N and --threads are one setting
+        if "threads" in request.options:
+            threads = int(request.options["threads"]) if request.options["threads"].isdigit() else threads
+    policy = TimingPolicy(min_time=args.min_time, min_samples=args.min_samples, max_time=args.max_time)
+    options = BenchOptions(policy=policy, timeout=args.timeout, threads=threads, name_filter=args.filter,
+                           save_artifacts=not args.no_artifacts)
+    show = (lambda record: None) if args.quiet else (lambda record: print(record_line(record), flush=True))
+    try:
+        result = run_bench(suite, [(r.name, r.options) for r in requests], Path(args.out), options,
+                           command=" ".join(["webnn-harness", *sys.argv[1:]]), overwrite=args.overwrite,
+                           on_record=show)
+    except (UnknownBackend, BackendError, BenchFolderExists, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    for line in published_tables(result.records):
+        print(line)
+    counts = ", ".join(f"{n} {s}" for s, n in result.counts.items() if n)
+    print(f"{suite.name}: {counts}; bench: {result.out / 'bench.jsonl'}, summary: {result.out / 'summary.json'}")
+    if args.baseline:
+        comparison = compare_bench(args.baseline, result.out, threshold=args.threshold)
+        for line in comparison_lines(comparison):
+            print(line)
+        if comparison.regressions:
+            return EXIT_FAILURES
+    if suite.errors:
+        return EXIT_USAGE
+    # wrong numbers, crashes, hangs and harness errors fail the bench; a backend refusing a graph does not
+    failed = sum(result.counts[s] for s in ("wrong", "error", "crash", "timeout"))
+    return EXIT_FAILURES if failed else EXIT_OK
+
+
 def cmd_diff(args) -> int:
     """Compare two run folders by case id; exit 1 when NEW regressed against BASE."""
     from webnn_harness.diff import FORMATS, diff_runs
 
+    benches = [(Path(d) / "bench.jsonl").is_file() for d in (args.base, args.new)]
+    if any(benches):
+        if not all(benches):
+            raise UsageError("diff compares two run folders or two bench folders, not one of each")
+        return _diff_benches(args)
     try:
         diff = diff_runs(args.base, args.new)
     except ValueError as exc:
@@ -287,6 +347,30 @@ def cmd_diff(args) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_FAILURES if diff.exit_code else EXIT_OK
+
+
+def _diff_benches(args) -> int:
+    """Two bench folders: significant slowdowns beyond --threshold are regressions (exit 1)."""
+    from webnn_harness.bench.compare import compare_bench
+    from webnn_harness.bench.console import comparison_lines, comparison_markdown
+
+    try:
+        comparison = compare_bench(args.base, args.new, threshold=args.threshold)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        text = json.dumps(comparison.to_json(), indent=2) + "\n"
+    elif args.format == "markdown":
+        text = comparison_markdown(comparison)
+    else:
+        text = "\n".join(comparison_lines(comparison)) + "\n"
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{len(comparison.regressions)} regressions; {args.format} written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_FAILURES if comparison.regressions else EXIT_OK
 
 
 def cmd_merge(args) -> int:
@@ -325,10 +409,11 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
     "ops": (cmd_ops, "print the operator catalog (the spec's tensor limits and options)"),
     "backends": (cmd_backends, "list installed backends with versions and devices"),
     "probe": (cmd_probe, "measure a backend's real opSupportLimits (and the evidence behind it)"),
-    "report": (cmd_report, "write the HTML conformance report and capability matrix"),
+    "report": (cmd_report, "write the HTML conformance and performance reports and capability matrix"),
     "diff": (cmd_diff, "compare two runs case by case: regressions, fixes, new and removed cases"),
     "merge": (cmd_merge, "join the output folders of a sharded run into one run folder"),
     "junit": (cmd_junit, "write JUnit XML from a run folder"),
+    "bench": (cmd_bench, "time verified benchmarks (suites of ops and interop scenarios) on a backend"),
 }
 
 
@@ -386,12 +471,32 @@ def parser() -> argparse.ArgumentParser:
                     help="run folder (results.jsonl, summary.json) or probe output (*-opSupportLimits.json, *-probe.json, or a folder of them)")
     rp.add_argument("--out", default="out/site", help="site folder (default: out/site)")
 
+    be = sub.add_parser("bench", help=COMMANDS["bench"][1])
+    be.add_argument("--backend", "-b", action="append",
+                    help="backend name (repeatable; default: the installed default backends but the reference)")
+    be.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option, e.g. threads=2")
+    be.add_argument("--suite", default="default", help="built-in suite name (default, seed, ops) or a suite JSON file")
+    be.add_argument("--out", default="out/bench", help="output folder (default: out/bench)")
+    be.add_argument("--overwrite", action="store_true", help="replace a bench already in --out")
+    be.add_argument("--filter", help="only benchmarks whose id matches this regular expression")
+    be.add_argument("--threads", type=int, help="backend threads (same as -o threads=N; default: every usable core)")
+    be.add_argument("--min-time", type=float, default=0.5, help="seconds of timed samples per variant at least (default 0.5)")
+    be.add_argument("--min-samples", type=int, default=10, help="timed samples per variant at least (default 10)")
+    be.add_argument("--max-time", type=float, default=10.0, help="stop sampling a variant after this many seconds (default 10)")
+    be.add_argument("--timeout", type=float, default=300.0, help="seconds per variant before it counts as a timeout")
+    be.add_argument("--no-artifacts", action="store_true", help="do not save the timed models under DIR/artifacts")
+    be.add_argument("--baseline", metavar="DIR", help="bench folder to compare with; exit 1 on a regression")
+    be.add_argument("--threshold", type=float, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
+    be.add_argument("--quiet", "-q", action="store_true", help="no line per record")
+
     df = sub.add_parser("diff", help=COMMANDS["diff"][1])
     df.add_argument("base", metavar="BASE", help="the baseline run folder (e.g. the last main run)")
     df.add_argument("new", metavar="NEW", help="the run folder to judge")
     df.add_argument("--format", choices=("text", "json", "markdown"), default="text",
                     help="text (default), json, or markdown (a pull-request comment)")
     df.add_argument("--out", metavar="FILE", help="write the output here instead of stdout")
+    df.add_argument("--threshold", type=float, default=0.05,
+                    help="bench folders: relative slowdown that counts as a regression (default 0.05)")
 
     mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
     mg.add_argument("folders", nargs="+", metavar="DIR", help="the shards' --out folders (every shard once)")

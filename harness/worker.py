@@ -97,15 +97,25 @@ def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record
     return base_record(case, info, "error", message=f"build raised {tb}"[:2000], build_seconds=seconds)
 
 
-def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
-    """Entry point of a worker process. Protocol in harness/runner.py."""
+def open_backend(conn, backend_name: str, options: Mapping[str, str]):
+    """Create a worker's backend and tell the parent: ("ready", info), or
+    ("fatal", message) and None. Shared by the run and bench workers."""
     try:
         backend = backends.create(backend_name, options)
         info = backend.info().to_json()
     except Exception as exc:  # noqa: BLE001
         conn.send(("fatal", f"{type(exc).__name__}: {exc}"))
-        return
+        return None
     conn.send(("ready", info))
+    return backend, info
+
+
+def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
+    """Entry point of a worker process. Protocol in harness/runner.py."""
+    opened = open_backend(conn, backend_name, options)
+    if opened is None:
+        return
+    backend, info = opened
     while True:
         msg = conn.recv()
         if msg[0] == "stop":

@@ -10,6 +10,8 @@ command is decided in this module so it can be tested without templates.
 Inputs:
 - run directories (``results.jsonl`` and, normally, ``summary.json``) written
   by ``webnn-harness run``; one run may hold several backends;
+- bench folders (``bench.jsonl`` and ``summary.json``) written by
+  ``webnn-harness bench``, for the performance page (``performance``);
 - probe outputs: ``<backend>-opSupportLimits.json`` (MLOpSupportLimits as the
   spec shapes it, see the spec's "MLOpSupportLimits dictionary") and
   ``<backend>-probe.json`` (the evidence behind it: header, layout timings,
@@ -36,6 +38,7 @@ from webnn_harness.reports.common import (
     ReportInputError,
 )
 from webnn_harness.reports.conformance import Conformance, build_conformance, read_run
+from webnn_harness.reports.performance import BENCH_FILE, PerformanceModel, SpeedTier, build_performance, tiers_by_probe
 
 # --------------------------------------------------------------------------- the whole site
 
@@ -50,6 +53,12 @@ class SiteModel:
     inputs: tuple[str, ...]
 
     changed: frozenset[tuple[str, str]] = frozenset()  # (probe slug, op) that differ from the previous version
+    performance: PerformanceModel | None = None  # from bench folders
+    speed_tiers: Mapping[tuple[str, str], tuple[SpeedTier, ...]] = field(default_factory=dict)  # (probe slug, op)
+
+    @property
+    def has_bench(self) -> bool:
+        return self.performance is not None and self.performance.has_bench
 
     @property
     def has_probes(self) -> bool:
@@ -66,6 +75,7 @@ class _Found:
     limits: dict[str, Path] = field(default_factory=dict)  # stem -> path
     headers: dict[str, Path] = field(default_factory=dict)
     probes: dict[str, Path] = field(default_factory=dict)
+    benches: list[Path] = field(default_factory=list)
 
 
 def discover(inputs: Iterable[str | Path]) -> _Found:
@@ -73,6 +83,10 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
     found = _Found()
 
     def add_file(p: Path) -> bool:
+        if p.name == BENCH_FILE or (p.name == "summary.json" and (p.parent / BENCH_FILE).exists()):
+            if p.parent not in found.benches:
+                found.benches.append(p.parent)
+            return True
         if p.name == "results.jsonl" or p.name == "summary.json":
             if p.parent not in found.runs and (p.parent / "results.jsonl").exists():
                 found.runs.append(p.parent)
@@ -94,16 +108,16 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
             raise ReportInputError(f"{p}: no such file or folder")
         if p.is_file():
             if not add_file(p):
-                raise ReportInputError(f"{p}: not a results.jsonl, summary.json, "
+                raise ReportInputError(f"{p}: not a results.jsonl, {BENCH_FILE}, summary.json, "
                                        f"*{LIMITS_SUFFIX} or *{PROBE_SUFFIX} file")
             continue
-        before = (len(found.runs), len(found.limits), len(found.probes))
+        before = (len(found.runs), len(found.limits), len(found.probes), len(found.benches))
         for child in sorted(p.rglob("*")):
             if child.is_file():
                 add_file(child)
-        if (len(found.runs), len(found.limits), len(found.probes)) == before:
-            raise ReportInputError(f"{p}: no run results (results.jsonl) or probe outputs "
-                                   f"(*{LIMITS_SUFFIX}, *{PROBE_SUFFIX}) in this folder")
+        if (len(found.runs), len(found.limits), len(found.probes), len(found.benches)) == before:
+            raise ReportInputError(f"{p}: no run results (results.jsonl), bench results ({BENCH_FILE}) or probe "
+                                   f"outputs (*{LIMITS_SUFFIX}, *{PROBE_SUFFIX}) in this folder")
     return found
 
 
@@ -124,7 +138,10 @@ def build_model(inputs: Sequence[str | Path]) -> SiteModel:
             payloads[pb.limits_download] = limits
     # Several versions of one backend side by side: group columns by name, versions in order.
     probes.sort(key=lambda p: (p.backend.name, _version_key(p.backend.version), p.backend.slug))
+    performance = build_performance(found.benches) if found.benches else None
     return SiteModel(
         conformance=conformance, probes=tuple(probes), limits_payloads=payloads, ops=tuple(operators()),
         harness_version=__version__, inputs=tuple(str(i) for i in inputs), changed=version_changes(probes),
+        performance=performance,
+        speed_tiers=tiers_by_probe(performance.speed_tiers, probes) if performance else {},
     )

@@ -6,6 +6,8 @@ Layout of the site (every link relative, so it opens from file:// with no server
     conformance.html        summary, operator x data type matrices, every non-pass
     ops/<op>.html           one operator: operand-level limits per backend, evidence, results
     backends/<slug>.html    one probe: header, layout timings, limits, gaps, download
+    performance.html        bench results: latencies, ratios, layout cost, roofline, distributions
+    charts/*.svg            the performance page's charts (matplotlib)
     data/<slug>-opSupportLimits.json
     static/site.css, static/site.js
 """
@@ -21,9 +23,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from webnn_harness.catalog import operators
 from webnn_harness.reports.capability import CAPABILITY_TEXT
-from webnn_harness.reports.common import SHORT_TYPE, format_bytes
+from webnn_harness.reports.common import SHORT_TYPE, format_bytes, format_seconds
 from webnn_harness.reports.conformance import OUTCOME_TEXT
 from webnn_harness.reports.model import SiteModel
+from webnn_harness.reports.performance import SLOW_TIER_FACTOR, strip_local_paths
 
 STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 
@@ -62,6 +65,34 @@ def _bar_segments(counts: dict[str, int], width: float = 100.0) -> list[dict[str
     return out
 
 
+def _times(value: float | None) -> str:
+    """A ratio as people read it: 1.93×."""
+    return "–" if value is None else f"{value:.2f}×"
+
+
+def _seconds(value: float | None) -> str:
+    """Seconds as format_seconds writes them, and nanoseconds below a microsecond (timer overhead)."""
+    if isinstance(value, float) and 0 < value < 1e-6:
+        return f"{value * 1e9:.0f} ns"
+    return format_seconds(value)
+
+
+def _per_second(value: float | None, unit: str = "G") -> str:
+    """Flops or bytes per second in giga (or the unit given)."""
+    return "–" if value is None else f"{value / {'G': 1e9, 'M': 1e6}[unit]:.3g}"
+
+
+def _performance_charts(model: SiteModel) -> dict[str, Any] | None:
+    """The charts, or None where matplotlib is not installed (the page says so)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return None
+    from webnn_harness.reports.charts import performance_charts
+
+    return performance_charts(model.performance)
+
+
 def environment() -> Environment:
     env = Environment(
         loader=PackageLoader("webnn_harness.reports", "templates"),
@@ -72,8 +103,11 @@ def environment() -> Environment:
     )
     # A status column appears when some backend has it (pass and fail always do).
     env.tests["shown_status"] = lambda s, backends: s in ("pass", "fail") or any(b.counts[s] for b in backends)
-    env.filters.update(bytes=format_bytes, date=_date, pct=_pct, short_type=_short_type, bar=_bar_segments)
-    env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get)
+    env.filters.update(bytes=format_bytes, date=_date, pct=_pct, short_type=_short_type, bar=_bar_segments,
+                       seconds=_seconds, times=_times, per_second=_per_second,
+                       no_local_path=strip_local_paths)  # published pages name no local folders
+    env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get,
+                       SLOW_TIER_FACTOR=SLOW_TIER_FACTOR)
     return env
 
 
@@ -89,7 +123,7 @@ def render_site(model: SiteModel, out_dir: Path) -> Path:
     """Write every page; returns the path of index.html."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for sub in ("ops", "backends", "data"):
+    for sub in ("ops", "backends", "data", "charts"):
         if (out_dir / sub).is_dir():
             shutil.rmtree(out_dir / sub)  # no stale pages from an earlier report
         (out_dir / sub).mkdir()
@@ -103,8 +137,15 @@ def render_site(model: SiteModel, out_dir: Path) -> Path:
         (out_dir / path).write_text(html, encoding="utf-8")
 
     page("conformance.html", "conformance.html")
+    if model.has_bench:
+        charts = _performance_charts(model)
+        for name, svg in (charts or {}).get("files", {}).items():
+            (out_dir / "charts" / name).write_text(svg, encoding="utf-8")
+        page("performance.html", "performance.html", charts=charts, perf=model.performance)
     if model.has_probes:
         page("capabilities.html", "index.html")
+    elif model.has_bench and not model.has_runs:
+        page("performance.html", "index.html", charts=charts, perf=model.performance)
     else:
         page("conformance.html", "index.html")
     for op in model.ops:

@@ -13,6 +13,9 @@ Options (``-o key=value``):
     opset       ONNX opset to emit for every graph (default: per graph, the newest
                 the installed ORT loads at which every node has a kernel on the
                 provider; see backends/onnxruntime/opsets.py)
+    spinning    1 | 0: let idle intra-op threads spin (ORT's default 1). With
+                several sessions alive (op-by-op benchmarks) each session's
+                spinning pool competes with the running one for the cores.
 
 Build-time errors from ORT (session creation) are ``Unsupported`` with ORT's
 message; the lowering refuses nothing silently.
@@ -37,7 +40,7 @@ OPT_LEVELS = {
     "layout": "ORT_ENABLE_LAYOUT",
     "all": "ORT_ENABLE_ALL",
 }
-OPTIONS = ("ep", "opt_level", "threads", "opset")
+OPTIONS = ("ep", "opt_level", "threads", "opset", "spinning")
 CPU = "CPUExecutionProvider"
 
 
@@ -74,6 +77,9 @@ class OnnxRuntimeBackend:
         if self.opt_level not in OPT_LEVELS:
             raise BackendError(f"opt_level {self.opt_level!r}: expected one of {', '.join(OPT_LEVELS)}")
         self.threads = _positive_int(options.get("threads", "1"), "threads")
+        self.spinning = options.get("spinning", "1")
+        if self.spinning not in ("0", "1"):
+            raise BackendError(f"spinning must be 0 or 1, got {self.spinning!r}")
         self.opset, self.ir_version = loadable_opset()
         self.fixed_opset = "opset" in options  # -o opset=N wins over the kernel search
         if self.fixed_opset:
@@ -92,6 +98,7 @@ class OnnxRuntimeBackend:
         so.intra_op_num_threads = self.threads
         so.inter_op_num_threads = 1
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.add_session_config_entry("session.intra_op.allow_spinning", self.spinning)
         so.log_severity_level = 4  # fatal only: build errors reach us as exceptions (-> Unsupported)
         if self.provider != CPU:
             # Never let a requested provider silently fall back to CPU.
@@ -117,6 +124,7 @@ class OnnxRuntimeBackend:
                 "graph_optimization_level": self.opt_level,
                 "intra_op_threads": self.threads,
                 "inter_op_threads": 1,
+                "intra_op_spinning": self.spinning == "1",
                 "onnx": onnx.__version__,
             },
         )
@@ -134,15 +142,19 @@ class OnnxRuntimeBackend:
         except Unlowerable as exc:
             raise Unsupported(str(exc)) from exc
 
-    def build(self, graph: Graph) -> Compiled:
-        model = self.lower(graph)
-        opset = model.opset_import[0].version
+    def session(self, model):
+        """An InferenceSession for an ONNX model with this backend's options."""
         try:
-            session = self._ort.InferenceSession(
+            return self._ort.InferenceSession(
                 model.SerializeToString(), self._session_options, providers=[self.provider]
             )
         except Exception as exc:  # noqa: BLE001 - every ORT build error is "ORT does not support this graph"
-            raise Unsupported(f"{_ort_message(exc)} (ONNX opset {opset})") from exc
+            raise Unsupported(f"{_ort_message(exc)} (ONNX opset {model.opset_import[0].version})") from exc
+
+    def build(self, graph: Graph) -> Compiled:
+        model = self.lower(graph)
+        session = self.session(model)
+        opset = model.opset_import[0].version
         input_types = {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()}
         return Compiled(session, list(graph.outputs), input_types, opset)
 
@@ -157,6 +169,11 @@ class OnnxRuntimeBackend:
             feed[name] = value if isinstance(value, np.ndarray) and value.dtype == dtype else np.asarray(value, dtype)
         results = compiled.session.run(compiled.output_names, feed)
         return dict(zip(compiled.output_names, results))
+
+    def device_session(self, graph: Graph):
+        from webnn_harness.backends.onnxruntime.device import OrtDeviceSession
+
+        return OrtDeviceSession(self, graph)
 
     def emulations(self) -> dict[str, str]:
         from webnn_harness.backends.onnxruntime.lower import EMULATED

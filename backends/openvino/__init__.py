@@ -24,7 +24,7 @@ import numpy as np
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
 from webnn_harness.graph import Graph
 
-OPTIONS = ("device", "precision")
+OPTIONS = ("device", "precision", "threads")
 PRECISIONS = ("exact", "default")
 # Batches stay small enough that running the whole batched model for each
 # case (the price of sharing one compiled model) costs less than compiling.
@@ -78,6 +78,10 @@ class OpenVINOBackend:
         if self.precision not in PRECISIONS:
             raise BackendError(f"openvino: precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         self._capabilities = self._property("OPTIMIZATION_CAPABILITIES") or []
+        # -o threads=N: the plugin's INFERENCE_NUM_THREADS (absent: its default).
+        self.threads = options.get("threads")
+        if self.threads is not None and (not self.threads.isdigit() or int(self.threads) < 1):
+            raise BackendError(f"openvino: threads must be a positive integer, got {self.threads!r}")
 
     def _property(self, name):
         try:
@@ -88,12 +92,13 @@ class OpenVINOBackend:
     # ---- precision -------------------------------------------------------
     def config_for(self, graph: Graph) -> dict[str, str]:
         """Compile properties for a graph: exact precision for its data types."""
+        threads = {"INFERENCE_NUM_THREADS": self.threads} if self.threads else {}
         if self.precision == "default":
-            return {}
+            return threads
         types = set(graph.data_types)
         if "float32" not in types and "float16" in types and "FP16" in self._capabilities:
-            return {"INFERENCE_PRECISION_HINT": "f16"}
-        return {"INFERENCE_PRECISION_HINT": "f32"}
+            return {"INFERENCE_PRECISION_HINT": "f16", **threads}
+        return {"INFERENCE_PRECISION_HINT": "f32", **threads}
 
     def info(self) -> BackendInfo:
         from webnn_harness.backends.openvino.lower import OPSET
@@ -117,6 +122,7 @@ class OpenVINOBackend:
                 "optimization_capabilities": list(self._capabilities),
                 "opset": OPSET,
                 "batching": f"up to {MAX_GRAPHS_PER_MODEL} case graphs per compiled model",
+                "inference_num_threads": int(self.threads) if self.threads else "plugin default",
             },
         )
 
@@ -124,6 +130,11 @@ class OpenVINOBackend:
         from webnn_harness.backends.openvino.lower import EMULATIONS
 
         return dict(EMULATIONS)
+
+    def device_session(self, graph: Graph):
+        from webnn_harness.backends.openvino.device import OpenVINODeviceSession
+
+        return OpenVINODeviceSession(self, graph)
 
     # ---- build -----------------------------------------------------------
     def build(self, graph: Graph) -> CompiledCase:

@@ -148,3 +148,69 @@ def atol(value: float, float16: float | None = None) -> BudgetFn:
 
 
 EXACT: BudgetFn = ulp(0)
+
+
+# Cost functions live beside each op's create steps too. Each family module
+# exports COST = {op: CostFn}; a CostFn gets the node (with resolved
+# attributes) and the graph's descriptors and returns the node's Cost.
+#
+# What a Cost counts, for every op (the bench's GFLOP/s, GB/s and roofline
+# share are read from these):
+# - flops: arithmetic operations on tensor elements. A multiply-add is 2. A
+#   transcendental or other library function (exp, log, erf, tanh, sqrt, pow,
+#   sin ...) is 1: we count the spec's formula, not the instructions of one
+#   backend's polynomial. Pure data movement (reshape, transpose, gather,
+#   slice, nearest-neighbor resampling ...) is 0. Index arithmetic is never
+#   counted.
+# - bytes: tensor bytes the op reads and writes at their data types: every
+#   distinct operand it takes (graph inputs, constants and intermediate
+#   values alike) plus every output, once each. That is the traffic of one
+#   op run on its own (what an op-by-op backend moves); a fused graph may
+#   move less, so the figure is an upper bound for a fused graph.
+
+
+@dataclass(frozen=True)
+class Cost:
+    flops: int
+    bytes: int
+
+    def __add__(self, other: "Cost") -> "Cost":
+        return Cost(self.flops + other.flops, self.bytes + other.bytes)
+
+    def to_json(self) -> dict:
+        return {"flops": self.flops, "bytes": self.bytes}
+
+
+CostFn = Callable[[Any, Mapping[str, TensorDesc]], Cost]
+FlopsFn = Callable[[Any, Mapping[str, TensorDesc]], int]
+
+
+def tensor_bytes(node, descs: Mapping[str, TensorDesc]) -> int:
+    """Bytes of every distinct operand the node reads plus every output it
+    writes. An operand passed twice (add(x, x)) is read once."""
+    names = dict.fromkeys(node.operand_names())
+    return sum(descs[n].byte_length for n in names) + sum(descs[n].byte_length for n in node.outputs)
+
+
+def counted(flops: FlopsFn) -> CostFn:
+    """A CostFn from a flop count; bytes are the node's tensor bytes."""
+
+    def cost(node, descs) -> Cost:
+        return Cost(int(flops(node, descs)), tensor_bytes(node, descs))
+
+    cost.__name__ = getattr(flops, "__name__", "cost")
+    cost.__doc__ = flops.__doc__
+    return cost
+
+
+def per_output_element(count: int) -> CostFn:
+    """``count`` flops per element of the first output (elementwise ops)."""
+
+    def flops(node, descs) -> int:
+        return count * descs[node.outputs[0]].size
+
+    return counted(flops)
+
+
+MOVEMENT: CostFn = per_output_element(0)
+"""Data movement: no arithmetic, only bytes."""

@@ -12,7 +12,7 @@ from math import floor
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import Budget, Created, check
+from webnn_harness.opspec.base import Budget, Created, check, counted
 
 # MLInputOperandLayout: position of (channels, height, width) in the 4-D shape.
 INPUT_LAYOUT_AXES: dict[str, tuple[int, int, int]] = {"nchw": (1, 2, 3), "nhwc": (3, 1, 2)}
@@ -238,4 +238,38 @@ def conv_budget(node, descs: Mapping[str, TensorDesc]) -> Budget:
 
 TOLERANCE = {"conv2d": conv_budget, "convTranspose2d": conv_budget}
 
-__all__ = ["CREATE", "TOLERANCE"]
+
+
+# --- Costs (see base.py "What a Cost counts"). Taps that fall on padding are
+# counted like any other (what a dense implementation computes).
+
+
+def _bias_adds(node, descs) -> int:
+    return descs[node.outputs[0]].size if "bias" in node.operands else 0
+
+
+@counted
+def conv2d_flops(node, descs) -> int:
+    """2 * N * Cout * Hout * Wout * (Cin / groups) * kh * kw: every output
+    element is a dot product over its group's input channels and the window;
+    plus one add per output element for the bias."""
+    attrs = node.attributes
+    f = filter_dims(descs[node.operands["filter"]].shape, attrs["filterLayout"])
+    # f["i"] is inputChannels / groups (spec "filterInputChannels").
+    return 2 * descs[node.outputs[0]].size * f["i"] * f["h"] * f["w"] + _bias_adds(node, descs)
+
+
+@counted
+def conv_transpose2d_flops(node, descs) -> int:
+    """2 * N * Cin * Hin * Win * (Cout / groups) * kh * kw: every input
+    element is scattered, multiplied by its group's filter, onto the output;
+    plus one add per output element for the bias."""
+    attrs = node.attributes
+    f = filter_dims(descs[node.operands["filter"]].shape, attrs["filterLayout"])
+    # f["o"] is outputChannels / groups (spec "filterOutputChannels").
+    return 2 * descs[node.operands["input"]].size * f["o"] * f["h"] * f["w"] + _bias_adds(node, descs)
+
+
+COST = {"conv2d": conv2d_flops, "convTranspose2d": conv_transpose2d_flops}
+
+__all__ = ["CREATE", "TOLERANCE", "COST"]

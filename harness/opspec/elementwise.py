@@ -20,7 +20,15 @@ import numpy as np
 from webnn_harness.catalog import operator
 from webnn_harness.dtypes import DATA_TYPES, integer_range, is_float
 from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import EXACT, Created, atol, broadcast_shapes, check, ulp
+from webnn_harness.opspec.base import (
+    EXACT,
+    Created,
+    atol,
+    broadcast_shapes,
+    check,
+    per_output_element,
+    ulp,
+)
 
 
 def _broadcast(op: str, shape_a, shape_b) -> tuple[int, ...]:
@@ -221,3 +229,31 @@ TOLERANCE = {
     # where only selects input values: exact (WPT's old table: where 0 ULP).
     "where": EXACT,
 }
+
+
+# Costs (see base.py "What a Cost counts"): flops per output element, counting
+# each operation of the spec's formula (its "emulation" note where it has one)
+# once, and a library function (exp, log, erf, tanh, sin, cos, tan, sqrt, pow)
+# as 1.
+ELEMENTWISE_FLOPS = {
+    **{op: 1 for op in BINARY},  # one arithmetic op; pow counts as one function call
+    **{op: 1 for op in LOGICAL},  # one comparison or logical op
+    **{op: 1 for op in UNARY},  # one op or function call; the activations below differ
+    "identity": 0,  # a copy
+    "cast": 1,  # one conversion
+    "clamp": 2,  # min(max(x, minValue), maxValue)
+    "relu": 1,  # max(0, x)
+    "elu": 6,  # max(0, x) + alpha * (exp(min(0, x)) - 1)
+    "gelu": 5,  # 0.5 * x * (1 + erf(x / sqrt(2)))
+    "hardSigmoid": 4,  # max(0, min(1, alpha * x + beta))
+    "hardSwish": 5,  # x * max(0, min(6, x + 3)) / 6
+    "leakyRelu": 4,  # max(0, x) + alpha * min(0, x)
+    "linear": 2,  # alpha * x + beta
+    "sigmoid": 4,  # 1 / (exp(-x) + 1)
+    "softplus": 3,  # log(1 + exp(x))
+    "softsign": 3,  # x / (1 + abs(x))
+    "prelu": 4,  # max(0, x) + slope * min(0, x)
+    "where": 1,  # one select
+}
+
+COST = {op: per_output_element(n) for op, n in ELEMENTWISE_FLOPS.items()}

@@ -12,11 +12,13 @@ from webnn_harness.dtypes import numpy_dtype
 from webnn_harness.graph import TensorDesc
 from webnn_harness.opspec.base import (
     EXACT,
+    MOVEMENT,
     Budget,
     Created,
     SpecError,
     broadcast_shapes,
     check,
+    counted,
     unidirectionally_broadcastable,
 )
 
@@ -102,3 +104,33 @@ def gemm_budget(node, descs) -> Budget:
 
 
 TOLERANCE = {"matmul": matmul_budget, "gemm": gemm_budget, "triangular": EXACT}
+
+
+# --- Costs (see base.py "What a Cost counts").
+
+
+@counted
+def matmul_flops(node, descs) -> int:
+    """2 * M * N * K per batch matrix (a multiply-add per term of each dot
+    product); batch is the broadcast batch shape of the output."""
+    k = descs[node.operands["a"]].shape[-1]
+    return 2 * descs[node.outputs[0]].size * k
+
+
+@counted
+def gemm_flops(node, descs) -> int:
+    """2 * M * N * K for a*b, then per output element one multiply for alpha
+    (when alpha != 1), and with c (when beta != 0) one add, plus one multiply
+    for beta when beta != 1."""
+    attrs = node.attributes
+    shape_a = descs[node.operands["a"]].shape
+    k = shape_a[0] if attrs["aTranspose"] else shape_a[1]
+    out = descs[node.outputs[0]].size
+    per_element = 2 * k + (attrs["alpha"] != 1.0)
+    if "c" in node.operands and attrs["beta"] != 0.0:
+        per_element += 1 + (attrs["beta"] != 1.0)
+    return out * per_element
+
+
+# triangular keeps or zeroes elements by position: a masked copy, no arithmetic.
+COST = {"matmul": matmul_flops, "gemm": gemm_flops, "triangular": MOVEMENT}

@@ -13,7 +13,7 @@ import numpy as np
 
 from webnn_harness.dtypes import is_float, numpy_dtype
 from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import EXACT, Created, check, check_axes
+from webnn_harness.opspec.base import EXACT, MOVEMENT, Created, check, check_axes
 
 # "A valid dimension is an integer greater than zero and in the range of long."
 MAX_DIMENSION = 2**31 - 1
@@ -337,3 +337,7 @@ CREATE = {
 # expand, gather*, identity, pad, reshape, reverse, scatter*, slice, split,
 # tile, transpose)").
 TOLERANCE = {op: EXACT for op in CREATE}
+
+# Costs: data movement does no arithmetic (scatter* overwrite, they do not
+# accumulate, in WebNN); bytes are what each op reads and writes (see base.py).
+COST = {op: MOVEMENT for op in CREATE}

@@ -7,7 +7,7 @@ Spec: #api-mlgraphbuilder-batchnorm, #api-mlgraphbuilder-instancenorm,
 from __future__ import annotations
 
 from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import Budget, Created, check, ulp
+from webnn_harness.opspec.base import Budget, Created, check, counted, ulp
 from webnn_harness.opspec.linalg import cast_number
 
 LAYOUTS = ("nchw", "nhwc")
@@ -93,4 +93,52 @@ TOLERANCE = {
     # WPT PR 43891 review: 840 ULP (float16 8400) for the mean/variance reduction.
     "instanceNormalization": ulp(840, float16=8400),
     "layerNormalization": layer_normalization_budget,
+}
+
+
+
+# --- Costs (see base.py "What a Cost counts"), from the spec's emulations.
+
+
+def _affine_flops(node) -> int:
+    """Per element: one multiply for scale and one add for bias, when given."""
+    return ("scale" in node.operands) + ("bias" in node.operands)
+
+
+@counted
+def batch_normalization_flops(node, descs) -> int:
+    """(x - mean) / sqrt(variance + epsilon) * scale + bias: per element a
+    subtract and a divide (+ scale, bias); per channel an add and a sqrt."""
+    x = descs[node.operands["input"]]
+    return x.size * (2 + _affine_flops(node)) + 2 * x.shape[node.attributes["axis"]]
+
+
+def _moments_flops(node, x: TensorDesc, groups: int) -> int:
+    """Normalising over groups of x: per element an add for the mean,
+    subtract-square-add for the variance, subtract and divide to normalise
+    (+ scale, bias); per group the mean and variance divides, epsilon's add
+    and a sqrt."""
+    return x.size * (6 + _affine_flops(node)) + 4 * groups
+
+
+@counted
+def instance_normalization_flops(node, descs) -> int:
+    x = descs[node.operands["input"]]
+    channels = x.shape[1] if node.attributes["layout"] == "nchw" else x.shape[3]
+    return _moments_flops(node, x, x.shape[0] * channels)
+
+
+@counted
+def layer_normalization_flops(node, descs) -> int:
+    x = descs[node.operands["input"]]
+    reduced = 1
+    for axis in node.attributes["axes"]:
+        reduced *= x.shape[axis]
+    return _moments_flops(node, x, x.size // reduced)
+
+
+COST = {
+    "batchNormalization": batch_normalization_flops,
+    "instanceNormalization": instance_normalization_flops,
+    "layerNormalization": layer_normalization_flops,
 }

@@ -24,7 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import EXACT, Budget, Created, check, check_axes, ulp
+from webnn_harness.opspec.base import EXACT, Budget, Created, check, check_axes, counted, ulp
 from webnn_harness.opspec.convolution import (
     INPUT_LAYOUT_AXES,
     check_window_fits,
@@ -175,4 +175,41 @@ TOLERANCE = {
     "l2Pool2d": window_budget,
     "maxPool2d": EXACT,
     "resample2d": resample2d_budget,
+}
+
+
+
+# --- Costs (see base.py "What a Cost counts"). Window positions on padding
+# are counted like any other.
+
+
+def _window_flops(per_tap: int, per_output: int):
+    """``per_tap`` flops for each window position of each output element, plus
+    ``per_output`` flops per output element."""
+
+    def flops(node, descs) -> int:
+        height, width = node.attributes["windowDimensions"]
+        return descs[node.outputs[0]].size * (per_tap * height * width + per_output)
+
+    return counted(flops)
+
+
+# Linear resampling as a weighted sum of 4 taps per output element (4
+# multiplies, 3 adds); computing the weights from coordinates is index
+# arithmetic and not counted. Nearest-neighbor only copies.
+LINEAR_RESAMPLE_FLOPS_PER_ELEMENT = 7
+
+
+@counted
+def resample2d_flops(node, descs) -> int:
+    if node.attributes["mode"] == "linear":
+        return LINEAR_RESAMPLE_FLOPS_PER_ELEMENT * descs[node.outputs[0]].size
+    return 0
+
+
+COST = {
+    "averagePool2d": _window_flops(1, 1),  # an add per tap, a divide per output
+    "l2Pool2d": _window_flops(2, 1),  # square and add per tap, sqrt per output
+    "maxPool2d": _window_flops(1, 0),  # a compare per tap
+    "resample2d": resample2d_flops,
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import EXACT, Created, check, ulp
+from webnn_harness.opspec.base import EXACT, Created, check, per_output_element, ulp
 
 
 def blockwise_broadcastable(shape_from: Sequence[int], shape_to: Sequence[int]) -> bool:
@@ -73,3 +73,10 @@ CREATE = {"quantizeLinear": quantizeLinear, "dequantizeLinear": dequantizeLinear
 # float16/float32 division may legitimately round to the other integer are
 # marked implementation-defined by the reference (see its quantizeLinear).
 TOLERANCE = {"quantizeLinear": EXACT, "dequantizeLinear": ulp(1)}
+
+
+# Costs per element (see base.py "What a Cost counts"), from the spec's formulas:
+# quantizeLinear clamp(roundEven(input / scale) + zeroPoint): divide, round,
+# add, and the clamp's max and min; dequantizeLinear (input - zeroPoint) *
+# scale: subtract, multiply (the casts to float are conversions, not counted).
+COST = {"quantizeLinear": per_output_element(5), "dequantizeLinear": per_output_element(2)}

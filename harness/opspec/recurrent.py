@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from webnn_harness.catalog import enum_values
 from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import Budget, Created, check
+from webnn_harness.opspec.base import Budget, Created, check, counted
 
 GRU_GATES = 3
 LSTM_GATES = 4
@@ -192,3 +192,41 @@ def recurrent_budget(node, descs) -> Budget:
 
 
 TOLERANCE = {op: recurrent_budget for op in CREATE}
+
+
+
+# --- Costs (see base.py "What a Cost counts"), from the spec's emulation.
+# Per step, per direction, with B = batch, H = hiddenSize, I = inputSize and
+# G gates: the gate pre-activations are two matmuls (2*B*G*H*I for the input,
+# 2*B*G*H*H for the recurrent state) and an add joining them; each bias
+# present adds B*G*H; each gate element goes through one activation; then the
+# state update costs a few operations per hidden unit (below).
+# GRU: n = tanh(x*Wn + r * (h*Rn + Rbn)): the reset gate's multiply; the new
+# state z * h + (1 - z) * n: subtract, 2 multiplies, add.
+# LSTM: c' = f * c + i * g (2 multiplies, add); h' = o * tanh(c') (tanh,
+# multiply); a peephole weight adds a multiply and an add per gate it feeds (3).
+STATE_UPDATE_FLOPS = 5  # GRU 1 + 4, LSTM 3 + 2
+PEEPHOLE_FLOPS = 6
+
+
+@counted
+def recurrent_flops(node, descs) -> int:
+    gates = GRU_GATES if node.op.startswith("gru") else LSTM_GATES
+    weight = descs[node.operands["weight"]].shape  # [(dirs,) G*H, I]
+    hidden = descs[node.operands["recurrentWeight"]].shape[-1]
+    input_size = weight[-1]
+    batch = descs[node.operands["input"]].shape[-2]
+    steps = node.attributes.get("steps", 1)  # cells are one step
+    directions = _num_directions(node.attributes["direction"]) if "direction" in node.attributes else 1
+    biases = ("bias" in node.operands) + ("recurrentBias" in node.operands)
+    gate_elements = batch * gates * hidden
+    per_step = (2 * gate_elements * (input_size + hidden)  # the two matmuls
+                + gate_elements * (1 + biases)  # join them, add biases
+                + gate_elements  # one activation per gate element
+                + batch * hidden * STATE_UPDATE_FLOPS)
+    if "peepholeWeight" in node.operands:
+        per_step += batch * hidden * PEEPHOLE_FLOPS
+    return steps * directions * per_step
+
+
+COST = {op: recurrent_flops for op in CREATE}

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from webnn_harness.dtypes import integer_range
 from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import EXACT, Budget, Created, check
+from webnn_harness.opspec.base import EXACT, Budget, Created, check, counted
 
 REDUCE_OPS = (
     "reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceMax",
@@ -147,4 +147,39 @@ TOLERANCE = {
     "argMax": EXACT,
     "cumulativeSum": cumulative_sum_budget,
     "softmax": softmax_budget,
+}
+
+
+
+# --- Costs (see base.py "What a Cost counts"): flops per input element (the
+# combining step, counted once per element reduced) plus flops per output
+# element (the final divide, sqrt or log).
+
+
+def _reduction_flops(per_input: int, per_output: int):
+    def flops(node, descs) -> int:
+        return per_input * descs[node.operands["input"]].size + per_output * descs[node.outputs[0]].size
+
+    return counted(flops)
+
+
+# softmax: exp(x - max(x)) / sum(exp(x - max(x))): per element a compare for
+# the max, a subtract, an exp, an add for the sum and a divide.
+SOFTMAX_FLOPS_PER_ELEMENT = 5
+
+COST = {
+    "reduceL1": _reduction_flops(2, 0),  # abs, add
+    "reduceL2": _reduction_flops(2, 1),  # square, add; sqrt
+    "reduceLogSum": _reduction_flops(1, 1),  # add; log
+    "reduceLogSumExp": _reduction_flops(2, 1),  # exp, add; log
+    "reduceMax": _reduction_flops(1, 0),  # compare
+    "reduceMean": _reduction_flops(1, 1),  # add; divide
+    "reduceMin": _reduction_flops(1, 0),  # compare
+    "reduceProduct": _reduction_flops(1, 0),  # multiply
+    "reduceSum": _reduction_flops(1, 0),  # add
+    "reduceSumSquare": _reduction_flops(2, 0),  # square, add
+    "argMin": _reduction_flops(1, 0),  # compare
+    "argMax": _reduction_flops(1, 0),  # compare
+    "cumulativeSum": _reduction_flops(1, 0),  # add
+    "softmax": _reduction_flops(SOFTMAX_FLOPS_PER_ELEMENT, 0),
 }

@@ -1,0 +1,107 @@
+"""Two bench folders compared: which benchmarks got slower, and whether
+that is real. Like ``asv compare``: a change counts only when it is
+statistically significant (one-sided Mann-Whitney U on all sample times,
+p < alpha) and larger than a threshold (relative change of the median).
+
+With fewer than about 5 samples a side the U test cannot reach p < 0.01, so
+such a pair never counts as slower (it is reported as ``same``)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+VERDICTS = ("slower", "broken", "faster", "fixed", "same", "missing", "added", "notComparable")
+
+
+@dataclass(frozen=True)
+class Change:
+    benchmark: str
+    variant: str
+    backend: str
+    verdict: str  # one of VERDICTS
+    base_median: float | None = None
+    new_median: float | None = None
+    ratio: float | None = None  # new median / base median
+    p_value: float | None = None  # of the one-sided test in the direction of the change
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"benchmark": self.benchmark, "variant": self.variant, "backend": self.backend,
+                "verdict": self.verdict, "baseMedian": self.base_median, "newMedian": self.new_median,
+                "ratio": self.ratio, "pValue": self.p_value, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class BenchComparison:
+    base: str
+    new: str
+    threshold: float
+    alpha: float
+    changes: tuple[Change, ...]
+
+    @property
+    def regressions(self) -> tuple[Change, ...]:
+        """Significantly slower beyond the threshold, or ok before and not now."""
+        return tuple(c for c in self.changes if c.verdict in ("slower", "broken"))
+
+    def to_json(self) -> dict:
+        return {"base": self.base, "new": self.new, "threshold": self.threshold, "alpha": self.alpha,
+                "regressions": len(self.regressions), "changes": [c.to_json() for c in self.changes]}
+
+
+def read_bench(folder: str | Path) -> dict[tuple[str, str, str], dict]:
+    """The records of a bench folder keyed by (benchmark, variant, backend
+    name). Raises ValueError naming the file and line of anything unreadable."""
+    path = Path(folder) / "bench.jsonl"
+    if not path.is_file():
+        raise ValueError(f"{folder}: not a bench folder (no bench.jsonl)")
+    records = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            key = (record["benchmark"], record["variant"], record["backend"]["name"])
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{number}: not a bench record ({exc})") from None
+        records[key] = record
+    return records
+
+
+def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float) -> Change:
+    from scipy.stats import mannwhitneyu
+
+    base_ok, new_ok = base["status"] == "ok", new["status"] == "ok"
+    if not (base_ok and new_ok):
+        if base_ok:
+            return Change(*key, "broken", reason=f"was ok, now {new['status']}: {new.get('message') or ''}".strip())
+        if new_ok:
+            return Change(*key, "fixed", reason=f"was {base['status']}, now ok")
+        return Change(*key, "notComparable", reason=f"{base['status']} before, {new['status']} now")
+    base_times, new_times = base["latency"]["times"], new["latency"]["times"]
+    base_median, new_median = base["latency"]["median"], new["latency"]["median"]
+    ratio = new_median / base_median if base_median > 0 else float("inf")
+    direction = "greater" if ratio >= 1 else "less"
+    p_value = float(mannwhitneyu(new_times, base_times, alternative=direction).pvalue)
+    verdict = "same"
+    if p_value < alpha and ratio > 1 + threshold:
+        verdict = "slower"
+    elif p_value < alpha and ratio < 1 / (1 + threshold):
+        verdict = "faster"
+    return Change(*key, verdict, base_median, new_median, ratio, p_value)
+
+
+def compare_bench(base_dir: str | Path, new_dir: str | Path, threshold: float = 0.05,
+                  alpha: float = 0.01) -> BenchComparison:
+    """Compare every (benchmark, variant, backend) of two bench folders."""
+    base, new = read_bench(base_dir), read_bench(new_dir)
+    changes = []
+    for key in sorted(set(base) | set(new)):
+        if key not in new:
+            changes.append(Change(*key, "missing", reason="in the baseline only"))
+        elif key not in base:
+            changes.append(Change(*key, "added", reason="not in the baseline"))
+        else:
+            changes.append(_compare_pair(key, base[key], new[key], threshold, alpha))
+    return BenchComparison(str(base_dir), str(new_dir), threshold, alpha, tuple(changes))

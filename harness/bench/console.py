@@ -1,0 +1,73 @@
+"""What `bench` prints: a line per record as it completes, the seed table
+beside the published figures, and the baseline comparison."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from webnn_harness.bench.compare import BenchComparison
+
+
+def _ms(seconds: float | None) -> str:
+    return f"{seconds * 1e3:10.3f}" if seconds is not None else f"{'-':>10}"
+
+
+def record_line(record: dict) -> str:
+    lat = record.get("latency")
+    head = f"{record['backend']['name']:12} {record['benchmark']:40} {record['variant']:15}"
+    if record["status"] != "ok" or not lat:
+        return f"{head} {record['status']:>10}  {(record.get('message') or '')[:160]}"
+    load = record.get("loadAverage")
+    load = f"  load {max(load):.1f}" if load else ""
+    return (f"{head} {_ms(lat['median'])} ms  iqr {lat['iqr'] * 1e3:8.3f}  cv {lat['cv'] * 100:5.1f}%  "
+            f"n {lat['samples']:4}  build {_ms(record.get('buildSeconds')).strip()} ms{load}")
+
+
+def published_tables(records: Iterable[dict]) -> list[str]:
+    """Our median beside the published figure, for every benchmark that has one."""
+    lines = []
+    rows = [r for r in records if r.get("published")]
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["benchmark"], r["backend"]["name"]), []).append(r)
+    for (benchmark, backend), group in groups.items():
+        source = group[0]["published"].get("source", "")
+        lines.append(f"{benchmark} on {backend} (published: {source})")
+        lines.append(f"  {'variant':15} {'ours ms':>10} {'published ms':>13} {'ours/published':>16}")
+        for r in group:
+            ours = r["latency"]["median"] if r["status"] == "ok" else None
+            theirs = r["published"]["seconds"]
+            ratio = f"{ours / theirs:16.2f}" if ours is not None else f"{r['status']:>16}"
+            lines.append(f"  {r['variant']:15} {_ms(ours)} {theirs * 1e3:13.1f} {ratio}")
+    return lines
+
+
+def comparison_lines(comparison: BenchComparison) -> list[str]:
+    lines = []
+    for c in comparison.changes:
+        if c.verdict in ("same",):
+            continue
+        figures = ""
+        if c.ratio is not None:
+            figures = f" {c.base_median * 1e3:.3f} -> {c.new_median * 1e3:.3f} ms ({(c.ratio - 1) * 100:+.1f}%, p={c.p_value:.2g})"
+        lines.append(f"{c.verdict:13} {c.backend} {c.benchmark} {c.variant}{figures} {c.reason}".rstrip())
+    n = len(comparison.regressions)
+    lines.append(f"against {comparison.base}: {n} regression(s) "
+                 f"(slower by > {comparison.threshold:.0%} at p < {comparison.alpha}, or broken)")
+    return lines
+
+
+def comparison_markdown(comparison: BenchComparison) -> str:
+    """A pull-request comment: the regressions first, then the other changes."""
+    rows = [c for c in comparison.changes if c.verdict != "same"]
+    rows.sort(key=lambda c: (c not in comparison.regressions, c.backend, c.benchmark, c.variant))
+    lines = [f"**{len(comparison.regressions)} regression(s)** (slower by > {comparison.threshold:.0%} "
+             f"at p < {comparison.alpha}, or broken)", "",
+             "| verdict | backend | benchmark | variant | base ms | new ms | change | p |",
+             "|---|---|---|---|---:|---:|---:|---:|"]
+    for c in rows:
+        if c.ratio is None:
+            lines.append(f"| {c.verdict} | {c.backend} | {c.benchmark} | {c.variant} | | | {c.reason} | |")
+        else:
+            lines.append(f"| {c.verdict} | {c.backend} | {c.benchmark} | {c.variant} | {c.base_median * 1e3:.3f} "
+                         f"| {c.new_median * 1e3:.3f} | {(c.ratio - 1) * 100:+.1f}% | {c.p_value:.2g} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,100 @@
+"""Timing one callable the way torch.utils.benchmark's blocked_autorange and
+pytest-benchmark do: warm up, pick how many calls one sample times so a
+sample is long against the timer's resolution, then take samples until both a
+minimum total time and a minimum sample count are reached (or a cap), and
+summarise with robust statistics."""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+clock = time.perf_counter
+
+
+@dataclass(frozen=True)
+class TimingPolicy:
+    min_time: float = 1.0  # seconds of samples at least...
+    min_samples: int = 10  # ...and this many samples at least
+    max_samples: int = 10_000
+    max_time: float = 20.0  # stop here even if min_samples is not reached
+    warmup_time: float = 0.2  # seconds of untimed calls after the first run
+    min_sample_time: float = 1e-3  # a sample shorter than this times a block of calls
+
+    def to_json(self) -> dict:
+        return {"minTime": self.min_time, "minSamples": self.min_samples, "maxSamples": self.max_samples,
+                "maxTime": self.max_time, "warmupTime": self.warmup_time, "minSampleTime": self.min_sample_time}
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Seconds per call. ``number`` calls were timed together per sample
+    (1 unless a call is shorter than the policy's min_sample_time)."""
+
+    times: tuple[float, ...]
+    number: int = 1
+    stopped_by: str = "minimums"
+    summary: dict = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(cls, times, number: int = 1, stopped_by: str = "minimums") -> "Latency":
+        times = tuple(float(t) for t in times)
+        if not times:
+            raise ValueError("no samples")
+        q = statistics.quantiles(times, n=100, method="inclusive") if len(times) > 1 else [times[0]] * 99
+        mean = statistics.fmean(times)
+        stdev = statistics.stdev(times) if len(times) > 1 else 0.0
+        summary = {
+            "median": statistics.median(times), "mean": mean, "min": min(times), "max": max(times),
+            "p90": q[89], "iqr": q[74] - q[24], "cv": stdev / mean if mean > 0 else 0.0,
+            "samples": len(times), "number": number, "stoppedBy": stopped_by, "times": list(times),
+        }
+        return cls(times, number, stopped_by, summary)
+
+    def to_json(self) -> dict:
+        return dict(self.summary)
+
+    @property
+    def median(self) -> float:
+        return self.summary["median"]
+
+
+def timer_overhead(repeats: int = 2000) -> float:
+    """The median cost of reading the clock twice back to back (what every
+    sample carries on top of the work it times)."""
+    deltas = []
+    for _ in range(repeats):
+        t0 = clock()
+        deltas.append(clock() - t0)
+    return statistics.median(deltas)
+
+
+def measure(call: Callable[[], object], policy: TimingPolicy) -> Latency:
+    """Time ``call`` (already run once by the caller: first run is apart)."""
+    end_warmup = clock() + policy.warmup_time
+    single = None
+    while True:  # warm-up, at least one call; its last duration sizes the block
+        t0 = clock()
+        call()
+        single = clock() - t0
+        if clock() >= end_warmup:
+            break
+    number = 1
+    if single < policy.min_sample_time:
+        number = max(1, int(policy.min_sample_time / max(single, 1e-9)) + 1)
+    times: list[float] = []
+    spent = 0.0
+    while True:
+        t0 = clock()
+        for _ in range(number):
+            call()
+        elapsed = clock() - t0
+        times.append(elapsed / number)
+        spent += elapsed
+        if spent >= policy.min_time and len(times) >= policy.min_samples:
+            return Latency.of(times, number, "minimums")
+        if len(times) >= policy.max_samples:
+            return Latency.of(times, number, "maxSamples")
+        if spent >= policy.max_time:
+            return Latency.of(times, number, "maxTime")

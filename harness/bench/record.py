@@ -1,0 +1,52 @@
+"""One bench result (one benchmark x variant x backend) and its JSON form,
+exactly the bench output contract's field names."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+STATUSES = ("ok", "wrong", "unsupported", "error", "crash", "timeout")
+
+
+@dataclass(frozen=True)
+class BenchRecord:
+    benchmark: str
+    suite: str
+    kind: str
+    variant: str
+    title: str
+    status: str
+    backend: Mapping[str, Any]
+    op: str | None = None
+    data_type: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    message: str | None = None
+    build_seconds: float | None = None
+    first_run_seconds: float | None = None
+    latency: Mapping[str, Any] | None = None
+    flops: int | None = None
+    bytes: int | None = None
+    transfer_bytes: int | None = None
+    artifact: str | None = None
+    artifacts: tuple[str, ...] = ()  # every file saved (a per-op variant saves one model per op)
+    verification: Mapping[str, Any] | None = None
+    published: Mapping[str, Any] | None = None
+    # the 1-minute load average before and after timing: a busy machine
+    # (load above its core count) explains a wide spread
+    load_average: tuple[float, float] | None = None
+    build_settings: Mapping[str, Any] | None = None  # chosen per build (ORT: the opset), see backends/base.py
+
+    def to_json(self) -> dict:
+        return {
+            "benchmark": self.benchmark, "suite": self.suite, "kind": self.kind, "variant": self.variant,
+            "title": self.title, "op": self.op, "dataType": self.data_type, "params": dict(self.params),
+            "status": self.status, "message": self.message, "backend": dict(self.backend),
+            "buildSeconds": self.build_seconds, "firstRunSeconds": self.first_run_seconds,
+            "latency": dict(self.latency) if self.latency is not None else None,
+            "flops": self.flops, "bytes": self.bytes, "transferBytes": self.transfer_bytes,
+            "artifact": self.artifact, "artifacts": list(self.artifacts),
+            "verification": dict(self.verification) if self.verification is not None else None,
+            "published": dict(self.published) if self.published is not None else None,
+            "loadAverage": list(self.load_average) if self.load_average is not None else None,
+            "buildSettings": dict(self.build_settings) if self.build_settings is not None else None,
+        }

@@ -1,0 +1,196 @@
+"""How each variant runs a benchmark's graph. A variant prepares (builds
+what it needs, timed as build) and returns a ``step``: one call computes the
+graph's outputs from its host inputs and returns them as host arrays, so
+every variant pays for the same work end to end and its outputs can be
+verified against the reference before it is timed.
+
+    graph (fused, backend, nchw, nhwc, ...): the whole graph as one backend graph
+    deviceTensor / opByOp: one backend graph per op, tensors handed from op to
+        op in the backend's own memory; only the graph's outputs are read back
+    opByOpReadback: one backend graph per op, every intermediate read back to
+        the host and uploaded again
+    readback: the first op on the backend, its output read back, the rest in
+        host numpy (harness/bench/host.py)
+    host: every op in host numpy
+    upload / download: (kind transfer) copying the graph's input into a
+        backend tensor / a backend tensor back to a new host array
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from webnn_harness.backends.base import Unsupported, device_session
+from webnn_harness.bench.host import missing_host_ops, run_nodes
+from webnn_harness.graph import Graph, Node
+
+
+@dataclass(frozen=True)
+class Prepared:
+    step: Callable[[], Mapping[str, np.ndarray]]
+    build_seconds: float | None
+    artifacts: tuple[str, ...] = ()  # every file saved
+    artifact: str | None = None  # the model a native tool replays: set when the variant runs one graph
+    # kind transfer: ``step`` moves data only; ``check`` returns the outputs to verify
+    check: Callable[[], Mapping[str, np.ndarray]] | None = None
+    build_settings: Mapping[str, Any] | None = None  # per-build choices (ORT: opset), a list where parts differ
+
+
+def node_graph(graph: Graph, node: Node) -> Graph:
+    """One node of ``graph`` as a graph of its own: its non-constant operands
+    become inputs, constants stay constants."""
+    names = node.operand_names()
+    inputs = tuple(dict.fromkeys(n for n in names if n not in graph.constants))
+    constants = {n: graph.constants[n] for n in names if n in graph.constants}
+    descs = {n: graph.descs[n] for n in (*names, *node.outputs)}
+    return Graph(inputs=inputs, constants=constants, nodes=(node,), outputs=node.outputs, descs=descs)
+
+
+class _Sessions:
+    """Builds device sessions, timing the builds and saving each model."""
+
+    def __init__(self, backend, artifact_stem: str | None):
+        self.backend, self.stem = backend, artifact_stem
+        self.build_seconds = 0.0
+        self.artifacts: list[str] = []
+        self.models: list[str] = []  # the first file of each saved model (.onnx, or OpenVINO's .xml)
+        self.settings: list[Mapping[str, Any]] = []
+
+    def session(self, graph: Graph, part: int | None = None):
+        t0 = time.perf_counter()
+        session = device_session(self.backend, graph)
+        self.build_seconds += time.perf_counter() - t0
+        settings = getattr(session, "build_settings", None)
+        if settings is not None:
+            self.settings.append(settings())
+        if self.stem is not None:
+            stem = self.stem if part is None else f"{self.stem}.part{part}"
+            files = tuple(session.save(stem))
+            self.artifacts.extend(files)
+            self.models.extend(files[:1])
+        return session
+
+    def prepared(self, step, check=None) -> "Prepared":
+        artifact = self.models[0] if len(self.models) == 1 else None
+        merged = None
+        if self.settings:
+            keys = dict.fromkeys(k for s in self.settings for k in s)
+            values = {k: list(dict.fromkeys(s.get(k) for s in self.settings)) for k in keys}
+            merged = {k: v[0] if len(v) == 1 else v for k, v in values.items()}
+        return Prepared(step, self.build_seconds, tuple(self.artifacts), artifact, check, merged)
+
+
+def _whole(graph: Graph, inputs, sessions: _Sessions) -> Callable:
+    session = sessions.session(graph)
+
+    def step():
+        feeds = {name: session.upload(name, inputs[name]) for name in graph.inputs}
+        outs = session.run(feeds)
+        return {name: session.download(outs[name]) for name in graph.outputs}
+
+    return step
+
+
+def _op_by_op(graph: Graph, inputs, sessions: _Sessions, read_back: bool) -> Callable:
+    parts = [(node_graph(graph, node), None) for node in graph.nodes]
+    parts = [(g, sessions.session(g, i)) for i, (g, _) in enumerate(parts)]
+    wanted = set(graph.outputs)
+
+    def step():
+        # tensors: operand name -> (session that owns it, backend tensor)
+        tensors: dict[str, tuple[Any, Any]] = {}
+        for part, session in parts:
+            feeds = {}
+            for name in part.inputs:
+                if name in tensors:
+                    owner, tensor = tensors[name]
+                    feeds[name] = session.upload(name, owner.download(tensor)) if read_back else tensor
+                else:
+                    feeds[name] = session.upload(name, inputs[name])
+            for name, tensor in session.run(feeds).items():
+                tensors[name] = (session, tensor)
+        return {name: tensors[name][0].download(tensors[name][1]) for name in graph.outputs if name in wanted}
+
+    return step
+
+
+def _readback(graph: Graph, inputs, sessions: _Sessions) -> Callable:
+    first, rest = graph.nodes[0], graph.nodes[1:]
+    if not rest:
+        raise ValueError("readback needs a graph of at least two ops (the first on the backend, the rest on the host)")
+    _require_host(rest)
+    part = node_graph(graph, first)
+    session = sessions.session(part)
+
+    def step():
+        outs = session.run({name: session.upload(name, inputs[name]) for name in part.inputs})
+        values = dict(graph.constants)
+        values.update(inputs)
+        values.update({name: session.download(tensor) for name, tensor in outs.items()})
+        values = run_nodes(graph, rest, values)
+        return {name: values[name] for name in graph.outputs}
+
+    return step
+
+
+def _host(graph: Graph, inputs) -> Callable:
+    _require_host(graph.nodes)
+
+    def step():
+        values = dict(graph.constants)
+        values.update(inputs)
+        values = run_nodes(graph, graph.nodes, values)
+        return {name: values[name] for name in graph.outputs}
+
+    return step
+
+
+def _require_host(nodes) -> None:
+    missing = missing_host_ops(nodes)
+    if missing:
+        raise Unsupported(f"no host implementation of {', '.join(missing)}")
+
+
+def _transfer(graph: Graph, inputs, sessions: _Sessions, direction: str) -> Prepared:
+    (name,) = graph.inputs
+    session = sessions.session(graph)
+    source = inputs[name]
+    on_device = session.upload(name, source)
+
+    if direction == "upload":
+        step = lambda: session.upload(name, source)  # noqa: E731
+        check = lambda: {graph.outputs[0]: session.download(session.run({name: session.upload(name, source)})[graph.outputs[0]])}  # noqa: E731
+    else:
+        step = lambda: session.download(on_device)  # noqa: E731
+        check = lambda: {graph.outputs[0]: session.download(on_device)}  # noqa: E731
+    return sessions.prepared(step, check)
+
+
+WHOLE_GRAPH = ("graph", "fused", "backend", "cells", "nchw", "nhwc", "nhwcTransposed")
+
+
+def prepare(variant: str, kind: str, graph: Graph, inputs: Mapping[str, np.ndarray], backend,
+            artifact_stem: str | None) -> Prepared:
+    """Build ``variant`` of a benchmark. Raises Unsupported (the backend or
+    the host cannot run it) or ValueError (the variant does not apply)."""
+    sessions = _Sessions(backend, artifact_stem)
+    if kind == "transfer":
+        if variant not in ("upload", "download"):
+            raise ValueError(f"transfer variants are upload and download, not {variant!r}")
+        return _transfer(graph, inputs, sessions, variant)
+    if variant == "host":
+        return Prepared(_host(graph, inputs), None)
+    if variant in WHOLE_GRAPH:
+        step = _whole(graph, inputs, sessions)
+    elif variant in ("deviceTensor", "opByOp"):
+        step = _op_by_op(graph, inputs, sessions, read_back=False)
+    elif variant == "opByOpReadback":
+        step = _op_by_op(graph, inputs, sessions, read_back=True)
+    elif variant == "readback":
+        step = _readback(graph, inputs, sessions)
+    else:
+        raise ValueError(f"unknown variant {variant!r}")
+    return sessions.prepared(step)

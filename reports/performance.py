@@ -1,0 +1,614 @@
+"""Bench folders -> the performance model (plain frozen data, no HTML).
+
+A bench folder is what ``webnn-harness bench`` writes (the output contract,
+see harness/bench): ``bench.jsonl``, one record per benchmark x variant x
+backend, and ``summary.json`` with the header (harness version, date, machine,
+measured peaks). Everything the performance page shows is decided here: which
+figure is a speed (only records with status "ok": a "wrong" result is never a
+speed), the scenario ratios, the share of time inserted transposes cost, the
+roofline fractions and the speed tiers the capability matrix shows.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from webnn_harness.reports.capability import _version_key
+from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError, read_json
+
+BENCH_FILE = "bench.jsonl"
+SUMMARY_FILE = "summary.json"
+
+# Scenario ratios: each variant's median over the benchmark's baseline
+# variant, the first of these the benchmark has (one graph doing all the work:
+# "fused" for the interop scenarios, "graph" for op-by-op chains, "backend"
+# for offload to the host).
+BASELINE_VARIANTS = ("fused", "graph", "backend")
+# The layout comparison: the graph authored nhwc with transposes inserted
+# around the layout-sensitive ops runs those ops in nchw, so the difference
+# from the nchw graph is what the transposes cost.
+LAYOUT_VARIANTS = ("nchw", "nhwc", "nhwcTransposed")
+TRANSPOSED, TRANSPOSED_TO = "nhwcTransposed", "nchw"
+# Speed tiers on the capability matrix: an op x data type that is supported
+# but at least this many times slower than its float32 twin on the same
+# backend is marked. 3x, because a data type that merely halves the memory
+# traffic should be faster, not slower, and run-to-run noise on a shared
+# machine stays well under 2x; a factor of 3 or more means the backend
+# converts or emulates (float16 on a CPU without FP16 arithmetic).
+SLOW_TIER_FACTOR = 3.0
+# Settings keys that name the thread count and the precision, per backend
+# (onnxruntime: intra_op_threads; openvino: inference_num_threads, precision).
+THREAD_KEYS = ("threads", "intra_op_threads", "inference_num_threads", "num_threads")
+PRECISION_KEYS = ("precision", "inference_precision", "inference_precision_hint")
+
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])(/[^\s'\":,;()\[\]{}]+)")
+
+
+def strip_local_paths(text: str) -> str:
+    """``text`` with every absolute path cut to its last component: the pages
+    are published, the folders they were made in are nobody's business."""
+    return _ABSOLUTE_PATH.sub(lambda m: m.group(1).rstrip("/").rsplit("/", 1)[-1] or "/", text)
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Latency:
+    median: float
+    mean: float | None
+    min: float | None
+    max: float | None
+    p90: float | None
+    iqr: float | None
+    cv: float | None
+    samples: int
+    times: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Published:
+    seconds: float
+    source: str
+
+
+@dataclass(frozen=True)
+class BenchRecord:
+    """One line of bench.jsonl, as read; ``column`` says which run and backend."""
+
+    column: str  # BenchColumn.backend.slug
+    run: int  # index into PerformanceModel.runs: the folder it came from
+    benchmark: str
+    suite: str
+    kind: str  # op | scenario | transfer
+    variant: str
+    title: str
+    op: str
+    data_type: str
+    workload: str
+    params: Mapping[str, Any]
+    status: str  # ok | wrong | unsupported | error | crash | timeout
+    message: str
+    build_seconds: float | None
+    first_run_seconds: float | None
+    latency: Latency | None
+    flops: int | None
+    bytes: int | None
+    transfer_bytes: int | None
+    artifact: str
+    verification: Mapping[str, Any] | None
+    published: Published | None
+
+    @property
+    def is_speed(self) -> bool:
+        """Only a verified, measured record is a speed; "wrong" never is."""
+        return self.status == "ok" and self.latency is not None and self.latency.median > 0
+
+    @property
+    def seconds(self) -> float | None:
+        return self.latency.median if self.is_speed else None
+
+    @property
+    def flops_per_second(self) -> float | None:
+        return self.flops / self.latency.median if self.is_speed and self.flops else None
+
+    @property
+    def bytes_per_second(self) -> float | None:
+        moved = self.transfer_bytes if self.kind == "transfer" and self.transfer_bytes else self.bytes
+        return moved / self.latency.median if self.is_speed and moved else None
+
+    @property
+    def problem(self) -> str:
+        """What to show instead of a speed: the status and its message."""
+        if self.is_speed:
+            return ""
+        if self.status == "wrong" and self.verification:
+            v = self.verification
+            detail = f"max error {v.get('maxError')} {v.get('metric') or ''} (budget {v.get('budget')})"
+            return f"wrong: {detail}" + (f"; {self.message}" if self.message else "")
+        if self.status == "ok":
+            return "ok, but no latency was recorded"
+        return f"{self.status}: {self.message}" if self.message else self.status
+
+
+@dataclass(frozen=True)
+class Peaks:
+    bandwidth: float | None  # bytes per second
+    flops: float | None  # float32 flops per second
+    method: str
+    threads: Any
+
+
+@dataclass(frozen=True)
+class BenchColumn:
+    """One backend build with one set of settings: a column of every table.
+    Bench folders of the same backend that measured different benchmarks
+    (two suites) share a column; a benchmark measured twice makes a second
+    column, so no figure hides another."""
+
+    backend: BackendId
+    settings: Mapping[str, Any]
+    threads: str
+    precision: str
+    runs: tuple[int, ...]  # indexes into PerformanceModel.runs
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """One bench folder's header, without its local path."""
+
+    label: str  # suite and date
+    suite: str
+    harness_version: str
+    date: str
+    command: str
+    machine: Mapping[str, Any]
+    peaks: Peaks
+    timer_overhead: float | None
+    complete: bool
+    counts: Mapping[str, int]
+    backends: tuple[Mapping[str, Any], ...]
+    load_errors: tuple[str, ...]  # suite entries the bench could not load (summary "loadErrors")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _integer(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _latency(raw: Any) -> Latency | None:
+    if not isinstance(raw, Mapping) or _number(raw.get("median")) is None:
+        return None
+    times = tuple(t for t in (_number(x) for x in raw.get("times") or ()) if t is not None)
+    return Latency(median=float(raw["median"]), mean=_number(raw.get("mean")), min=_number(raw.get("min")),
+                   max=_number(raw.get("max")), p90=_number(raw.get("p90")), iqr=_number(raw.get("iqr")),
+                   cv=_number(raw.get("cv")), samples=_integer(raw.get("samples")) or len(times), times=times)
+
+
+def _setting(settings: Mapping[str, Any], keys: Sequence[str]) -> str:
+    for key in keys:
+        if settings.get(key) not in (None, ""):
+            return str(settings[key])
+    return ""
+
+
+def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> BenchRecord:
+    for key in ("benchmark", "variant", "status"):
+        if not isinstance(raw.get(key), str):
+            raise ReportInputError(f"{where}: field {key!r} is missing or not a string")
+    params = raw.get("params") if isinstance(raw.get("params"), Mapping) else {}
+    published = raw.get("published")
+    return BenchRecord(
+        column=column, run=run, benchmark=raw["benchmark"], suite=str(raw.get("suite") or ""),
+        kind=str(raw.get("kind") or ""), variant=raw["variant"], title=str(raw.get("title") or raw["benchmark"]),
+        op=str(raw.get("op") or ""), data_type=str(raw.get("dataType") or ""),
+        workload=str(params.get("workload") or ""), params=params, status=raw["status"],
+        message=strip_local_paths(str(raw.get("message") or "")),
+        build_seconds=_number(raw.get("buildSeconds")), first_run_seconds=_number(raw.get("firstRunSeconds")),
+        latency=_latency(raw.get("latency")), flops=_integer(raw.get("flops")), bytes=_integer(raw.get("bytes")),
+        transfer_bytes=_integer(raw.get("transferBytes")), artifact=str(raw.get("artifact") or ""),
+        verification=raw.get("verification") if isinstance(raw.get("verification"), Mapping) else None,
+        published=(Published(float(published["seconds"]), str(published.get("source") or ""))
+                   if isinstance(published, Mapping) and _number(published.get("seconds")) is not None else None),
+    )
+
+
+def read_bench(folder: Path) -> tuple[Mapping[str, Any], list[tuple[int, Mapping[str, Any]]]]:
+    """(summary.json or {}, [(line number, record)]) of one bench folder. A
+    truncated last line (an interrupted bench) is dropped; the summary's
+    ``complete`` says whether the run finished."""
+    summary_path = folder / SUMMARY_FILE
+    summary = read_json(summary_path) if summary_path.exists() else {}
+    if not isinstance(summary, Mapping):
+        raise ReportInputError(f"{folder.name}/{SUMMARY_FILE}: expected a JSON object")
+    lines = (folder / BENCH_FILE).read_text(encoding="utf-8").splitlines()
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            if number == len(lines):  # cut off while being written
+                continue
+            raise ReportInputError(f"{folder.name}/{BENCH_FILE} line {number}: not valid JSON") from None
+        if not isinstance(raw, Mapping):
+            raise ReportInputError(f"{folder.name}/{BENCH_FILE} line {number}: expected a JSON object")
+        records.append((number, raw))
+    return summary, records
+
+
+def _run(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> BenchRun:
+    header = summary.get("header") if isinstance(summary.get("header"), Mapping) else {}
+    peaks = header.get("peaks") if isinstance(header.get("peaks"), Mapping) else {}
+    suite = str(summary.get("suite") or next((r.get("suite") for r in records if r.get("suite")), ""))
+    date = str(header.get("date") or "")
+    counts: dict[str, int] = defaultdict(int)
+    for r in records:
+        counts[str(r.get("status"))] += 1
+    machine = header.get("machine") if isinstance(header.get("machine"), Mapping) else {}
+    return BenchRun(
+        label=f"{suite or 'bench'} {date[:16].replace('T', ' ')}".strip(), suite=suite,
+        harness_version=str(header.get("harnessVersion") or ""), date=date,
+        command=strip_local_paths(str(header.get("command") or "")),
+        machine={k: strip_local_paths(v) if isinstance(v, str) else v for k, v in machine.items()},
+        peaks=Peaks(bandwidth=_number(peaks.get("memoryBandwidthBytesPerSecond")),
+                    flops=_number(peaks.get("float32FlopsPerSecond")), method=str(peaks.get("method") or ""),
+                    threads=peaks.get("threads")),
+        timer_overhead=_number(header.get("timerOverheadSeconds")),
+        # No summary, or one without "complete": the bench did not finish.
+        complete=summary.get("complete") is True, counts=dict(counts),
+        backends=tuple(b for b in summary.get("backends") or () if isinstance(b, Mapping)),
+        load_errors=tuple(strip_local_paths(str(e)) for e in summary.get("loadErrors") or ()),
+    )
+
+
+# --------------------------------------------------------------------------- derived figures
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One record in a table cell: a speed, or the reason there is none."""
+
+    record: BenchRecord | None
+
+    @property
+    def seconds(self) -> float | None:
+        return self.record.seconds if self.record else None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One benchmark x variant across every column."""
+
+    benchmark: str
+    variant: str
+    title: str
+    op: str
+    data_type: str
+    workload: str
+    cells: tuple[Cell, ...]  # in PerformanceModel.columns order
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A variant's median over the baseline variant's, on one column."""
+
+    benchmark: str
+    title: str
+    column: str
+    variant: str
+    baseline: str
+    seconds: float | None
+    baseline_seconds: float | None
+    ratio: float | None  # None when either side is not a speed
+    problem: str  # why there is no ratio
+
+
+@dataclass(frozen=True)
+class RatioRow:
+    """One scenario variant's ratios to its baseline, one per column."""
+
+    benchmark: str
+    title: str
+    variant: str
+    baseline: str
+    cells: tuple[Ratio | None, ...]  # in PerformanceModel.columns order
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    """A variant with a published figure, beside ours."""
+
+    row: Row
+    published: Published
+    baseline: str  # the variant the ratios divide by
+    published_ratio: float | None  # published / the published baseline variant's figure
+    ratios: tuple[Ratio | None, ...]  # ours, per column, to the same baseline
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.row.variant == self.baseline
+
+
+@dataclass(frozen=True)
+class LayoutCost:
+    """One workload on one column: the three layouts and what the transposes cost."""
+
+    benchmark: str
+    workload: str
+    column: str
+    nchw: Cell
+    nhwc: Cell
+    transposed: Cell
+    transpose_seconds: float | None  # transposed - nchw
+    transpose_share: float | None  # (transposed - nchw) / transposed
+    within_spread: bool  # the difference is smaller than the larger IQR of the two
+    preferred: str  # the faster of nchw and nhwc, "" when unknown
+
+
+@dataclass(frozen=True)
+class RooflinePoint:
+    benchmark: str
+    variant: str
+    column: str
+    data_type: str
+    intensity: float  # flops per byte
+    achieved: float  # flops per second
+    bound: float  # min(peak flops, intensity * peak bandwidth)
+    fraction: float  # achieved / bound
+    memory_bound: bool  # the bandwidth roof is the lower one at this intensity
+
+    @property
+    def above_roof(self) -> bool:
+        """Faster than the measured roof allows: the peak was measured low (a
+        busy machine), or the backend did less work than the cost functions
+        count (it folded or skipped operations)."""
+        return self.fraction > 1
+
+
+@dataclass(frozen=True)
+class SpeedTier:
+    """An op x data type far slower than its float32 twin on the same backend."""
+
+    backend: BackendId
+    op: str
+    data_type: str
+    benchmark: str
+    factor: float  # median / float32 twin's median
+
+
+@dataclass(frozen=True)
+class PerformanceModel:
+    runs: tuple[BenchRun, ...]
+    columns: tuple[BenchColumn, ...]
+    records: tuple[BenchRecord, ...]
+    op_rows: tuple[Row, ...]  # kind "op"
+    scenario_rows: tuple[Row, ...]  # kind "scenario"
+    transfer_rows: tuple[Row, ...]  # kind "transfer"
+    published_rows: tuple[PublishedRow, ...]  # rows with a published figure
+    ratios: tuple[Ratio, ...]
+    ratio_rows: tuple[RatioRow, ...]
+    layout: tuple[LayoutCost, ...]
+    roofline: Mapping[int, tuple[RooflinePoint, ...]]  # run index -> its points (peaks are per machine)
+    speed_tiers: tuple[SpeedTier, ...]
+
+    @property
+    def has_bench(self) -> bool:
+        return bool(self.records)
+
+    def run_columns(self, run: int) -> tuple[BenchColumn, ...]:
+        """The backends a bench folder measured."""
+        return tuple(c for c in self.columns if run in c.runs)
+
+    def column(self, slug: str) -> BenchColumn:
+        return next(c for c in self.columns if c.backend.slug == slug)
+
+
+def _grid(items: Iterable[Any], columns: Sequence[BenchColumn]) -> list[tuple[Any, tuple[Any, ...]]]:
+    """Items (records or ratios) by (benchmark, variant) in first-seen order:
+    (the first item, then one item or None per column)."""
+    grouped: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in items:
+        grouped.setdefault((item.benchmark, item.variant), {})[item.column] = item
+    return [(next(iter(by_column.values())), tuple(by_column.get(c.backend.slug) for c in columns))
+            for by_column in grouped.values()]
+
+
+def rows(records: Iterable[BenchRecord], columns: Sequence[BenchColumn]) -> tuple[Row, ...]:
+    """One row per (benchmark, variant), first-seen order, one cell per column."""
+    return tuple(Row(first.benchmark, first.variant, first.title, first.op, first.data_type, first.workload,
+                     tuple(Cell(r) for r in cells)) for first, cells in _grid(records, columns))
+
+
+def scenario_ratios(records: Iterable[BenchRecord]) -> tuple[Ratio, ...]:
+    by_benchmark: dict[tuple[str, str], dict[str, BenchRecord]] = {}
+    for r in records:
+        if r.kind == "scenario" and r.variant not in LAYOUT_VARIANTS:
+            by_benchmark.setdefault((r.column, r.benchmark), {})[r.variant] = r
+    out = []
+    for (column, benchmark), variants in by_benchmark.items():
+        baseline = next((v for v in BASELINE_VARIANTS if v in variants), None)
+        if baseline is None:
+            continue
+        base = variants[baseline]
+        for variant, r in variants.items():
+            if variant == baseline:
+                continue
+            problem = r.problem or (f"{baseline} {base.problem}" if base.problem else "")
+            ratio = r.seconds / base.seconds if not problem else None
+            out.append(Ratio(benchmark, r.title, column, variant, baseline, r.seconds, base.seconds, ratio, problem))
+    return tuple(out)
+
+
+def ratio_grid(ratios: Sequence[Ratio], columns: Sequence[BenchColumn]) -> tuple[RatioRow, ...]:
+    return tuple(RatioRow(first.benchmark, first.title, first.variant, first.baseline, cells)
+                 for first, cells in _grid(ratios, columns))
+
+
+def published_rows(rows_: Sequence[Row], records: Sequence[BenchRecord], ratios: Sequence[RatioRow]
+                   ) -> tuple[PublishedRow, ...]:
+    """Rows that carry a published figure, with the published ratio to the
+    same baseline variant our ratios use (ratios travel between machines
+    better than seconds do)."""
+    published = {(r.benchmark, r.variant): r.published for r in records if r.published}
+    ours = {(r.benchmark, r.variant): r for r in ratios}
+    out = []
+    for row in rows_:
+        figure = published.get((row.benchmark, row.variant))
+        if figure is None:
+            continue
+        ratio_row = ours.get((row.benchmark, row.variant))
+        baseline = ratio_row.baseline if ratio_row else next(
+            (v for v in BASELINE_VARIANTS if (row.benchmark, v) in published), None)
+        base_figure = published.get((row.benchmark, baseline)) if baseline else None
+        out.append(PublishedRow(
+            row, figure, baseline or "", figure.seconds / base_figure.seconds if base_figure else None,
+            ratio_row.cells if ratio_row else tuple(None for _ in row.cells)))
+    return tuple(out)
+
+
+def layout_costs(records: Iterable[BenchRecord]) -> tuple[LayoutCost, ...]:
+    groups: dict[tuple[str, str, str], dict[str, BenchRecord]] = {}
+    for r in records:
+        if r.variant in LAYOUT_VARIANTS:
+            groups.setdefault((r.column, r.benchmark, r.workload), {})[r.variant] = r
+    out = []
+    for (column, benchmark, workload), variants in groups.items():
+        if TRANSPOSED not in variants:
+            continue
+        native, transposed = variants.get(TRANSPOSED_TO), variants[TRANSPOSED]
+        cost = share = None
+        within = False
+        if native and native.is_speed and transposed.is_speed:
+            cost = transposed.seconds - native.seconds
+            share = cost / transposed.seconds
+            spread = max(native.latency.iqr or 0.0, transposed.latency.iqr or 0.0)
+            within = abs(cost) < spread
+        timed = {v: variants[v].seconds for v in ("nchw", "nhwc") if v in variants and variants[v].is_speed}
+        preferred = min(timed, key=timed.get) if len(timed) == 2 else ""
+        out.append(LayoutCost(benchmark, workload, column, Cell(native), Cell(variants.get("nhwc")), Cell(transposed),
+                              cost, share, within, preferred))
+    return tuple(out)
+
+
+def roofline_point(r: BenchRecord, peaks: Peaks) -> RooflinePoint | None:
+    """Where a record sits under its machine's roofline: attainable flops at
+    its arithmetic intensity are min(peak flops, intensity * peak bandwidth)."""
+    if not (r.is_speed and r.flops and r.bytes and peaks.flops and peaks.bandwidth):
+        return None
+    intensity = r.flops / r.bytes
+    achieved = r.flops / r.latency.median
+    bound = min(peaks.flops, intensity * peaks.bandwidth)
+    return RooflinePoint(r.benchmark, r.variant, r.column, r.data_type, intensity, achieved, bound,
+                         achieved / bound, intensity * peaks.bandwidth < peaks.flops)
+
+
+def _twin_key(r: BenchRecord) -> tuple:
+    params = {k: v for k, v in r.params.items() if k != "dataType"}
+    return r.column, r.op, r.variant, json.dumps(params, sort_keys=True, default=str)
+
+
+def speed_tiers(records: Iterable[BenchRecord], columns: Sequence[BenchColumn]) -> tuple[SpeedTier, ...]:
+    """Per-op benchmarks at least SLOW_TIER_FACTOR times slower than the float32
+    benchmark of the same op, variant and parameters on the same column."""
+    ops = [r for r in records if r.kind == "op" and r.op and r.is_speed]
+    float32 = {_twin_key(r): r for r in ops if r.data_type == "float32"}
+    backend = {c.backend.slug: c.backend for c in columns}
+    out = []
+    for r in ops:
+        twin = float32.get(_twin_key(r))
+        if r.data_type == "float32" or twin is None:
+            continue
+        factor = r.seconds / twin.seconds
+        if factor >= SLOW_TIER_FACTOR:
+            out.append(SpeedTier(backend[r.column], r.op, r.data_type, r.benchmark, factor))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _backend_key(raw: Mapping[str, Any]) -> tuple[str, str, str, Mapping[str, Any]]:
+    backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
+    settings = backend.get("settings") if isinstance(backend.get("settings"), Mapping) else {}
+    return (str(backend.get("name") or "?"), str(backend.get("version") or ""), str(backend.get("device") or ""),
+            settings)
+
+
+def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) -> PerformanceModel:
+    ids = ids or BackendIds()
+    runs: list[BenchRun] = []
+    records: list[BenchRecord] = []
+    # Columns by backend identity (name, version, device, settings), each with
+    # the (benchmark, variant) pairs it holds and the runs it came from.
+    columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list]] = {}
+    by_identity: dict[str, list[str]] = defaultdict(list)
+    for folder in folders:
+        summary, raw_records = read_bench(folder)
+        index = len(runs)
+        runs.append(_run(summary, [r for _, r in raw_records]))
+        groups: dict[str, list[tuple[int, Mapping[str, Any]]]] = defaultdict(list)
+        for number, raw in raw_records:
+            name, version, device, settings = _backend_key(raw)
+            groups[json.dumps([name, version, device, settings], sort_keys=True, default=str)].append((number, raw))
+        for identity, group in groups.items():
+            pairs = {(raw.get("benchmark"), raw.get("variant")) for _, raw in group}
+            slug = next((s for s in by_identity[identity] if not columns[s][2] & pairs), None)
+            if slug is None:
+                name, version, device, settings = _backend_key(group[0][1])
+                bid = ids.get(name, version, device, f"{identity}#{len(by_identity[identity])}")
+                slug = bid.slug
+                columns[slug] = (bid, settings, set(), [])
+                by_identity[identity].append(slug)
+            columns[slug][2].update(pairs)
+            columns[slug][3].append(index)
+            for number, raw in group:
+                records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
+    built = []
+    for bid, settings, _, run_indexes in columns.values():
+        peak_threads = runs[run_indexes[0]].peaks.threads
+        threads = _setting(settings, THREAD_KEYS) or (str(peak_threads) if peak_threads else "")
+        built.append(BenchColumn(bid, settings, threads, _setting(settings, PRECISION_KEYS), tuple(run_indexes)))
+    ordered = tuple(sorted(built, key=lambda c: (c.backend.name, _version_key(c.backend.version), c.runs,
+                                                 c.backend.slug)))
+    op_rows = rows((r for r in records if r.kind == "op"), ordered)
+    scenario_rows = rows((r for r in records if r.kind not in ("op", "transfer")), ordered)
+    transfer_rows = rows((r for r in records if r.kind == "transfer"), ordered)
+    ratios = scenario_ratios(records)
+    ratio_rows = ratio_grid(ratios, ordered)
+    roofline: dict[int, list[RooflinePoint]] = defaultdict(list)
+    for r in records:
+        point = roofline_point(r, runs[r.run].peaks)
+        if point:
+            roofline[r.run].append(point)
+    return PerformanceModel(
+        runs=tuple(runs), columns=ordered, records=tuple(records), op_rows=op_rows, scenario_rows=scenario_rows,
+        transfer_rows=transfer_rows,
+        published_rows=published_rows(scenario_rows + op_rows, records, ratio_rows),
+        ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
+        roofline={k: tuple(v) for k, v in roofline.items()}, speed_tiers=speed_tiers(records, ordered),
+    )
+
+
+def tiers_by_probe(tiers: Iterable[SpeedTier], probes: Iterable[Any]) -> Mapping[tuple[str, str], tuple[SpeedTier, ...]]:
+    """(probe slug, op) -> the speed tiers of that backend and op, matching a
+    bench column to a probe column by backend name, version and device (the
+    same backend build measured twice)."""
+    out: dict[tuple[str, str], list[SpeedTier]] = defaultdict(list)
+    for probe in probes:
+        b = probe.backend
+        for tier in tiers:
+            if (tier.backend.name, tier.backend.version, tier.backend.device) == (b.name, b.version, b.device):
+                out[(b.slug, tier.op)].append(tier)
+    return {k: tuple(v) for k, v in out.items()}

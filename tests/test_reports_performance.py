@@ -1,0 +1,322 @@
+"""The performance report: bench folders (written here exactly as the bench
+output contract says) -> the model's derived figures -> performance.html and
+its SVG charts. The numbers in the fixtures are inputs; every expected figure
+is computed in the test from those inputs."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from statistics import median
+
+import pytest
+from webnn_harness.reports import ReportInputError, build_model, build_site
+from webnn_harness.reports.charts import roofline_svg
+from webnn_harness.reports.performance import (
+    SLOW_TIER_FACTOR,
+    build_performance,
+    strip_local_paths,
+)
+
+ORT = {"name": "onnxruntime", "version": "1.32.0", "device": "CPUExecutionProvider (x86_64)",
+       "settings": {"threads": 2, "opset": 21}}
+OV = {"name": "openvino", "version": "2026.4.1-22982-e213a14-releases/2026/4", "device": "CPU",
+      "settings": {"inference_num_threads": 2, "precision": "exact"}}
+PEAKS = {"memoryBandwidthBytesPerSecond": 1.0e10, "float32FlopsPerSecond": 1.0e11,
+         "method": "numpy copy of 256 MiB; float32 matmul 2048x2048", "threads": 2}
+
+
+def latency(times: list[float]) -> dict:
+    ordered = sorted(times)
+    mean = sum(times) / len(times)
+    sd = (sum((t - mean) ** 2 for t in times) / (len(times) - 1)) ** 0.5
+    q = lambda f: ordered[int(f * (len(ordered) - 1))]  # noqa: E731 - a rough quantile is enough for a fixture
+    return {"median": median(times), "mean": mean, "min": ordered[0], "max": ordered[-1], "p90": q(0.9),
+            "iqr": q(0.75) - q(0.25), "cv": sd / mean, "samples": len(times), "times": times}
+
+
+def record(benchmark, variant, times, *, backend=ORT, kind="scenario", status="ok", op=None, data_type="float32",
+           workload="1x100x100x100", flops=None, bytes_=None, published=None, message=None, verification=None,
+           suite="seed", **params) -> dict:
+    return {
+        "benchmark": benchmark, "suite": suite, "kind": kind, "variant": variant,
+        "title": f"{benchmark} <b>{variant}</b>", "op": op, "dataType": data_type,
+        "params": {"workload": workload, **params}, "status": status, "message": message,
+        "backend": backend, "buildSeconds": 0.0123, "firstRunSeconds": 0.0045,
+        "latency": latency(times) if times else None, "flops": flops, "bytes": bytes_,
+        "transferBytes": None, "artifact": f"artifacts/{benchmark}.{variant}.onnx",
+        "verification": verification or {"maxError": 3.0, "metric": "ULP", "budget": 64, "compared": 1000},
+        "published": published,
+    }
+
+
+def write_bench(folder: Path, records: list[dict], *, backends=(ORT,), complete=True, command=None) -> Path:
+    folder.mkdir(parents=True)
+    with open(folder / "bench.jsonl", "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    summary = {
+        "header": {"harness": "webnn-harness", "harnessVersion": "0.1.0", "date": "2026-11-23T01:00:00+00:00",
+                   "command": command or f"webnn-harness bench --backend onnxruntime --out {folder}",
+                   "machine": {"cpu": "Test CPU @ 2 GHz", "cores": 2, "platform": "Linux-6.1-x86_64",
+                               "memoryBytes": 8 * 2**30, "hostname": "bench-host"},
+                   "peaks": PEAKS, "timerOverheadSeconds": 5e-8},
+        "suite": records[0]["suite"], "backends": list(backends), "complete": complete, "counts": counts,
+    }
+    (folder / "summary.json").write_text(json.dumps(summary))
+    return folder
+
+
+SEED_TIMES = {  # seconds, per variant
+    "host": [0.060, 0.062, 0.064, 0.061, 0.063],
+    "readback": [0.040, 0.041, 0.039, 0.042, 0.040],
+    "deviceTensor": [0.023, 0.022, 0.024, 0.023, 0.022],
+    "fused": [0.020, 0.021, 0.020, 0.022, 0.021],
+    "opByOp": [0.030, 0.031, 0.032, 0.030, 0.031],
+}
+PUBLISHED = {"host": 0.0635, "readback": 0.0396, "deviceTensor": 0.0225, "fused": 0.0208}
+SEED_FLOPS, SEED_BYTES = 2_000_000_000, 8_000_000
+LAYOUT_TIMES = {
+    ("1x100x100x100", "nchw"): [0.010, 0.011, 0.010, 0.012],
+    ("1x100x100x100", "nhwc"): [0.013, 0.012, 0.013, 0.014],
+    ("1x100x100x100", "nhwcTransposed"): [0.016, 0.015, 0.016, 0.017],
+    ("1x8x8x16", "nchw"): [0.0010, 0.0011, 0.0010, 0.0012],
+    ("1x8x8x16", "nhwc"): [0.0009, 0.0009, 0.0010, 0.0009],
+    ("1x8x8x16", "nhwcTransposed"): [0.0011, 0.0012, 0.0010, 0.0011],
+}
+OP_TIMES = {
+    ("conv2d", "float32"): [0.002, 0.0021, 0.002, 0.0022],
+    ("conv2d", "float16"): [0.009, 0.0091, 0.0095, 0.0092],  # slower than float32 by more than the tier factor
+    ("matmul", "float32"): [0.001, 0.0011, 0.001, 0.0012],
+    ("matmul", "float16"): [0.0015, 0.0016, 0.0015, 0.0017],  # slower, but under the factor
+}
+WRONG_TIMES = [0.000123, 0.000123, 0.000123]  # a wrong result that was (wrongly) timed: must never show
+
+
+def seed_records(backend=ORT) -> list[dict]:
+    out = [record("seed-conv2d-add-relu", v, t, backend=backend, flops=SEED_FLOPS, bytes_=SEED_BYTES,
+                  published={"seconds": PUBLISHED[v], "source": "WebNN WG, custom-ops interop measurements (WebGPU)"}
+                  if v in PUBLISHED else None)
+           for v, t in SEED_TIMES.items()]
+    for (workload, variant), t in LAYOUT_TIMES.items():
+        out.append(record(f"layout-conv-{workload}", variant, t, backend=backend, workload=workload))
+    for (op, dt), t in OP_TIMES.items():
+        out.append(record(f"op-{op}-{dt}", "graph", t, backend=backend, kind="op", op=op, data_type=dt,
+                          suite="seed", workload="1x64x56x56", shape=[1, 64, 56, 56], flops=10**8, bytes_=10**6))
+    out.append(record("op-relu-float32", "graph", WRONG_TIMES, backend=backend, kind="op", op="relu", status="wrong",
+                      message="output 0 differs", verification={"maxError": 1e9, "metric": "ULP", "budget": 0,
+                                                                "compared": 100}))
+    out.append(record("op-gelu-float32", "graph", None, backend=backend, kind="op", op="gelu", status="crash",
+                      message="worker died: Segmentation fault at /home/someone/build/libort.so"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    return write_bench(tmp_path_factory.mktemp("bench") / "bench-ort", seed_records())
+
+
+@pytest.fixture(scope="module")
+def site(bench) -> Path:
+    """The site of the seed bench, rendered once for the tests that read it."""
+    out = bench.parent / "site"
+    build_site([bench], out)
+    return out
+
+
+def test_scenario_ratios_are_each_variant_over_fused(bench):
+    perf = build_performance([bench])
+    ratios = {r.variant: r for r in perf.ratios if r.benchmark == "seed-conv2d-add-relu"}
+    fused = median(SEED_TIMES["fused"])
+    assert set(ratios) == set(SEED_TIMES) - {"fused"}
+    for variant, r in ratios.items():
+        assert r.baseline == "fused"
+        assert r.ratio == pytest.approx(median(SEED_TIMES[variant]) / fused)
+
+
+def test_published_figures_sit_beside_ours_with_their_own_ratios(bench):
+    perf = build_performance([bench])
+    rows = {p.row.variant: p for p in perf.published_rows}
+    assert set(rows) == set(PUBLISHED)
+    assert rows["fused"].is_baseline
+    for variant in ("host", "readback", "deviceTensor"):
+        p = rows[variant]
+        assert p.published.seconds == PUBLISHED[variant]
+        assert p.published_ratio == pytest.approx(PUBLISHED[variant] / PUBLISHED["fused"])
+        (ours,) = p.ratios
+        assert ours.ratio == pytest.approx(median(SEED_TIMES[variant]) / median(SEED_TIMES["fused"]))
+
+
+def test_layout_share_is_what_the_transposes_add_over_nchw(bench):
+    perf = build_performance([bench])
+    by_workload = {l.workload: l for l in perf.layout}
+    assert set(by_workload) == {"1x100x100x100", "1x8x8x16"}
+    for workload, l in by_workload.items():
+        nchw = median(LAYOUT_TIMES[(workload, "nchw")])
+        nhwc = median(LAYOUT_TIMES[(workload, "nhwc")])
+        transposed = median(LAYOUT_TIMES[(workload, "nhwcTransposed")])
+        assert l.transpose_seconds == pytest.approx(transposed - nchw)
+        assert l.transpose_share == pytest.approx((transposed - nchw) / transposed)
+        assert l.preferred == ("nchw" if nchw < nhwc else "nhwc")
+
+
+def test_roofline_fraction_is_achieved_over_the_lower_roof(bench):
+    perf = build_performance([bench])
+    (points,) = perf.roofline.values()
+    bandwidth, peak = PEAKS["memoryBandwidthBytesPerSecond"], PEAKS["float32FlopsPerSecond"]
+    fused = next(p for p in points if p.variant == "fused")
+    intensity = SEED_FLOPS / SEED_BYTES
+    achieved = SEED_FLOPS / median(SEED_TIMES["fused"])
+    assert fused.intensity == pytest.approx(intensity)
+    assert fused.achieved == pytest.approx(achieved)
+    assert fused.bound == pytest.approx(min(peak, intensity * bandwidth))
+    assert fused.fraction == pytest.approx(achieved / min(peak, intensity * bandwidth))
+    assert fused.memory_bound == (intensity * bandwidth < peak)
+    conv = next(p for p in points if p.benchmark == "op-conv2d-float32")
+    assert conv.fraction == pytest.approx((10**8 / median(OP_TIMES[("conv2d", "float32")]))
+                                          / min(peak, 100 * bandwidth))
+
+
+def test_speed_tier_marks_only_what_is_factor_times_slower_than_float32(bench):
+    perf = build_performance([bench])
+    expected = {op for (op, dt), t in OP_TIMES.items() if dt != "float32"
+                and median(t) / median(OP_TIMES[(op, "float32")]) >= SLOW_TIER_FACTOR}
+    assert {t.op for t in perf.speed_tiers} == expected == {"conv2d"}
+    (tier,) = perf.speed_tiers
+    assert tier.data_type == "float16"
+    assert tier.factor == pytest.approx(median(OP_TIMES[("conv2d", "float16")]) / median(OP_TIMES[("conv2d", "float32")]))
+
+
+def test_wrong_results_are_never_speeds(tmp_path, bench, site):
+    perf = build_performance([bench])
+    wrong = next(r for r in perf.records if r.status == "wrong")
+    assert not wrong.is_speed and wrong.seconds is None and wrong.flops_per_second is None
+    assert wrong.problem.startswith("wrong: max error")
+    assert all(p.benchmark != "op-relu-float32" for pts in perf.roofline.values() for p in pts)
+    # A wrong baseline gives no ratios at all.
+    records = [record("chain", "graph", [0.001, 0.001, 0.001], status="wrong"),
+               record("chain", "opByOp", [0.002, 0.002, 0.002])]
+    perf = build_performance([write_bench(tmp_path / "wrong", records)])
+    (ratio,) = perf.ratios
+    assert ratio.ratio is None and "wrong" in ratio.problem
+
+    html = (site / "performance.html").read_text()
+    row = re.search(r"<tr><td[^>]*>op-relu-float32.*?</tr>", html, re.S).group(0)
+    assert "wrong" in row
+    assert "123.0 µs" not in html  # the wrong run's median appears nowhere
+    assert "op-relu-float32" not in (site / "charts" / "distribution-ops.svg").read_text()
+
+
+def test_page_renders_without_local_paths_and_names_what_was_measured(bench, site):
+    page = (site / "performance.html").read_text()
+    for text in [page] + [p.read_text() for p in site.rglob("*.svg")]:
+        assert str(bench.parent) not in text
+        assert "/home/someone" not in text
+    # The header names backend, version, device, threads, precision, harness, machine, date and the peaks.
+    for needle in ("onnxruntime", "1.32.0", "CPUExecutionProvider (x86_64)", "Threads", "Precision",
+                   "webnn-harness 0.1.0", "Test CPU @ 2 GHz", "2026-11-23 01:00 UTC", "10 GB/s", "100 GFLOP/s"):
+        assert needle in page, needle
+    assert "crash: worker died: Segmentation fault at libort.so" in page
+    assert "<b>" not in page  # titles are escaped
+    # Bench folders only: the performance page is the index, and linked from the nav.
+    assert "<h1>Performance</h1>" in (site / "index.html").read_text()
+    assert 'href="performance.html"' in page
+
+
+def test_charts_are_deterministic_svg_with_no_external_references(bench, site):
+    charts = sorted(p.name for p in (site / "charts").glob("*.svg"))
+    assert "roofline-1.svg" in charts and "distribution-ops.svg" in charts
+    assert "distribution-seed-conv2d-add-relu.svg" in charts
+    page = (site / "performance.html").read_text()
+    perf = build_performance([bench])
+    again = {"roofline-1.svg": roofline_svg(perf.roofline[0], perf.runs[0].peaks,
+                                            {c.backend.slug: c.backend.label for c in perf.columns})}
+    assert again["roofline-1.svg"] == (site / "charts" / "roofline-1.svg").read_text()
+    for name in charts:
+        svg = (site / "charts" / name).read_text()
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+        assert not re.search(r"(href|src)=\"(https?:|//)", svg), name
+        assert "url(http" not in svg and "<image" not in svg and "DOCTYPE" not in svg
+        assert f'src="charts/{name}"' in page
+    assert not re.search(r"(href|src)=\"(https?:|//)", page)
+
+
+def test_versions_sit_side_by_side_and_speed_tiers_reach_the_capability_matrix(tmp_path, bench):
+    newer = dict(ORT, version="1.33.0")
+    other = write_bench(tmp_path / "bench-ort-new", seed_records(newer), backends=(newer,))
+    perf = build_performance([other, bench])
+    assert [c.backend.version for c in perf.columns] == ["1.32.0", "1.33.0"]
+    assert all(len(row.cells) == 2 for row in perf.op_rows)
+    # A probe of the same backend build: its matrix cell carries the tier.
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    header = {"backend": ORT, "harnessVersion": "0.1.0", "date": "2026-11-23T00:00:00+00:00"}
+    limits = {"conv2d": {m: {"dataTypes": ["float32", "float16"], "rankRange": {"min": 4, "max": 4}}
+                         for m in ("input", "filter", "output")}}
+    (probe / "ort-opSupportLimits.json").write_text(json.dumps(limits))
+    (probe / "ort-probe.json").write_text(json.dumps({"header": header, "combinations": []}))
+    model = build_model([bench, probe])
+    (slug,) = [p.backend.slug for p in model.probes]
+    assert [t.op for t in model.speed_tiers[(slug, "conv2d")]] == ["conv2d"]
+    site = tmp_path / "site"
+    build_site([bench, probe], site)
+    index = (site / "index.html").read_text()
+    factor = median(OP_TIMES[("conv2d", "float16")]) / median(OP_TIMES[("conv2d", "float32")])
+    assert f"f16 {factor:.2f}× slower" in index
+    for page in site.rglob("*.html"):  # the probe's own page included
+        assert str(tmp_path) not in page.read_text(), page.name
+
+
+def test_an_interrupted_bench_says_so_and_keeps_its_records(tmp_path):
+    folder = write_bench(tmp_path / "cut", seed_records()[:3], complete=False)
+    with open(folder / "bench.jsonl", "a") as f:
+        f.write('{"benchmark": "seed-conv2d-add-relu", "vari')  # the line being written when it stopped
+    perf = build_performance([folder])
+    assert not perf.runs[0].complete and len(perf.records) == 3
+    site = tmp_path / "site"
+    build_site([folder], site)
+    assert "incomplete" in (site / "performance.html").read_text()
+
+
+def test_a_malformed_record_names_its_folder_and_line(tmp_path):
+    folder = write_bench(tmp_path / "bad", seed_records()[:2])
+    with open(folder / "bench.jsonl", "a") as f:
+        f.write(json.dumps({"variant": "fused", "status": "ok"}) + "\n")
+    with pytest.raises(ReportInputError, match=r"bad/bench.jsonl line 3: field 'benchmark'"):
+        build_model([folder])
+
+
+def test_strip_local_paths_keeps_relative_paths_and_urls():
+    assert strip_local_paths("webnn-harness bench --out /tmp/x/bench --suite seed") == \
+        "webnn-harness bench --out bench --suite seed"
+    assert strip_local_paths("artifacts/a.onnx and https://example.org/a/b") == "artifacts/a.onnx and https://example.org/a/b"
+
+
+def test_without_matplotlib_the_page_keeps_its_tables_and_says_what_is_missing(tmp_path, bench, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    site = tmp_path / "site"
+    build_site([bench], site)
+    page = (site / "performance.html").read_text()
+    assert "Charts need matplotlib" in page and "Scenario ratios" in page
+    assert not list((site / "charts").glob("*.svg"))
+
+
+def test_folders_of_one_backend_share_a_column_unless_they_measured_the_same_thing(tmp_path):
+    records = seed_records()
+    scenarios = [r for r in records if r["kind"] == "scenario"]
+    ops = [r for r in records if r["kind"] == "op"]
+    first = write_bench(tmp_path / "scenarios", scenarios)
+    second = write_bench(tmp_path / "ops", ops)
+    perf = build_performance([first, second])
+    (column,) = perf.columns
+    assert column.runs == (0, 1)
+    assert all(cell.record is not None for row in perf.op_rows + perf.scenario_rows for cell in row.cells)
+    # The same benchmarks measured again (another day): a second column, nothing overwritten.
+    again = write_bench(tmp_path / "again", scenarios)
+    perf = build_performance([first, again])
+    assert [c.runs for c in perf.columns] == [(0,), (1,)]
+    assert len({c.backend.label for c in perf.columns}) == 2
