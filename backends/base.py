@@ -1,15 +1,77 @@
-"""The backend protocol: a few methods, the same for every backend.
+"""The backend protocol: a few methods, the same for every backend, ours or
+a vendor's. This docstring is the reference for writing one; a complete
+out-of-tree example (a package with its own pyproject.toml, about 100 lines)
+is in ``examples/numpy_float32`` of the repository.
 
-    backend.info()                  -> BackendInfo (name, version, device, settings)
-    backend.build(graph)            -> compiled   (raise Unsupported if refused)
-    backend.compute(compiled, inputs) -> {output name: ndarray}
+Registration
+    A package registers a factory in the entry-point group
+    ``webnn_harness.backends``; ``webnn-harness backends`` lists it::
 
-Optional:
-    backend.build_batch(graphs)     -> [compiled | BaseException, ...]
+        [project.entry-points."webnn_harness.backends"]
+        mybackend = "mypackage.webnn:create"
+
+    ``--backend package.module:factory`` runs one without registering it.
+
+    create(options: dict[str, str]) -> Backend
+        ``options`` are the ``-o key=value`` pairs of the command line (pytest:
+        ``--webnn-option``), values as strings. Reject an unknown key or a bad
+        value by raising ``ValueError`` (or ``BackendError`` when the backend
+        cannot be made at all: library missing, no such device): the command
+        prints that one line and exits 2, never a traceback. The factory is
+        called once in the parent process (for ``info()``) and once in each
+        worker process (spawned, so nothing is shared: open devices there).
+
+Methods
+    backend.info() -> BackendInfo(name, version, device, settings)
+        Named in every record, report, capability file and JUnit suite.
+        ``version`` is matched by expectation entries' ``versions`` ranges;
+        ``settings`` should hold every option in force, defaults included
+        (precision, threads, provider), so two runs can be told apart.
+
+    backend.build(graph) -> compiled
+        ``graph`` (webnn_harness.graph.Graph) has every operand's descriptor
+        and every node's options resolved to concrete values by the spec's
+        create steps; constants carry their values. Return anything
+        ``compute`` understands.
+
+    backend.compute(compiled, inputs) -> {output name: numpy array}
+        ``inputs`` holds the graph's non-constant inputs as numpy arrays of
+        their descriptors' data types. Return every name in
+        ``graph.outputs``.
+
+What each outcome becomes (the record's status; harness/worker.py):
+    build raises Unsupported          unsupported (the message is kept: say why)
+    build raises any other exception  error  ("build raised ...": a backend bug)
+    compute raises Unsupported        unsupported
+    compute raises any other exception  fail ("compute raised ...")
+    an output missing                 fail ("backend returned no output ...")
+    an output of another shape or data type   fail (say which)
+    values beyond the tolerance       fail, with the worst element and the budget
+    the process dies (segfault, abort, exit) in build or compute   crash
+    build or compute runs past --timeout      timeout
+    otherwise                         pass
+    ``fail``, ``error``, ``crash`` and ``timeout`` of a required case make
+    ``run`` exit 1 unless an expectation lists the case.
+
+Output data types
+    An output array must have exactly the output operand's numpy dtype
+    (``webnn_harness.dtypes.numpy_dtype``: float32, float16, int32, uint32,
+    int64, uint64, int8, uint8; logical ops produce uint8, not bool) and
+    exactly its shape (0-D outputs as 0-D arrays). Nothing is cast for you:
+    a float64 result for a float32 output is a fail, because casting would
+    hide a backend that computes in the wrong precision. Floats are compared
+    in ULP (on bit patterns, +0 == -0, NaN == NaN) or absolute error with the
+    spec's per-op budgets; integers exactly. Elements the spec leaves to the
+    implementation (relu of NaN, integer division by zero) are not compared.
+
+Optional methods
+    backend.build_batch(graphs) -> [compiled | BaseException, ...]
         build several graphs at once (OpenVINO compiles them into one model);
-        the default builds them one by one.
-    backend.emulations()            -> {op: how it is composed}
-        ops the adapter composes from others instead of mapping natively.
+        an exception in the list is classified as ``build`` raising it. The
+        default builds them one by one.
+    backend.emulations() -> {op: how it is composed}
+        ops the adapter composes from others instead of mapping natively;
+        ``probe`` reports them as ``emulated`` rather than ``supported``.
     backend.build_settings(compiled) -> {setting: value}
         settings chosen per build (ONNX Runtime: the opset a graph was
         emitted at); each record keeps them beside the backend's info().
@@ -18,6 +80,20 @@ Optional:
         backend's own memory (ORT OrtValue, OpenVINO ov.Tensor), and able to
         save the exact model it runs. The default (``device_session``
         below) wraps build/compute.
+
+Known failures (expectations)
+    A genuine deviation is data, not code: an entry in a JSON list naming a
+    case file (its stable id or a tail of it, e.g. ``"elementwise/gelu.json"``),
+    an exact ``case`` name or a ``match`` regex, a ``reason``, and optionally
+    the backend ``options`` and ``versions`` (e.g. ``"<2.0"``) it applies to
+    (harness/expectations.py; JSON Schema
+    harness/schema/expectations.schema.json). Our backends ship theirs as
+    ``backends/<name>/known_failures.json``; a vendor keeps one beside their
+    package and passes it with ``run --expectations FILE`` (pytest:
+    ``--webnn-expectations FILE``); ``run --update-expectations FILE`` starts
+    one from a run. A listed non-pass keeps its real status but does not count
+    against the exit code; an entry whose cases ran and all passed is reported
+    stale (under pytest: a strict XPASS, a failure).
 """
 from __future__ import annotations
 
@@ -30,15 +106,20 @@ from webnn_harness.graph import Graph
 
 
 class Unsupported(Exception):
-    """The backend refused to build the graph; the message is the backend's own."""
+    """The backend refuses the graph (an op, data type, rank or option it does
+    not have). Raised from ``build`` (or ``compute``) it makes the case
+    ``unsupported``, not a failure; the message is shown: say what is missing."""
 
 
 class BackendError(RuntimeError):
-    """The backend cannot be created (not installed, bad option, no such device)."""
+    """The backend cannot be created (not installed, no such device): a usage
+    error, one line, exit 2. A bad option may also be a ``ValueError``."""
 
 
 @dataclass(frozen=True)
 class BackendInfo:
+    """Who ran the cases: named in every record, report and capability file."""
+
     name: str
     version: str
     device: str
@@ -50,11 +131,20 @@ class BackendInfo:
 
 @runtime_checkable
 class Backend(Protocol):
-    def info(self) -> BackendInfo: ...
+    """What ``create(options)`` returns; see the module docstring for what
+    each exception becomes."""
 
-    def build(self, graph: Graph) -> Any: ...
+    def info(self) -> BackendInfo:
+        """Name, version, device and the settings in force."""
+        ...
 
-    def compute(self, compiled: Any, inputs: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]: ...
+    def build(self, graph: Graph) -> Any:
+        """Compile ``graph``; raise ``Unsupported`` (with why) for what the backend lacks."""
+        ...
+
+    def compute(self, compiled: Any, inputs: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+        """Every output of the graph, each of exactly its operand's shape and numpy dtype."""
+        ...
 
 
 def build_batch(backend: Backend, graphs: Sequence[Graph]) -> list[Any]:

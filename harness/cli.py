@@ -224,6 +224,7 @@ def cmd_probe(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.backends.base import parse_options
     from webnn_harness.probe import probe
+    from webnn_harness.probe.summary import compare_summary_text, probe_summary_text
     from webnn_harness.runner import RunOptions
 
     try:
@@ -248,13 +249,9 @@ def cmd_probe(args) -> int:
     s = result.evidence["summary"]
     counts = ", ".join(f"{n} {o}" for o, n in s["outcomes"].items() if n)
     print(f"{result.evidence['header']['backend']['name']}: {s['combinations']} combinations ({counts}) in {result.seconds:.1f} s")
-    print(f"operator members {s['operatorMembers']}, conformance gaps {s['conformanceGaps']}, "
-          f"accepted but wrong {s['acceptedButWrong']}, preferredInputLayout {result.limits['preferredInputLayout']}, "
-          f"maxTensorByteLength {result.limits['maxTensorByteLength']}")
+    print(probe_summary_text(result.evidence))
     if "compare" in result.evidence:
-        c = result.evidence["compare"]["counts"]
-        print(f"against {args.compare}: {c['declaredButBroken']} declared but broken, "
-              f"{c['workingButUndeclared']} working but undeclared")
+        print(f"against {args.compare}: {compare_summary_text(result.evidence['compare'])}")
     print(f"opSupportLimits: {result.limits_path}, evidence: {result.evidence_path}")
     return EXIT_OK
 

@@ -93,7 +93,9 @@ class WorkerPool:
         )
         remaining = len(cases)
         n_workers = max(1, min(self.run.workers, len(queue)))
-        for _ in range(n_workers):
+        # Workers left idle by an earlier call are reused (the probe runs in passes, the pytest plugin
+        # sends one case per call, and a spawn costs a backend import).
+        for _ in range(n_workers - len(self.workers)):
             self._spawn()
         start_failures = 0
 

@@ -12,11 +12,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from webnn_harness.dtypes import integer_range, is_float, numpy_dtype
+from webnn_harness.dtypes import EXTENSION_DATA_TYPES, integer_range, is_float, numpy_dtype
 
 import re
 
 _DECIMAL = re.compile(r"-?[0-9]+")
+INT4_DTYPES = tuple(numpy_dtype(t) for t in EXTENSION_DATA_TYPES)  # their scalars are no np.integer
 SPECIAL_FLOATS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
@@ -117,7 +118,7 @@ def encode_number(value: Any) -> Any:
         if f in (float("inf"), float("-inf")):
             return "Infinity" if f > 0 else "-Infinity"
         return f
-    if isinstance(value, (np.integer, int)):
+    if isinstance(value, (np.integer, int)) or getattr(value, "dtype", None) in INT4_DTYPES:
         i = int(value)
         return i if abs(i) <= 2**53 else {"bigint": str(i)}
     return value

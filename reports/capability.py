@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.catalog import OperatorSpec, operators
+from webnn_harness.probe.limits import member_gaps
 from webnn_harness.reports.common import (
     SHORT_TYPE,
     BackendId,
@@ -157,6 +158,124 @@ CAPABILITY_TEXT = {
 
 
 @dataclass(frozen=True)
+class CompareRow:
+    op: str
+    member: str
+    what: str  # "f32, i64" or "ranks 2–8"
+    outcome: str
+    cause: str
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CompareSection:
+    key: str
+    title: str
+    explanation: str
+    count: int  # data types and ranks covered
+    rows: tuple[CompareRow, ...]
+
+
+COMPARE_TEXT = {
+    "declaredButBroken": ("Declared but broken", "declared data types or ranks whose every combination was refused, crashed or computed wrong values"),
+    "declaredUnverified": ("Declared, accepted, unverified", "the backend accepts these but the reference cannot compute them: not counted as broken"),
+    "declaredNotTried": ("Declared, never tried", "data types the probe does not sweep here (int4/uint4 outside quantization) or does not know"),
+    "workingButUndeclared": ("Working but undeclared", "inside the spec's allowed set, measured working, left out of the declaration"),
+    "declaredNotMeasured": ("Declared, not measured", "operators or members the probe did not measure"),
+    "workingNotDeclared": ("Working, operator not declared", "operators that work but the declaration does not list"),
+}
+
+
+def rank_text(ranks: Sequence[int]) -> str:
+    """[2, 3, 4, 7] -> "ranks 2–4, 7"."""
+    runs: list[list[int]] = []
+    for r in sorted(ranks):
+        if runs and r == runs[-1][-1] + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    parts = [f"{x[0]}–{x[-1]}" if len(x) > 1 else str(x[0]) for x in runs]
+    return ("ranks " if len(ranks) > 1 else "rank ") + ", ".join(parts) if parts else ""
+
+
+def _what(m: Mapping[str, Any]) -> str:
+    types = ", ".join(SHORT_TYPE.get(t, str(t)) for t in m.get("dataTypes") or [])
+    return "; ".join(x for x in (types, rank_text(m.get("ranks") or [])) if x)
+
+
+def _members_text(members: Mapping[str, Any]) -> str:
+    """{"a": {i64}, "b": {i64}} -> "i64"; differing members -> "input: i8, u8; scale: f16"."""
+    texts = {name: _what(m) for name, m in members.items() if isinstance(m, Mapping)}
+    if len(set(texts.values())) <= 1:
+        return next(iter(texts.values()), "")
+    return "; ".join(f"{name}: {t}" for name, t in texts.items())
+
+
+def compare_sections(compare: Mapping[str, Any]) -> tuple[CompareSection, ...]:
+    out = []
+    for key, (title, explanation) in COMPARE_TEXT.items():
+        groups = compare.get(key) or []
+        if not groups:
+            continue
+        rows = []
+        for g in groups:
+            if not isinstance(g, Mapping):
+                continue
+            rows.append(CompareRow(op=str(g.get("op", "")), member=", ".join(map(str, g.get("members") or ())),
+                                   what=_members_text(g.get("members") or {}),
+                                   outcome=str(g.get("outcome", "")), cause=str(g.get("cause") or g.get("reason") or ""),
+                                   evidence=tuple(str(x) for x in g.get("evidence") or ())))
+        out.append(CompareSection(key, title, explanation, int((compare.get("counts") or {}).get(key, len(rows))), tuple(rows)))
+    return tuple(out)
+
+
+def graph_derivation(analysis: Mapping[str, Any] | None) -> dict[str, str]:
+    """member -> "graph-level sweeps on identity; data types also proven by relu, add" from the evidence."""
+    out = {}
+    for member, a in ((analysis or {}).get("graph") or {}).items():
+        if not isinstance(a, Mapping):
+            continue
+        sweep = a.get("graphSweepOp")
+        proven = a.get("dataTypesProvenBy") or {}
+        text = f"graph-level sweeps on {sweep}" if sweep else "no graph-level sweep op worked"
+        others: dict[str, list[str]] = {}
+        for t, op in proven.items():
+            if op != sweep:
+                others.setdefault(op, []).append(SHORT_TYPE.get(t, t))
+        if others:
+            text += "; also " + ", ".join(f"{'/'.join(ts)} by {op}" for op, ts in sorted(others.items())[:6])
+        if a.get("beyondSpecDataTypes"):
+            text += f" ({', '.join(a['beyondSpecDataTypes'])} beyond the spec's types)"
+        out[str(member)] = text
+    return out
+
+
+@dataclass(frozen=True)
+class WrongFinding:
+    op: str
+    cause: str  # "special values" | "ordinary values"
+    values: tuple[str, ...]
+    data_types: tuple[str, ...]
+    in_spec: bool
+    combinations: int
+    example: str
+
+
+def wrong_findings(raw: Any) -> tuple[WrongFinding, ...]:
+    out = []
+    for f in raw or ():
+        if not isinstance(f, Mapping):
+            continue
+        ex = f.get("example") if isinstance(f.get("example"), Mapping) else {}
+        example = (f"expected {format_value(ex.get('expected'))}, got {format_value(ex.get('actual'))}"
+                   if ex else str(f.get("message") or ""))
+        out.append(WrongFinding(op=str(f.get("op", "")), cause=str(f.get("cause", "")), values=tuple(f.get("values") or ()),
+                                data_types=tuple(f.get("dataTypes") or ()), in_spec=bool(f.get("inSpec")),
+                                combinations=len(f.get("combinations") or ()), example=example))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class ProbeBackend:
     backend: BackendId
     header: Mapping[str, Any]  # run_header(): backend info, harness version, date, machine
@@ -170,7 +289,11 @@ class ProbeBackend:
     bytes_evidence: tuple[tuple[str, str], ...]  # how the byte search went, as (what, text) rows
     bytes_at_budget: bool  # the search stopped at its memory budget: the real limit is at least this
     compare: Mapping[str, Any]  # the probe's diff against a declared opSupportLimits file, if any
+    compare_sections: tuple["CompareSection", ...]  # the same, grouped for reading
+    wrong_findings: tuple["WrongFinding", ...]  # wrong results grouped by operator and root cause
+    bytes_summary: str  # "at least N bytes (search budget reached)" or the limit found
     graph_limits: tuple[tuple[str, TensorLimit], ...]  # input / constant / output
+    graph_derivation: Mapping[str, str]  # member -> which operators proved those limits
     ops: Mapping[str, OpCapability]
     summary: Mapping[str, Any]
     not_tried: int
@@ -198,22 +321,20 @@ def _tensor_limit(raw: Any) -> TensorLimit | None:
 
 
 def member_capability(spec: OperatorSpec, member: str, raw: Any, beyond: Sequence[str] = ()) -> MemberCapability:
-    """A backend's MLTensorLimits for one member against the spec's required types and ranks."""
+    """A backend's MLTensorLimits for one member against the spec's required
+    types and ranks (the probe's own gap definition, ``limits.member_gaps``)."""
     lim = spec.operands[member]
     limit = _tensor_limit(raw)
-    req_lo = lim.required_ranks.min
-    req_hi = min(lim.required_ranks.max if lim.required_ranks.max is not None else MAX_PROBED_RANK, MAX_PROBED_RANK)
+    gaps = member_gaps(lim, raw if isinstance(raw, Mapping) else None)
     rank_gap = ""
-    if limit is None or not limit.data_types:
-        missing = tuple(lim.required_data_types)
-    else:
-        missing = tuple(t for t in lim.required_data_types if t not in limit.data_types)
+    if gaps["ranks"] and limit is not None:
+        req_lo = lim.required_ranks.min
+        req_hi = min(lim.required_ranks.max if lim.required_ranks.max is not None else MAX_PROBED_RANK, MAX_PROBED_RANK)
+        need = f"{req_lo}–{req_hi}" if req_hi != req_lo else f"{req_lo}"
         lo, hi = limit.rank_min, limit.rank_max
-        if lo is not None and hi is not None and (lo > req_lo or hi < req_hi):
-            need = f"{req_lo}–{req_hi}" if req_hi != req_lo else f"{req_lo}"
-            have = f"{lo}–{hi}" if lo != hi else f"{lo}"
-            rank_gap = f"spec requires rank {need}, backend has {have}"
-    return MemberCapability(member=member, limit=limit, missing_types=missing, missing_ranks=rank_gap,
+        have = f"{lo}–{hi}" if lo != hi else f"{lo}"
+        rank_gap = f"spec requires rank {need}, backend has {have}"
+    return MemberCapability(member=member, limit=limit, missing_types=tuple(gaps["dataTypes"]), missing_ranks=rank_gap,
                             beyond_spec=tuple(beyond))
 
 
@@ -249,6 +370,11 @@ def evidence_entry(e: Mapping[str, Any]) -> Evidence:
         message = (f"max error {format_error(e.get('maxError'))} (budget {format_error(e.get('budget'))} "
                    f"{e.get('metric') or ''}); at {where} expected {format_value(example.get('expected'))}, "
                    f"got {format_value(example.get('actual'))}" + (f"; {message}" if message else ""))
+        dev = e.get("deviation")
+        if isinstance(dev, Mapping) and dev.get("cause") == "special values":
+            message = f"wrong only for {', '.join(map(str, dev.get('values') or []))} (right on ordinary values); " + message
+        elif isinstance(dev, Mapping):
+            message = "wrong on ordinary values; " + message
     attrs = e.get("attributes") or {}
     return Evidence(
         op=str(e.get("op", "")), member=str(member), axis=axis, value=str(value), varied=varied,
@@ -294,7 +420,11 @@ def _layout_rows(raw: Any) -> tuple[tuple[tuple[str, str, str, str], ...], tuple
             return format_seconds(v.get("medianSeconds")) + runs
 
         ratio = t.get("nhwcOverNchw")
-        rows.append((str(label), cell("nchw"), cell("nhwc"), f"{ratio:.3f}" if isinstance(ratio, (int, float)) else ""))
+        text = f"{ratio:.3f}" if isinstance(ratio, (int, float)) else ""
+        ci = t.get("ci95")
+        if text and isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
+            text += f" (95% {ci[0]:.3f}–{ci[1]:.3f}: {t.get('verdict', '')})"
+        rows.append((str(label), cell("nchw"), cell("nhwc"), text))
     rest = [(k, v) for k, v in _flatten({k: v for k, v in raw.items() if k not in ("preferred", "basis", "timings")})]
     return tuple(rows), tuple(rest)
 
@@ -369,7 +499,7 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
         mtbl = bytes_raw.get("maxTensorByteLength")
     timings, rest = _layout_rows(layout_raw)
     pb = ProbeBackend(
-        backend=bid, header=header, limits_file=str(limits_path or ""),
+        backend=bid, header=header, limits_file=Path(limits_path).name if limits_path else "",  # no local paths
         limits_download=f"{bid.slug}-opSupportLimits.json" if limits else "",
         preferred_layout=str(preferred),
         layout_basis=str(layout_raw.get("basis", "")) if isinstance(layout_raw, Mapping) else "",
@@ -379,8 +509,12 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
         bytes_evidence=_bytes_rows(bytes_raw),
         bytes_at_budget=isinstance(bytes_raw, Mapping) and bytes_raw.get("kind") == "budget",
         compare=probe.get("compare") if isinstance(probe.get("compare"), Mapping) else {},
+        compare_sections=compare_sections(probe.get("compare")) if isinstance(probe.get("compare"), Mapping) else (),
+        wrong_findings=wrong_findings(probe.get("wrongFindings")),
+        bytes_summary=str(bytes_raw.get("summary", "")) if isinstance(bytes_raw, Mapping) else "",
         graph_limits=tuple((k, t) for k in ("input", "constant", "output")
                            if (t := _tensor_limit(limits.get(k))) is not None),
+        graph_derivation=graph_derivation(analysis),
         ops=ops, summary=probe.get("summary") or {},
         not_tried=len(probe.get("notTried") or ()),
         harness_problems=tuple(f"{p.get('id', '')}: {p.get('error', '')}" if isinstance(p, Mapping) else str(p)

@@ -95,8 +95,9 @@ def test_output_files_have_the_idl_shape(tmp_path):
     assert result.evidence["maxTensorByteLength"]["kind"] == "budget"
     assert doc["preferredInputLayout"] in ("nchw", "nhwc")
     layout = result.evidence["preferredInputLayout"]
-    assert set(layout["timings"]) == {"conv2d", "averagePool2d", "maxPool2d"}
-    assert all(r["nhwcOverNchw"] > 0 for r in layout["timings"].values())
+    assert {w["op"] for w in layout["shapes"].values()} == {"conv2d", "averagePool2d", "maxPool2d"}
+    assert all(r["nhwcOverNchw"] > 0 and r["ci95"][0] <= r["nhwcOverNchw"] <= r["ci95"][1]
+               for r in layout["timings"].values())
     header = json.loads((tmp_path / "reference-opSupportLimits.header.json").read_text())
     for key in ("backend", "harnessVersion", "date", "settings", "device"):
         assert key in header
@@ -131,7 +132,7 @@ def test_crash_and_hang_are_recorded_and_the_probe_goes_on(faulty_probe):
     assert limits["abs"]["input"]["dataTypes"] == [] and limits["neg"]["input"]["dataTypes"] == []
     assert limits["exp"]["input"]["dataTypes"] == [], "accepted-but-wrong must never be listed as supported"
     assert limits["relu"]["input"]["dataTypes"] == list(operators()["relu"].operands["input"].allowed_data_types)
-    gaps = {(g["op"], g.get("dataType")) for g in faulty_probe.evidence["conformanceGaps"]}
+    gaps = {(g["op"], t) for g in faulty_probe.evidence["conformanceGaps"] for t in g["dataTypes"]}
     assert ("abs", "float32") in gaps and ("exp", "float32") in gaps
     wrong = faulty_probe.evidence["acceptedButWrong"]
     assert wrong and all(w["id"].startswith("exp/") for w in wrong)
@@ -155,7 +156,7 @@ def test_an_interrupted_probe_keeps_its_partial_results(tmp_path):
     try:
         # relu runs first; neg then hangs for ever (timeout 600 s): interrupt it.
         while time.monotonic() < deadline:
-            if jsonl.exists() and sum(1 for _ in jsonl.open()) >= 10:
+            if jsonl.exists() and sum(1 for _ in jsonl.open()) >= 8:
                 break
             time.sleep(0.2)
         proc.send_signal(signal.SIGINT)
@@ -165,7 +166,7 @@ def test_an_interrupted_probe_keeps_its_partial_results(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
-    assert len(lines) >= 10
+    assert len(lines) >= 8  # relu's baseline and data-type sweep (its ranks come in the second pass)
     assert all(e["op"] == "relu" for e in lines)
 
 
@@ -176,14 +177,19 @@ def test_compare_lists_declared_but_broken_and_working_but_undeclared(faulty_pro
     declared["abs"]["input"] = {"dataTypes": ["float32"], "rankRange": {"min": 0, "max": 1}}  # crashes
     declared["relu"]["input"] = {"dataTypes": ["float32"], "rankRange": {"min": 0, "max": 0}}  # works wider
     diff = compare_declared(declared, faulty_probe.evidence, "declared.json")
-    broken = {(b["op"], b["member"], b.get("dataType"), b.get("rank")) for b in diff["declaredButBroken"]}
-    assert ("abs", "input", "float32", None) in broken
-    assert ("abs", "input", None, 1) in broken
-    assert all(b["outcomes"] == ["crash"] for b in diff["declaredButBroken"] if b["op"] == "abs")
-    undeclared = {(u["op"], u["member"], u.get("dataType"), u.get("rank")) for u in diff["workingButUndeclared"]}
-    assert ("relu", "input", "float16", None) in undeclared
-    assert ("relu", "input", None, 1) in undeclared
-    assert not any(u["op"] == "abs" for u in diff["workingButUndeclared"])
+
+    def flat(groups):
+        return {(g["op"], member, axis[:-1], v) for g in groups for member, m in g["members"].items()
+                for axis in ("dataTypes", "ranks") for v in m[axis]}
+
+    broken = flat(diff["declaredButBroken"])
+    assert ("abs", "input", "dataType", "float32") in broken
+    assert ("abs", "input", "rank", 1) in broken
+    assert all(g["outcome"] == "crash" for g in diff["declaredButBroken"] if g["op"] == "abs")
+    undeclared = flat(diff["workingButUndeclared"])
+    assert ("relu", "input", "dataType", "float16") in undeclared
+    assert ("relu", "input", "rank", 1) in undeclared
+    assert not any(g["op"] == "abs" for g in diff["workingButUndeclared"])
 
 
 def test_cli_probe_with_compare(faulty_probe, tmp_path):

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import platform
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
 
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
 from webnn_harness.backends.onnxruntime.opsets import OLDEST_OPSET, KernelTable, loadable_opset
+from webnn_harness.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
 from webnn_harness.graph import Graph
 
 OPT_LEVELS = {
@@ -50,6 +51,7 @@ class Compiled:
     output_names: list[str]
     input_types: dict[str, np.dtype]
     opset: int
+    carried_outputs: dict[str, np.dtype] = field(default_factory=dict)  # int4/uint4 outputs in int8/uint8 tensors
 
 
 class OnnxRuntimeBackend:
@@ -156,7 +158,9 @@ class OnnxRuntimeBackend:
         session = self.session(model)
         opset = model.opset_import[0].version
         input_types = {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()}
-        return Compiled(session, list(graph.outputs), input_types, opset)
+        carried = {n: numpy_dtype(graph.descs[n].data_type) for n in graph.outputs
+                   if graph.descs[n].data_type in EXTENSION_DATA_TYPES}
+        return Compiled(session, list(graph.outputs), input_types, opset, carried)
 
     def build_settings(self, compiled: Compiled) -> dict[str, Any]:
         """Settings of this one build: the opset the graph was emitted at."""
@@ -168,7 +172,10 @@ class OnnxRuntimeBackend:
             value = inputs[name]
             feed[name] = value if isinstance(value, np.ndarray) and value.dtype == dtype else np.asarray(value, dtype)
         results = compiled.session.run(compiled.output_names, feed)
-        return dict(zip(compiled.output_names, results))
+        out = dict(zip(compiled.output_names, results))
+        for name, dtype in compiled.carried_outputs.items():
+            out[name] = out[name].astype(dtype)
+        return out
 
     def device_session(self, graph: Graph):
         from webnn_harness.backends.onnxruntime.device import OrtDeviceSession

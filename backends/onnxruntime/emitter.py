@@ -25,10 +25,18 @@ ONNX_TYPES: dict[str, int] = {
     "uint64": TensorProto.UINT64,
     "int8": TensorProto.INT8,
     "uint8": TensorProto.UINT8,
+    # int4/uint4 (a browser extension for the quantization ops) travel in
+    # int8/uint8 tensors: ORT's CPU kernels for Reshape and Expand, which the
+    # quantization lowerings need, have no int4 (onnxruntime#24285), and every
+    # int4 value is exact in int8. The lowerings saturate to the 4-bit range.
+    "int4": TensorProto.INT8,
+    "uint4": TensorProto.UINT8,
     # Only inside a lowering, never at a WebNN boundary:
     "bool": TensorProto.BOOL,
     "float64": TensorProto.DOUBLE,
 }
+
+INT4_CARRIERS = {"int4": np.dtype("int8"), "uint4": np.dtype("uint8")}
 
 
 class Unlowerable(Exception):
@@ -98,7 +106,11 @@ class Emitter:
 
     def initializer(self, name: str, value: np.ndarray) -> str:
         # np.asarray(order="C"), not ascontiguousarray: that one makes 0-D arrays 1-D.
-        self.initializers.append(numpy_helper.from_array(np.asarray(value, order="C"), name))
+        array = np.asarray(value, order="C")
+        carrier = INT4_CARRIERS.get(array.dtype.name)
+        if carrier is not None:
+            array = array.astype(carrier)
+        self.initializers.append(numpy_helper.from_array(array, name))
         return name
 
     def const(self, value, data_type: str, shape: Sequence[int] | None = None) -> str:

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.dtypes import numpy_dtype
 from webnn_harness.graph import Graph
 
 OPTIONS = ("device", "precision", "threads")
@@ -196,6 +197,8 @@ class OpenVINOBackend:
 
     # ---- compute ---------------------------------------------------------
     def compute(self, compiled: CompiledCase, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from webnn_harness.backends.openvino.lower.base import NUMPY_OF  # int4/uint4: their 8-bit carriers
+
         # Every input of the batched model is passed on every call, the other
         # cases' as zeros, and copied in (share_inputs=False): writing into
         # the request's tensors in place and relying on them between calls
@@ -205,15 +208,15 @@ class OpenVINOBackend:
         feed = dict(enumerate(compiled.batch.zeros))
         for port, name in zip(compiled.input_ports, graph.inputs):
             desc = graph.descs[name]
-            feed[port] = np.asarray(inputs[name], dtype=np.dtype(desc.data_type)).reshape(desc.shape)
+            feed[port] = np.asarray(inputs[name]).astype(NUMPY_OF[desc.data_type]).reshape(desc.shape)
         try:
             request.infer(feed, share_inputs=False)
         except Exception:  # noqa: BLE001 - retry alone: another case of the batch may be at fault
             if compiled.batch.size == 1:
                 raise
             return self.compute(self.build(graph), inputs)
-        return {
-            name: np.array(request.get_output_tensor(port).data, copy=True)
+        return {  # int4/uint4 come back from their i8/u8 carriers (lower.base.CARRIERS)
+            name: np.array(request.get_output_tensor(port).data, copy=True).astype(numpy_dtype(graph.descs[name].data_type))
             for port, name in zip(compiled.output_ports, graph.outputs)
         }
 

@@ -99,9 +99,13 @@ def search_max_bytes(backend: str, options: Mapping[str, str], budget: int, time
         else:
             failed = failed2 or (mid, "no result")
         steps += 1
+    kind = "budget" if ok == budget else ("limit" if failed else "unknown")
     return {
         "maxTensorByteLength": ok or 0,
-        "kind": "budget" if ok == budget else ("limit" if failed else "unknown"),
+        "kind": kind,
+        # No limit found below the budget: the number is a lower bound, never "the" limit.
+        "summary": (f"at least {ok} bytes (search budget reached)" if kind == "budget"
+                    else f"{ok or 0} bytes (first failure at {failed[0]} bytes)" if failed else "inconclusive"),
         "budget": budget,
         "op": "relu (float32)",
         "firstFailure": {"bytes": failed[0], "problem": failed[1]} if failed else None,

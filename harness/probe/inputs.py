@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.dtypes import is_float, numpy_dtype
+from webnn_harness.dtypes import integer_range, is_float, numpy_dtype
 
 NAN, INF = float("nan"), float("inf")
 
@@ -152,7 +152,7 @@ def _cycle(values: Sequence, shape: Sequence[int], data_type: str, offset: int =
         with np.errstate(over="ignore"):
             arr = np.asarray(reps, dtype=np.float64).astype(dtype)
     else:
-        lo, hi = np.iinfo(dtype).min, np.iinfo(dtype).max
+        lo, hi = integer_range(data_type)
         arr = np.asarray([min(max(int(v), lo), hi) for v in reps], dtype=dtype)
     return arr.reshape(tuple(shape))
 
@@ -161,8 +161,8 @@ def _uniform(shape, data_type: str, seed: int, low=-1.0, high=1.0) -> np.ndarray
     rng = np.random.default_rng(seed)
     if is_float(data_type):
         return rng.uniform(low, high, size=tuple(shape)).astype(numpy_dtype(data_type))
-    info = np.iinfo(numpy_dtype(data_type))
-    lo, hi = max(int(info.min), -8), min(int(info.max), 8)
+    lo, hi = integer_range(data_type)
+    lo, hi = max(lo, -8), min(hi, 8)
     return rng.integers(lo, hi, size=tuple(shape), endpoint=True).astype(numpy_dtype(data_type))
 
 
@@ -249,11 +249,12 @@ def _quantization_values(op: str, member: str, shape, data_type: str) -> np.ndar
         return _cycle([0.125, 0.5, 0.25], shape, data_type)
     if member == "zeroPoint":
         table = {"int8": [-3, 2], "uint8": [130, 128], "int32": [-1000, 5000], "uint32": [70000, 5],
-                 "int64": [-1000, 5], "uint64": [70000, 5], "float32": [0.0], "float16": [0.0]}
+                 "int64": [-1000, 5], "uint64": [70000, 5], "float32": [0.0], "float16": [0.0],
+                 "int4": [-3, 2], "uint4": [9, 8]}
         return _cycle(table[data_type], shape, data_type)
     if op == "quantizeLinear":  # quotients stay small and in range after the zero point
         return _cycle([1.5, -2.25, 0.375, 3.0, -0.0, 10.25], shape, data_type)
     table = {"int8": [-100, 127, -128, 5], "uint8": [200, 255, 0, 131], "int32": [2**24 + 1, -(2**24) - 3, 7],
              "uint32": [2**31 + 4, 2**24 + 1, 7], "int64": [2**31 + 7, -5], "uint64": [2**32 + 3, 5],
-             "float32": [1.5], "float16": [1.5]}
+             "float32": [1.5], "float16": [1.5], "int4": [-8, 7, -1, 5], "uint4": [15, 0, 9, 3]}
     return _cycle(table[data_type], shape, data_type)

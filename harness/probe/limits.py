@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
 from webnn_harness.catalog import OperandLimits, operators
-from webnn_harness.dtypes import in_spec_order
+from webnn_harness.dtypes import DATA_TYPES, in_spec_order
 from webnn_harness.probe.plan import MAX_RANK
 
 WORKING = frozenset({"supported", "emulated"})
@@ -24,30 +24,46 @@ GRAPH_MEMBERS = ("input", "constant", "output")
 
 def _observations(entries: Iterable[Mapping[str, Any]]):
     """(op, member) -> {"types": set, "ranks": set} seen in working combos,
-    and (op, member) -> the same for every combo tried (to tell 'not tried')."""
+    the same for every combo tried (to tell 'not tried'), and for the
+    graph-level members the operator that first proved each data type.
+
+    Graph-level input and output limits come from every working combination
+    (its operands are graph inputs, its results graph outputs), not only from
+    the dedicated graph-level sweeps: a backend without identity still
+    accepts inputs. Constants come from the graph-level sweeps alone."""
     works: dict = defaultdict(lambda: {"types": set(), "ranks": set()})
     tried: dict = defaultdict(lambda: {"types": set(), "ranks": set()})
+    proven_by: dict = defaultdict(dict)  # graph member -> data type -> op
     for e in entries:
-        op = "graph" if e.get("role") else e["op"]
-        descs: list[tuple[str, Mapping]] = []
+        role = e.get("role")
+        op = "graph" if role else e["op"]
+        descs: list[tuple[str, str, Mapping]] = []  # (op or "graph", member, desc)
         for m, d in e["operands"].items():
-            member = e["role"] if e.get("role") else m
-            descs.extend((member, x) for x in (d if isinstance(d, list) else [d]))
+            for x in d if isinstance(d, list) else [d]:
+                descs.append((op, role or m, x))
+                if not role:
+                    descs.append(("graph", "input", x))
         for o in e.get("outputs") or []:
-            descs.append(("output" if e.get("role") else o["member"], o))
+            descs.append((op, "output" if role else o["member"], o))
+            if not role:
+                descs.append(("graph", "output", o))
         spec = None if op == "graph" else operators()[op]
-        for member, d in descs:
-            fixed_rank = spec is not None and spec.operands[member].allowed_ranks.min == spec.operands[member].allowed_ranks.max
-            for table in (tried, works) if e["outcome"] in WORKING else (tried,):
+        working = e["outcome"] in WORKING
+        for where, member, d in descs:
+            fixed_rank = (where != "graph" and spec is not None
+                          and spec.operands[member].allowed_ranks.min == spec.operands[member].allowed_ranks.max)
+            for table in (tried, works) if working else (tried,):
                 # A data type is judged by its own sweep (at the baseline rank, on the
                 # full discriminating values), a rank by the rank sweep: a small-rank
                 # tensor that happens to miss the discriminating values proves nothing
                 # about the data type. Option variants judge neither.
                 if e["axis"] in ("dataType", "baseline"):
-                    table[(op, member)]["types"].add(d["dataType"])
+                    table[(where, member)]["types"].add(d["dataType"])
+                    if working and where == "graph" and table is works and (role or d["dataType"] not in proven_by[member]):
+                        proven_by[member][d["dataType"]] = e["op"]  # the graph-level sweep's op wins
                 if e["axis"] in ("rank", "baseline") or (fixed_rank and e["axis"] != "option"):
-                    table[(op, member)]["ranks"].add(len(d["shape"]))
-    return works, tried
+                    table[(where, member)]["ranks"].add(len(d["shape"]))
+    return works, tried, proven_by
 
 
 def longest_run(ranks: Iterable[int]) -> tuple[int, int] | None:
@@ -66,7 +82,7 @@ def longest_run(ranks: Iterable[int]) -> tuple[int, int] | None:
 def tensor_limits(types: Iterable[str], ranks: Iterable[int], allowed: OperandLimits | None) -> dict:
     """MLTensorLimits within the spec's allowed set (graph-level members have none)."""
     ranks = {r for r in ranks if r <= MAX_RANK}
-    types = set(types)
+    types = set(types) & set(DATA_TYPES)  # int4/uint4 are shown beyond the spec's table, never in it
     if allowed is not None:
         types &= set(allowed.allowed_data_types)
         ranks = {r for r in ranks if allowed.allowed_ranks.contains(r)}
@@ -88,6 +104,7 @@ def member_analysis(op: str, member: str, lim: OperandLimits | None, works, trie
         "triedRanks": sorted(all_tried["ranks"]),
     }
     if lim is None:
+        out["beyondSpecDataTypes"] = in_spec_order(seen["types"] - set(DATA_TYPES))
         return out
     allowed_ranks = [r for r in range(MAX_RANK + 1) if lim.allowed_ranks.contains(r)]
     in_spec_ranks = sorted(r for r in ranks if lim.allowed_ranks.contains(r))
@@ -104,16 +121,20 @@ def member_analysis(op: str, member: str, lim: OperandLimits | None, works, trie
     return out
 
 
-def derive(entries: list[Mapping[str, Any]]) -> tuple[dict, dict]:
+def derive(entries: list[Mapping[str, Any]], graph_sweep_op: str | None = "identity") -> tuple[dict, dict]:
     """(per-op MLOpSupportLimits members incl. graph-level input/constant/output,
-    analysis per op and member)."""
-    works, tried = _observations(entries)
+    analysis per op and member). ``graph_sweep_op``: the operator the
+    graph-level sweeps ran on (None: none worked)."""
+    works, tried, proven_by = _observations(entries)
     limits: dict[str, Any] = {}
     analysis: dict[str, Any] = {}
     for member in GRAPH_MEMBERS:
         seen = works.get(("graph", member), {"types": set(), "ranks": set()})
         limits[member] = tensor_limits(seen["types"], seen["ranks"], None)
-        analysis.setdefault("graph", {})[member] = member_analysis("graph", member, None, works, tried)
+        a = member_analysis("graph", member, None, works, tried)
+        a["graphSweepOp"] = graph_sweep_op
+        a["dataTypesProvenBy"] = {t: proven_by[member][t] for t in in_spec_order(proven_by[member])}
+        analysis.setdefault("graph", {})[member] = a
     probed_ops = {e["op"] for e in entries if not e.get("role")}
     for op, spec in operators().items():
         if op not in probed_ops:
@@ -127,10 +148,71 @@ def derive(entries: list[Mapping[str, Any]]) -> tuple[dict, dict]:
     return limits, analysis
 
 
-def conformance_gaps(analysis: Mapping[str, Any]) -> list[dict]:
+# --------------------------------------------------------------------------
+# Gaps against the spec: one set of definitions for the probe's summary, the
+# terminal and the site. They read spec-shaped limits (a probe's or a
+# browser's), so every consumer counts the same thing.
+
+
+def member_gaps(lim: OperandLimits, declared: Mapping[str, Any] | None) -> dict:
+    """The spec's required data types and ranks that a member's MLTensorLimits
+    lacks (ranks checked up to MAX_RANK). A member without data types lacks all."""
+    types = list((declared or {}).get("dataTypes") or [])
+    hi_req = lim.required_ranks.max if lim.required_ranks.max is not None else MAX_RANK
+    required_ranks = [r for r in range(lim.required_ranks.min, min(hi_req, MAX_RANK) + 1)]
+    if not types:
+        return {"dataTypes": list(lim.required_data_types), "ranks": [], "listed": False}
+    rr = (declared or {}).get("rankRange") or {}
+    lo, hi = rr.get("min", 0), rr.get("max", MAX_RANK)
+    return {"dataTypes": [t for t in lim.required_data_types if t not in types],
+            "ranks": [r for r in required_ranks if not lo <= r <= hi], "listed": True}
+
+
+def operator_status(op: str, op_limits: Mapping[str, Any] | None, wrong_in_spec: bool) -> str:
+    """absent (no member lists a data type), wrong (accepted in-spec
+    combinations computed wrong values), gaps (misses a required data type
+    or rank), complete."""
+    spec = operators()[op]
+    gaps = [member_gaps(lim, (op_limits or {}).get(m)) for m, lim in spec.operands.items()]
+    if not any(g["listed"] for g in gaps):
+        return "absent"
+    if wrong_in_spec:
+        return "wrong"
+    if any(g["dataTypes"] or g["ranks"] for g in gaps):
+        return "gaps"
+    return "complete"
+
+
+def has_gaps(op: str, op_limits: Mapping[str, Any] | None) -> bool:
+    spec = operators()[op]
+    gaps = [member_gaps(lim, (op_limits or {}).get(m)) for m, lim in spec.operands.items()]
+    return any(g["listed"] for g in gaps) and any(g["dataTypes"] or g["ranks"] for g in gaps)
+
+
+def operator_counts(limits_doc: Mapping[str, Any], wrong_in_spec_ops: Iterable[str]) -> dict:
+    """Operators per status, and how many have gaps or wrong results (the
+    site's matrix and the terminal summary print these)."""
+    wrong = set(wrong_in_spec_ops)
+    counts = {"complete": 0, "gaps": 0, "wrong": 0, "absent": 0, "withGaps": 0, "withWrong": 0}
+    for op in operators():
+        if op not in limits_doc:
+            continue
+        status = operator_status(op, limits_doc[op], op in wrong)
+        counts[status] += 1
+        counts["withGaps"] += has_gaps(op, limits_doc[op])
+        counts["withWrong"] += status != "absent" and op in wrong
+    return counts
+
+
+def conformance_gaps(limits_doc: Mapping[str, Any]) -> list[dict]:
+    """One entry per operator member that lacks a required data type or rank."""
     out = []
-    for op, members in analysis.items():
-        for member, a in members.items():
-            for gap in a.get("conformanceGaps", []):
-                out.append({"op": op, "member": member, **gap})
+    for op, spec in operators().items():
+        if op not in limits_doc:
+            continue
+        for member, lim in spec.operands.items():
+            g = member_gaps(lim, limits_doc[op].get(member))
+            if g["dataTypes"] or g["ranks"]:
+                out.append({"op": op, "member": member, "dataTypes": g["dataTypes"], "ranks": g["ranks"],
+                            "listed": g["listed"]})
     return out

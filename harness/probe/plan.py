@@ -24,12 +24,22 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 from webnn_harness.catalog import OperatorSpec, enum_values, operator, operators
-from webnn_harness.dtypes import DATA_TYPES
+from webnn_harness.dtypes import DATA_TYPES, EXTENSION_DATA_TYPES
 
 MAX_RANK = 8  # ranks beyond this are not probed ("capped at rank 8")
 # Dimension sizes for a rank-r operand: distinct leading sizes so a transposed
 # or mis-strided result cannot pass; 1152 elements at rank 8.
 DIMS = (2, 3, 4, 2, 3, 2, 2, 2)
+
+
+# Data types beyond MLOperandDataType that browsers accept where they extend
+# the spec: int4/uint4 for quantizeLinear / dequantizeLinear (Chromium's
+# kInts4ToInts8). Other operators are not swept with them.
+EXTENSION_OPS = frozenset({"quantizeLinear", "dequantizeLinear"})
+
+
+def probed_data_types(op: str) -> tuple[str, ...]:
+    return DATA_TYPES + EXTENSION_DATA_TYPES if op in EXTENSION_OPS else DATA_TYPES
 
 
 def dims(rank: int) -> tuple[int, ...]:
@@ -584,34 +594,50 @@ def optional_members(op: str) -> list[str]:
     return [m for m in spec.input_members if m in spec.options]
 
 
-def variations(op: str, max_rank: int = MAX_RANK) -> Iterator[Variation]:
+SWEEPS = ("types", "ranks")  # "types": baseline, data types, options; "ranks": the rank sweeps
+
+
+def variations(op: str, max_rank: int = MAX_RANK, sweeps: tuple[str, ...] = SWEEPS,
+               rank_types: Mapping[str, str] | None = None) -> Iterator[Variation]:
+    """The variations of ``op``. ``rank_types`` replaces the baseline data
+    types in the rank sweeps: a probe runs them at a data type the type sweep
+    found working, so one broken type cannot charge every rank."""
     spec, plan = operator(op), PLANS[op]
     base = baseline_types(op)
+    rank_base = {**base, **(rank_types or {})}
     optional = set(optional_members(op))
-    yield Variation(op, None, "baseline", "", base, frozenset())
+    types_sweep, ranks_sweep = "types" in sweeps, "ranks" in sweeps
+    if types_sweep:
+        yield Variation(op, None, "baseline", "", base, frozenset())
     for m in spec.input_members:
         present = frozenset({m} & optional)
         leader = _leader(spec, m, {}, "type")
-        if leader == m or m in optional:
+        if types_sweep and (leader == m or m in optional):
             # An optional operand tied to another's type gets that sweep again, present.
             followers = [f for f in spec.input_members if _leader(spec, f, {}, "type") == leader]
-            for t in DATA_TYPES:
+            for t in probed_data_types(op):
                 yield Variation(op, m, "dataType", t, {**base, **{f: t for f in followers}}, present)
-        if _leader(spec, m, plan.rank_ties, "rank") == m:
+        if ranks_sweep and _leader(spec, m, plan.rank_ties, "rank") == m:
             for r in range(0, max_rank + 1):
-                yield Variation(op, m, "rank", r, base, present)
+                yield Variation(op, m, "rank", r, rank_base, present)
+    if not types_sweep:
+        for member, axis, value in plan.extras:
+            if axis == "rank":
+                yield Variation(op, member, axis, value, rank_base, frozenset())
+        return
     for m in plan.typed_outputs:
-        for t in DATA_TYPES:
+        for t in probed_data_types(op):
             yield Variation(op, m, "dataType", t, {**base, m: t}, frozenset())
     for m in plan.output_sweeps:  # outputs present only with an option: their own type sweep
         leader = _leader(spec, spec.input_members[0], {}, "type")
         followers = [f for f in spec.input_members if _leader(spec, f, {}, "type") == leader]
-        for t in DATA_TYPES:
+        for t in probed_data_types(op):
             yield Variation(op, m, "dataType", t, {**base, **{f: t for f in followers}}, frozenset())
     for label in plan.options:
         yield Variation(op, None, "option", label, base, frozenset())
     for member, axis, value in plan.extras:
-        yield Variation(op, member, axis, value, base, frozenset())
+        if axis != "rank" or ranks_sweep:
+            yield Variation(op, member, axis, value, rank_base if axis == "rank" else base, frozenset())
 
 
 def _in_spec(spec: OperatorSpec, shapes: Mapping[str, Any], types: Mapping[str, str]) -> bool:
@@ -623,12 +649,13 @@ def _in_spec(spec: OperatorSpec, shapes: Mapping[str, Any], types: Mapping[str, 
     return True
 
 
-def combos_for(op: str, max_rank: int = MAX_RANK) -> tuple[list[Combo], list[dict]]:
+def combos_for(op: str, max_rank: int = MAX_RANK, sweeps: tuple[str, ...] = SWEEPS,
+               rank_types: Mapping[str, str] | None = None) -> tuple[list[Combo], list[dict]]:
     """(combinations to try, combinations not tried with the reason)."""
     spec = operator(op)
     out: list[Combo] = []
     skipped: list[dict] = []
-    for v in variations(op, max_rank):
+    for v in variations(op, max_rank, sweeps, rank_types):
         if v.axis == "rank" and not spec.operands[v.member].allowed_ranks.contains(v.value):
             skipped.append({"op": op, "member": v.member, "axis": "rank", "value": v.value,
                             "reason": "rank not allowed by the spec"})
@@ -647,15 +674,16 @@ def combos_for(op: str, max_rank: int = MAX_RANK) -> tuple[list[Combo], list[dic
     return out, skipped
 
 
-def plan(ops: list[str] | None = None, max_rank: int = MAX_RANK) -> tuple[list[Combo], list[dict]]:
-    """Every combination for ``ops`` (default: all operators), duplicates
-    (the same call reached by two sweeps) kept once under the first id."""
+def plan(ops: list[str] | None = None, max_rank: int = MAX_RANK, sweeps: tuple[str, ...] = SWEEPS,
+         rank_types: Mapping[str, Mapping[str, str]] | None = None) -> tuple[list[Combo], list[dict]]:
+    """Every combination for ``ops`` (default: all operators) in ``sweeps``;
+    ``rank_types`` (op -> member -> data type) sets the rank sweeps' types."""
     combos: list[Combo] = []
     skipped: list[dict] = []
     for op in ops or list(operators()):
         if op not in PLANS:
             raise KeyError(f"no probe plan for operator {op!r}")
-        c, s = combos_for(op, max_rank)
+        c, s = combos_for(op, max_rank, sweeps, (rank_types or {}).get(op))
         combos.extend(c)
         skipped.extend(s)
     return combos, skipped

@@ -60,14 +60,18 @@ def batch_normalization_cases() -> list[dict]:
             seed += 1
             c = shape[axis]
             options = {"axis": axis, "epsilon": [1e-5, 1e-3, 0.1][seed % 3]}
-            inputs = {"input": tensor(gen(seed, "normal", mean=1, std=2), shape, data_type),
-                      "mean": tensor(gen(seed + 1, "uniform", low=-1, high=1), [c], data_type, constant=True),
+            # Non-cancelling data: input - mean >= 1 and scale, bias > 0, so every
+            # output is >= ~0.5 and WPT's 6 ULP measure the backend, not the
+            # conditioning of (x - mean) * k + bias near 0 (an implementation
+            # folding it into x * k + c, as ORT and OpenVINO do, is then within budget).
+            inputs = {"input": tensor(gen(seed, "uniform", low=1, high=3), shape, data_type),
+                      "mean": tensor(gen(seed + 1, "uniform", low=-1, high=0), [c], data_type, constant=True),
                       "variance": tensor(gen(seed + 2, "uniform", low=0.5, high=2), [c], data_type, constant=True)}
             if seed % 2:
-                inputs["scale"] = tensor(gen(seed + 3), [c], data_type)
+                inputs["scale"] = tensor(gen(seed + 3, "uniform", low=0.5, high=1.5), [c], data_type)
                 options["scale"] = "scale"
             if seed % 3:
-                inputs["bias"] = tensor(gen(seed + 4), [c], data_type)
+                inputs["bias"] = tensor(gen(seed + 4, "uniform", low=0.25, high=1), [c], data_type)
                 options["bias"] = "bias"
             out.append(case(f"batchNormalization {data_type} {len(shape)}D axis={axis} generated", inputs,
                             op("batchNormalization", [{"input": "input"}, {"mean": "mean"}, {"variance": "variance"}, {"options": options}])))

@@ -94,7 +94,10 @@ def prelu(e: Emitter, c: Call) -> str:
     """ONNX PRelu broadcasts slope to input one way only; WebNN broadcasts
     both ways (the output takes the larger shape), so compose when needed."""
     x, slope = c["input"], c["slope"]
-    if unidirectionally_broadcastable(c.desc("slope").shape, c.desc("input").shape):
+    # ORT's CPU PRelu is float-only; integer types compose exactly (wrapping
+    # as the spec's mul does) from Less, Mul and Where.
+    native = is_float(c.desc("input").data_type)
+    if native and unidirectionally_broadcastable(c.desc("slope").shape, c.desc("input").shape):
         return e.op("PRelu", [x, slope])
     zero = e.scalar(0, c.desc("input").data_type)
     # Where broadcasts its three operands to the common (output) shape.
@@ -160,6 +163,6 @@ EMULATED = {
     "linear": "Add(Mul(x, alpha), beta); ONNX has no linear activation",
     "isNaN": "integer inputs: Not(Equal(x, x)) (ONNX IsNaN is float-only; integers are never NaN)",
     "isInfinite": "integer inputs: Not(Equal(x, x)) (ONNX IsInf is float-only; integers are never infinite)",
-    "prelu": "when slope is not unidirectionally broadcastable to input: Where(x < 0, x * slope, x) "
-    "(ONNX PRelu broadcasts one way only)",
+    "prelu": "integer types, or slope not unidirectionally broadcastable to input: Where(x < 0, x * slope, x) "
+    "(ORT's PRelu is float-only and broadcasts one way only)",
 }

@@ -3,6 +3,24 @@ from __future__ import annotations
 
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 from webnn_harness.backends.onnxruntime.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW, onnx_pads
+from webnn_harness.dtypes import integer_range, is_float
+
+
+def _explicit_pad(e: Emitter, x: str, padding: list[int], value, data_type: str) -> str:
+    """NCHW ``x`` padded on H and W by [top, bottom, left, right] with ``value``."""
+    top, bottom, left, right = padding
+    return e.op("Pad", [x, e.i64([0, 0, top, left, 0, 0, bottom, right]), e.scalar(value, data_type)], mode="constant")
+
+
+def _pad_value(onnx_op: str, data_type: str):
+    """What explicit padding holds so that it never changes the result: the
+    lowest value for a max, 0 for an L2 sum. None for an average (padded
+    elements must not be counted, which only the operator's own pads give)."""
+    if onnx_op == "MaxPool":
+        return float("-inf") if is_float(data_type) else integer_range(data_type)[0]
+    if onnx_op == "LpPool":
+        return 0
+    return None
 
 
 def _pool(onnx_op: str, **extra):
@@ -26,6 +44,15 @@ def _pool(onnx_op: str, **extra):
             if needed > 0:
                 padding[2 * i + 1] += needed
         x = e.transpose(c["input"], NHWC_TO_NCHW) if nhwc else c["input"]
+        # ORT refuses pads as large as the kernel ("Pad should be smaller than
+        # kernel"), which ceil rounding's extra end padding or a WebNN padding
+        # can reach: pad explicitly first where the padded value cannot change
+        # the result (max, L2); an average keeps the operator's pads.
+        data_type = c.desc("input").data_type
+        value = _pad_value(onnx_op, data_type)
+        if value is not None and any(p >= window[i // 2] for i, p in enumerate(padding)):
+            x = _explicit_pad(e, x, padding, value, data_type)
+            padding = [0, 0, 0, 0]
         y = e.op(onnx_op, [x], kernel_shape=window, pads=onnx_pads(padding), strides=strides,
                  dilations=dilations, ceil_mode=0, **extra)
         return e.transpose(y, NCHW_TO_NHWC) if nhwc else y
@@ -65,6 +92,9 @@ LOWER = {
     "resample2d": resample2d,
 }
 EMULATED = {
+    "maxPool2d": "padding (with ceil rounding's extra end padding) as large as the window: explicit Pad with the "
+    "lowest value, then MaxPool without pads (ORT: 'Pad should be smaller than kernel')",
+    "l2Pool2d": "padding as large as the window: explicit Pad with zeros, then LpPool without pads",
     "resample2d": "mode linear on axes other than [2, 3] / [1, 2]: Transpose the axes last, Resize, "
     "Transpose back (ORT's 4-D linear Resize scales only those pairs)",
 }

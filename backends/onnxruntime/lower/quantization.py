@@ -13,7 +13,9 @@ from __future__ import annotations
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 from webnn_harness.dtypes import integer_range
 
-NATIVE_DEQUANTIZE_INPUTS = {"int8", "uint8", "int32"}
+# int4/uint4 arrive in int8/uint8 carrier tensors (emitter.ONNX_TYPES): the
+# int8 kernels give the same values.
+NATIVE_DEQUANTIZE_INPUTS = {"int8", "uint8", "int32", "int4", "uint4"}
 NATIVE_QUANTIZE_OUTPUTS = {"int8", "uint8"}
 
 
@@ -85,7 +87,7 @@ def quantize_linear(e: Emitter, c: Call) -> str:
 LOWER = {"dequantizeLinear": dequantize_linear, "quantizeLinear": quantize_linear}
 EMULATED = {
     "dequantizeLinear": "uint32 input, or scale varying on more than one axis: (float64(x) - zeroPoint) * scale "
-    "with the parameters blockwise expanded (Reshape/Expand/Reshape)",
-    "quantizeLinear": "int32/uint32 output, or scale varying on more than one axis: Clip(Round(x / scale) + "
-    "zeroPoint) in float64, parameters blockwise expanded",
+    "with the parameters blockwise expanded (Reshape/Expand/Reshape); int4/uint4 carried in int8/uint8 tensors",
+    "quantizeLinear": "int32/uint32/int4/uint4 output, or scale varying on more than one axis: Clip(Round(x / scale) + "
+    "zeroPoint) in float64, parameters blockwise expanded; int4/uint4 carried in int8/uint8 tensors",
 }

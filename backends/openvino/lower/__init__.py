@@ -13,7 +13,9 @@ import openvino as ov
 import openvino.opset16 as ops
 
 from webnn_harness.families import join
-from webnn_harness.backends.openvino.lower.base import OPSET, OV_TYPES, LoweringUnsupported, data_type, output, shape
+from webnn_harness.backends.openvino.lower.base import (
+    NUMPY_OF, OPSET, OV_TYPES, LoweringUnsupported, carried, data_type, output, shape,
+)
 from webnn_harness.graph import Graph
 
 
@@ -42,7 +44,7 @@ def lower_graph(graph: Graph, prefix: str = "") -> LoweredGraph:
         env[name] = param.output(0)
     for name, value in graph.constants.items():
         desc = graph.descs[name]
-        array = np.asarray(value, dtype=np.dtype(desc.data_type)).reshape(desc.shape)
+        array = np.asarray(value).astype(NUMPY_OF[desc.data_type]).reshape(desc.shape)
         env[name] = ops.constant(array).output(0)
     for node in graph.nodes:
         fn = LOWER.get(node.op)
@@ -60,7 +62,7 @@ def lower_graph(graph: Graph, prefix: str = "") -> LoweredGraph:
         for name, value, desc in zip(node.outputs, results, descs):
             value = output(value)
             got = (shape(value), data_type(value))
-            if got != (tuple(desc.shape), desc.data_type):
+            if got != (tuple(desc.shape), carried(desc.data_type)):
                 raise LoweringMismatch(f"{node.op} lowering gives {got[1]}{list(got[0])} for {name}, "
                                        f"the spec's create steps say {desc}")
             env[name] = value

@@ -32,6 +32,18 @@ OV_TYPES: dict[str, ov.Type] = {
 }
 WEBNN_TYPES: dict[str, str] = {t.get_type_name(): name for name, t in OV_TYPES.items()}
 NUMPY_OF: dict[str, np.dtype] = {name: np.dtype(name) for name in OV_TYPES}
+# int4/uint4 (a browser extension for the quantization ops) travel in i8/u8
+# tensors: the CPU plugin refuses i4/u4 parameters and constants ("Unsupported
+# data type: int4"); every 4-bit value is exact in 8 bits, and the
+# quantizeLinear lowering saturates to the 4-bit range itself.
+CARRIERS: dict[str, str] = {"int4": "int8", "uint4": "uint8"}
+OV_TYPES.update({t: OV_TYPES[c] for t, c in CARRIERS.items()})
+NUMPY_OF.update({t: NUMPY_OF[c] for t, c in CARRIERS.items()})
+
+
+def carried(data_type_name: str) -> str:
+    """The WebNN type an OpenVINO tensor of ``data_type_name`` really has."""
+    return CARRIERS.get(data_type_name, data_type_name)
 
 
 class LoweringUnsupported(Exception):

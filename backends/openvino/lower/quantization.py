@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from webnn_harness.backends.openvino.lower.base import const, convert, data_type, output, reshape, shape
+from webnn_harness.backends.openvino.lower.base import carried, const, convert, data_type, output, reshape, shape
+from webnn_harness.dtypes import integer_range
 
 
 def blockwise(operand, target_shape):
@@ -32,13 +33,13 @@ def quantize_linear(out, input, scale, zeroPoint):
     x = convert(input, "float32")
     q = ops.round(ops.divide(x, blockwise(convert(scale, "float32"), target)), "half_to_even")
     q = ops.add(q, blockwise(convert(zeroPoint, "float32"), target))
-    out_type = data_type(zeroPoint)
-    info = np.iinfo(np.dtype(out_type))
+    out_type = out[0].data_type  # zeroPoint's type; int4/uint4 arrive in an 8-bit carrier
+    low, high = integer_range(out_type)
     # Bounds representable in float32 (2^31 - 1 is not: it rounds up to 2^31).
-    lo = np.float32(info.min)
-    hi = np.nextafter(np.float32(info.max), np.float32(0)) if int(np.float32(info.max)) > info.max else np.float32(info.max)
+    lo = np.float32(low)
+    hi = np.nextafter(np.float32(high), np.float32(0)) if int(np.float32(high)) > high else np.float32(high)
     q = ops.minimum(ops.maximum(q, const(lo, "float32")), const(hi, "float32"))
-    return convert(q, out_type)
+    return convert(q, carried(out_type))
 
 
 def dequantize_linear(out, input, scale, zeroPoint):

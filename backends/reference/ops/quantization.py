@@ -21,6 +21,7 @@ ONNX zero points are optional (default 0, uint8); WebNN's are required.
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from webnn_harness.backends.reference.ops.base import ImplementationDefined
@@ -70,7 +71,7 @@ def _division_type(input: np.ndarray, scale: np.ndarray) -> np.dtype:
     return np.dtype(np.float16) if is_half else np.dtype(np.float32)
 
 
-def _ambiguous_rounding(input, scale, quotient, zero_point, info: np.iinfo) -> np.ndarray:
+def _ambiguous_rounding(input, scale, quotient, zero_point, info: ml_dtypes.iinfo) -> np.ndarray:
     """Elements where a conforming implementation dividing in the operand's
     float type may legitimately land on another integer than the exact
     quotient does. The spec's emulation is roundEven(div(input, scale)) with
@@ -107,7 +108,9 @@ _QUANTIZE_REASON = (
 
 
 def quantizeLinear(input, scale, zeroPoint):
-    info = np.iinfo(zeroPoint.dtype)  # output type = zeroPoint's type
+    # Output type = zeroPoint's type; ml_dtypes.iinfo also knows int4/uint4
+    # (WPT's and Chromium's extension: saturate to [-8, 7] and [0, 15]).
+    info = ml_dtypes.iinfo(zeroPoint.dtype)
     scale = blockwise_expand(scale, input.shape)
     zero_point = blockwise_expand(zeroPoint, input.shape).astype(np.float64)  # exact for 32-bit ints
     with np.errstate(all="ignore"):  # zero scales and float16 overflow are flagged or intended
