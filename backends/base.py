@@ -69,6 +69,10 @@ Optional methods
         build several graphs at once (OpenVINO compiles them into one model);
         an exception in the list is classified as ``build`` raising it. The
         default builds them one by one.
+    backend.compute_batch(compiled, inputs) -> [outputs | BaseException | None, ...]
+        compute several built cases at once (one run of a merged model);
+        None where a case was not built. Called inside the build phase, so a
+        crash there splits the batch and isolates the case at fault.
     backend.emulations() -> {op: how it is composed}
         ops the adapter composes from others instead of mapping natively;
         ``probe`` reports them as ``emulated`` rather than ``supported``.
@@ -159,6 +163,15 @@ def build_batch(backend: Backend, graphs: Sequence[Graph]) -> list[Any]:
         except Exception as exc:  # noqa: BLE001 - the caller classifies it
             out.append(exc)
     return out
+
+
+def compute_batch(backend: Backend, compiled: Sequence[Any], inputs: Sequence[Mapping[str, np.ndarray]]) -> list[Any]:
+    """Outputs or exception per built case from the backend's batch compute;
+    ``None`` for each case when it has none (the caller computes one by one)."""
+    batch = getattr(backend, "compute_batch", None)
+    if batch is None:
+        return [None] * len(compiled)
+    return list(batch(compiled, inputs))
 
 
 class DeviceSession(Protocol):

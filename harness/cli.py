@@ -77,7 +77,8 @@ def cmd_run(args) -> int:
         raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
     shard = Shard.parse(args.shard) if args.shard else None
     out = Path(args.out)
-    opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size)
+    opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size,
+                      reference_cache=not args.no_cache)
     progress = Progress("case", enabled=not args.quiet)
     failing = []
 
@@ -431,6 +432,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--batch-size", type=int, default=16, help="cases per worker batch")
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
     _add_executor_arguments(run)
+    run.add_argument("--no-cache", action="store_true",
+                     help="compute reference results afresh, neither reading nor writing "
+                          "$XDG_CACHE_HOME/webnn-harness (default ~/.cache/webnn-harness)")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     run.add_argument("--id", action="append", metavar="CASE_ID",
                      help="only this case id (wpt/relu.json::name) or case file id (wpt/relu.json) (repeatable)")

@@ -61,6 +61,16 @@ def integer_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     return dist
 
 
+# From this many elements on, outputs are first checked for identical bit
+# patterns, which costs a tenth of computing distances (6000x6000 outputs).
+BIT_EQUAL_SHORTCUT = 1 << 16
+
+
+def _bit_equal(expected: np.ndarray, actual: np.ndarray) -> bool:
+    bits = np.dtype(f"u{expected.dtype.itemsize}")
+    return bool(np.array_equal(expected.view(bits), actual.view(bits)))
+
+
 @dataclass(frozen=True)
 class Comparison:
     passed: bool
@@ -95,7 +105,9 @@ def compare(
         return Comparison(False, metric, budget, message=f"shape {list(actual.shape)}, expected {list(expected.shape)}")
     if actual.dtype != expected.dtype:
         return Comparison(False, metric, budget, message=f"data type {actual.dtype.name}, expected {expected.dtype.name}")
-    if not is_float(data_type):
+    if expected.size >= BIT_EQUAL_SHORTCUT and _bit_equal(expected, actual):
+        dist = np.zeros(expected.shape)  # what every metric gives for identical bits
+    elif not is_float(data_type):
         dist = integer_distance(expected, actual)
     elif metric == "ULP":
         dist = ulp_distance(expected, actual)

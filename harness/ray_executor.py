@@ -54,9 +54,10 @@ def device_resources(options: Mapping[str, str]) -> dict[str, float]:
 class BackendActor:
     """Lives in a Ray worker process; made a Ray actor class by ``_actor_class``."""
 
-    def __init__(self, backend: str, options: Mapping[str, str]):
-        from webnn_harness import backends
+    def __init__(self, backend: str, options: Mapping[str, str], reference_cache: bool = True):
+        from webnn_harness import backends, refcache
 
+        refcache.configure(reference_cache)
         self.fatal = ""
         try:
             self.backend = backends.create(backend, options)
@@ -189,7 +190,7 @@ class RayExecutor:
         self.cases_per_node = cases_per_node if cases_per_node is not None else Counter()
 
     def _spawn(self) -> _Slot:
-        actor = _actor_class().options(num_cpus=1, resources=self.resources).remote(self.backend, self.options)
+        actor = _actor_class().options(num_cpus=1, resources=self.resources).remote(self.backend, self.options, self.run.reference_cache)
         slot = _Slot(actor, ready_ref=actor.ready.remote())
         self.slots.append(slot)
         return slot

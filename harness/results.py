@@ -10,7 +10,7 @@ import datetime as _dt
 import json
 import platform
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -45,7 +45,7 @@ class Record:
     build_settings: Mapping[str, Any] | None = None  # chosen per build (e.g. ONNX opset), see backends/base.py
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}  # asdict() would deep-copy the backend info
         return {
             "id": self.id,
             "file": d["file"],

@@ -28,9 +28,11 @@ from typing import Callable, Mapping, Sequence
 from webnn_harness.backends.base import BackendError
 from webnn_harness.cases import Case
 from webnn_harness.results import Record
+from webnn_harness.uniform import register_pickling
 from webnn_harness.worker import base_record, worker_main
 
 _CTX = mp.get_context("spawn")
+register_pickling()  # a 144 MB one-value tensor goes to a worker as one value
 
 
 @dataclass
@@ -50,6 +52,7 @@ class RunOptions:
     timeout: float = 60.0  # seconds per case (build of a batch gets this per case)
     batch_size: int = 16
     start_timeout: float = 120.0  # a worker that cannot import its backend in this long is broken
+    reference_cache: bool = True  # keep reference results on disk (harness/refcache.py)
 
 
 class WorkerPool:
@@ -59,7 +62,8 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         parent, child = _CTX.Pipe()
-        proc = _CTX.Process(target=worker_main, args=(child, self.backend, self.options), daemon=True)
+        proc = _CTX.Process(target=worker_main, args=(child, self.backend, self.options, self.run.reference_cache),
+                            daemon=True)
         proc.start()
         child.close()
         w = _Worker(proc, parent, phase="starting", since=time.monotonic())

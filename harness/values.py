@@ -82,8 +82,11 @@ def to_array(data: Any, shape: Sequence[int], data_type: str) -> np.ndarray:
             if not lo <= int(v) <= hi:
                 raise TensorValueError(f"value {int(v)} is out of range for {data_type}")
         values = np.asarray([int(v) for v in flat], dtype=dtype)
-    # A scalar fills the whole shape (WPT writes large constant tensors this way).
-    return np.full(tuple(shape), values[0], dtype=dtype) if scalar else values.reshape(shape)
+    # A scalar fills the whole shape (WPT writes large constant tensors this
+    # way: 6000x6000 "large inputs"). It stays one value seen through a
+    # read-only broadcast view: no memory, pickled as one value
+    # (harness/uniform.py), and elementwise reference ops compute it once.
+    return np.broadcast_to(values[0], tuple(shape)) if scalar else values.reshape(shape)
 
 
 def generate(spec: dict, shape: Sequence[int], data_type: str) -> np.ndarray:

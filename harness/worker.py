@@ -13,8 +13,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness import backends
-from webnn_harness.backends.base import Unsupported, build_batch, build_settings
+from webnn_harness import backends, refcache
+from webnn_harness.backends.base import Unsupported, build_batch, build_settings, compute_batch
 from webnn_harness.cases import Case
 from webnn_harness.judge import judge
 from webnn_harness.results import Record
@@ -34,9 +34,7 @@ def base_record(case: Case, backend_info: Mapping[str, Any], status: str, **fiel
 
 
 def _reference_outputs(case: Case):
-    from webnn_harness.backends.reference import evaluate
-
-    return evaluate(case.graph, case.inputs)
+    return refcache.current().outputs_for(case)
 
 
 def expected_outputs(case: Case) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray | None], str]:
@@ -54,22 +52,31 @@ def expected_outputs(case: Case) -> tuple[dict[str, np.ndarray], dict[str, np.nd
     return expected, masks, ""
 
 
-def run_case(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float) -> Record:
-    record = _compute_and_judge(backend, compiled, case, info, build_seconds)
+def _computed(outputs):
+    if isinstance(outputs, BaseException):
+        raise outputs
+    return outputs
+
+
+def run_case(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float,
+             computed=None, computed_seconds: float = 0.0) -> Record:
+    """``computed``: the outputs (or exception) of a batch compute, if any."""
+    record = _compute_and_judge(backend, compiled, case, info, build_seconds, computed, computed_seconds)
     settings = build_settings(backend, compiled)
     return replace(record, build_settings=settings) if settings else record
 
 
-def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float) -> Record:
+def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], build_seconds: float,
+                       computed, computed_seconds: float) -> Record:
     t0 = time.perf_counter()
     try:
-        actual = backend.compute(compiled, case.inputs)
+        actual = backend.compute(compiled, case.inputs) if computed is None else _computed(computed)
     except Unsupported as exc:
         return base_record(case, info, "unsupported", message=str(exc)[:2000], build_seconds=build_seconds)
     except Exception as exc:  # noqa: BLE001 - a backend failing at compute is a fail, with its message
         return base_record(case, info, "fail", message=f"compute raised {type(exc).__name__}: {exc}"[:2000],
                            build_seconds=build_seconds)
-    compute_seconds = time.perf_counter() - t0
+    compute_seconds = time.perf_counter() - t0 if computed is None else computed_seconds
     try:
         expected, masks, note = expected_outputs(case)
     except Exception as exc:  # noqa: BLE001
@@ -110,8 +117,9 @@ def open_backend(conn, backend_name: str, options: Mapping[str, str]):
     return backend, info
 
 
-def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
+def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool = True) -> None:
     """Entry point of a worker process. Protocol in harness/runner.py."""
+    refcache.configure(reference_cache)
     opened = open_backend(conn, backend_name, options)
     if opened is None:
         return
@@ -126,21 +134,25 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
 
 
 def batch_events(backend, info: Mapping[str, Any], batch_id, cases):
-    """Build a batch of cases together and run them one by one, yielding the
-    worker protocol's messages (harness/runner.py): ("building", id), per
-    case ("start", i) then ("record", i, Record), then ("done", id). The
-    executor on the other side pins a crash or hang on the last case started."""
+    """Build and compute a batch of cases together, then judge them one by
+    one, yielding the worker protocol's messages (harness/runner.py):
+    ("building", id), per case ("start", i) then ("record", i, Record), then
+    ("done", id). The executor on the other side (the local pool or Ray)
+    pins a crash or hang on the last case started."""
     yield ("building", batch_id)
     t0 = time.perf_counter()
     built = build_batch(backend, [c.graph for c in cases])
-    per_case_build = (time.perf_counter() - t0) / max(1, len(cases))
+    t1 = time.perf_counter()
+    computed = compute_batch(backend, built, [c.inputs for c in cases])
+    per_case_build = (t1 - t0) / max(1, len(cases))
+    per_case_compute = (time.perf_counter() - t1) / max(1, sum(c is not None for c in computed))
     for i, (case, compiled) in enumerate(zip(cases, built)):
         yield ("start", i)
         try:
             if isinstance(compiled, BaseException):
                 record = build_record(case, info, compiled, per_case_build)
             else:
-                record = run_case(backend, compiled, case, info, per_case_build)
+                record = run_case(backend, compiled, case, info, per_case_build, computed[i], per_case_compute)
         except Exception as exc:  # noqa: BLE001 - a harness bug is an error record, not a crash
             where = traceback.extract_tb(exc.__traceback__)[-1]
             record = base_record(case, info, "error", message=f"harness error: {type(exc).__name__}: {exc} "

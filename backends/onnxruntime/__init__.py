@@ -25,7 +25,7 @@ from __future__ import annotations
 import platform
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -166,7 +166,88 @@ class OnnxRuntimeBackend:
         """Settings of this one build: the opset the graph was emitted at."""
         return {"opset": compiled.opset}
 
+    def build_batch(self, graphs: Sequence[Graph]) -> list[Any]:
+        """Build graphs several to a session (backends/onnxruntime/batch.py);
+        a merged session that ORT refuses is split until the graph it
+        refuses stands alone, built as ``build`` builds it."""
+        from webnn_harness.backends.onnxruntime.batch import chunks, mergeable
+
+        results: list[Any] = [None] * len(graphs)
+        lowered: dict[int, Any] = {}
+        for index, graph in enumerate(graphs):
+            try:
+                if mergeable(graph):
+                    lowered[index] = self.lower(graph)
+                else:
+                    results[index] = self.build(graph)
+            except Exception as exc:  # noqa: BLE001 - the caller classifies it
+                results[index] = exc
+        by_opset: dict[int, list[int]] = {}  # one model has one opset
+        for index, model in lowered.items():
+            by_opset.setdefault(model.opset_import[0].version, []).append(index)
+        for indices in by_opset.values():
+            for chunk in chunks(indices):
+                self._build_merged(chunk, graphs, lowered, results)
+        return results
+
+    def _build_merged(self, indices, graphs, lowered, results) -> None:
+        from webnn_harness.backends.onnxruntime.batch import (
+            MergedCase, MergedSession, culprit, merge_models, prefix_of)
+
+        if len(indices) == 1:
+            try:
+                results[indices[0]] = self.build(graphs[indices[0]])
+            except Exception as exc:  # noqa: BLE001 - the caller classifies it
+                results[indices[0]] = exc
+            return
+        prefixes = [prefix_of(k) for k in range(len(indices))]
+        try:
+            model = merge_models([lowered[i] for i in indices], prefixes)
+            session = self._ort.InferenceSession(
+                model.SerializeToString(), self._session_options, providers=[self.provider])
+        except Exception as exc:  # noqa: BLE001 - the graph ORT refuses is built alone, for its own message
+            k = culprit(str(exc), len(indices))
+            parts = ([[indices[k]], indices[:k] + indices[k + 1:]] if k is not None
+                     else [indices[:len(indices) // 2], indices[len(indices) // 2:]])
+            for part in parts:
+                self._build_merged(part, graphs, lowered, results)
+            return
+        merged = MergedSession(session, {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()})
+        for index, prefix in zip(indices, prefixes):
+            results[index] = MergedCase(graphs[index], merged, prefix, lowered[index].opset_import[0].version)
+
+    def compute_batch(self, compiled: Sequence[Any], inputs: Sequence[Mapping[str, np.ndarray]]) -> list[Any]:
+        """Outputs (or the exception) of every built case: each merged
+        session runs once for all its cases; if that run fails, its cases
+        run again one by one in sessions of their own."""
+        from webnn_harness.backends.onnxruntime.batch import MergedCase, merged_feed
+
+        results: list[Any] = [None] * len(compiled)
+        groups: dict[int, list[int]] = {}
+        for index, handle in enumerate(compiled):
+            if isinstance(handle, MergedCase):
+                groups.setdefault(id(handle.merged), []).append(index)
+            elif not isinstance(handle, BaseException):
+                results[index] = _outputs_or_error(self.compute, handle, inputs[index])
+        for indices in groups.values():
+            cases = [compiled[i] for i in indices]
+            names = [case.prefix + name for case in cases for name in case.graph.outputs]
+            try:
+                values = iter(cases[0].merged.session.run(names, merged_feed(cases, [inputs[i] for i in indices])))
+            except Exception:  # noqa: BLE001 - one case's compute error: find it by running each alone
+                for i in indices:
+                    results[i] = _outputs_or_error(self.compute, compiled[i], inputs[i])
+                continue
+            for i, case in zip(indices, cases):
+                results[i] = {name: _uncarried(next(values), case.graph.descs[name].data_type)
+                              for name in case.graph.outputs}
+        return results
+
     def compute(self, compiled: Compiled, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from webnn_harness.backends.onnxruntime.batch import MergedCase
+
+        if isinstance(compiled, MergedCase):  # outside compute_batch: a session of its own
+            compiled = self.build(compiled.graph)
         feed = {}
         for name, dtype in compiled.input_types.items():
             value = inputs[name]
@@ -198,6 +279,18 @@ _NUMPY_OF_ORT = {
     "tensor(int8)": np.dtype("int8"),
     "tensor(uint8)": np.dtype("uint8"),
 }
+
+
+def _uncarried(value: np.ndarray, data_type: str) -> np.ndarray:
+    """int4/uint4 outputs come back in their int8/uint8 carriers (as in compute)."""
+    return value.astype(numpy_dtype(data_type)) if data_type in EXTENSION_DATA_TYPES else value
+
+
+def _outputs_or_error(compute, compiled, inputs):
+    try:
+        return compute(compiled, inputs)
+    except Exception as exc:  # noqa: BLE001 - the worker judges it like a compute() that raised
+        return exc
 
 
 def _positive_int(text: str, what: str) -> int:

@@ -15,6 +15,7 @@ import numpy as np
 from webnn_harness.backends.reference.ops import OPS, ImplementationDefined
 from webnn_harness.dtypes import is_float, numpy_dtype
 from webnn_harness.graph import Graph, Node
+from webnn_harness.uniform import is_uniform, uniform_value
 
 # Ops whose output elements each depend only on the same-position input
 # elements (after broadcasting), so an undefined input element taints exactly
@@ -50,13 +51,25 @@ def _round_to(result, data_type: str) -> np.ndarray:
     raise TypeError(f"reference op returned {result.dtype} for a {data_type} output")
 
 
+def _uniform_operands(node: Node, env: Mapping[str, np.ndarray]) -> bool:
+    """An elementwise node whose operands each hold one value (harness/uniform.py)."""
+    if node.op not in ELEMENTWISE:
+        return False
+    arrays = [env[n] for n in node.operand_names()]
+    return any(is_uniform(a) for a in arrays) and all(a.size == 1 or is_uniform(a) for a in arrays)
+
+
 def run_node(node: Node, env: Mapping[str, np.ndarray], graph: Graph) -> list[ReferenceOutput]:
+    # Elementwise on one-value operands: compute one element and broadcast it
+    # to the output shape, the same values as computing every element.
+    one = _uniform_operands(node, env)
+    operand = (lambda a: uniform_value(a).reshape((1,) * a.ndim)) if one else (lambda a: a)  # noqa: E731
     kwargs = {}
     for param, ref in node.operands.items():
         if isinstance(ref, tuple):
-            kwargs[param] = [_as_compute_array(env[r]) for r in ref]
+            kwargs[param] = [_as_compute_array(operand(env[r])) for r in ref]
         else:
-            kwargs[param] = _as_compute_array(env[ref])
+            kwargs[param] = _as_compute_array(operand(env[ref]))
     kwargs.update(node.attributes)
     with np.errstate(all="ignore"):
         result = OPS[node.op](**kwargs)
@@ -68,9 +81,13 @@ def run_node(node: Node, env: Mapping[str, np.ndarray], graph: Graph) -> list[Re
         desc = graph.descs[name]
         if isinstance(res, ImplementationDefined):
             values = _round_to(res.values, desc.data_type)
-            out = ReferenceOutput(values, np.broadcast_to(res.undefined, values.shape).copy(), res.reason)
+            undefined = np.broadcast_to(res.undefined, values.shape).copy()
+            if one:
+                values, undefined = np.broadcast_to(values, desc.shape), np.broadcast_to(undefined, desc.shape)
+            out = ReferenceOutput(values, undefined, res.reason)
         else:
-            out = ReferenceOutput(_round_to(res, desc.data_type))
+            values = _round_to(res, desc.data_type)
+            out = ReferenceOutput(np.broadcast_to(values, desc.shape) if one else values)
         if out.values.shape != desc.shape:
             raise RuntimeError(f"reference {node.op} produced shape {list(out.values.shape)} for {name}, "
                                f"the spec's create steps say {list(desc.shape)}")

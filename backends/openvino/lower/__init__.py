@@ -44,7 +44,9 @@ def lower_graph(graph: Graph, prefix: str = "") -> LoweredGraph:
         env[name] = param.output(0)
     for name, value in graph.constants.items():
         desc = graph.descs[name]
-        array = np.asarray(value).astype(NUMPY_OF[desc.data_type]).reshape(desc.shape)
+        # Contiguous: a one-value tensor arrives as a broadcast view (harness/uniform.py),
+        # and ops.constant reads a non-contiguous float16 array as i16 (OpenVINO 2026.4).
+        array = np.ascontiguousarray(np.asarray(value).astype(NUMPY_OF[desc.data_type])).reshape(desc.shape)
         env[name] = ops.constant(array).output(0)
     for node in graph.nodes:
         fn = LOWER.get(node.op)
