@@ -15,6 +15,8 @@ Options (``-o key=value``; lists are comma-separated):
     wrong_negative_f16_op  ops whose float16 output is off by one exactly where
                 the op's first input is negative and the shapes match: a
                 planted bug for the fuzzer to find (default none)
+    device     the device name it reports (computes on the CPU anyway); lets
+               tests place work by device, e.g. on Ray nodes that advertise it
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from webnn_harness.backends.base import BackendInfo, Unsupported
 from webnn_harness.graph import Graph
 
 OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op",
-           "wrong_negative_f16_op")
+           "wrong_negative_f16_op", "device")
 DEFAULTS = {"crash_op": "abs", "hang_op": "neg"}
 
 
@@ -58,12 +60,13 @@ class FaultyBackend:
         self.wrong_negative_f16 = _ops(opts.get("wrong_negative_f16_op", ""))
         self.hang_seconds = float(opts.get("hang_seconds", 3600))
         self.settings = dict(opts)
+        self.device = opts.get("device", "cpu")
         from webnn_harness.backends.reference import ReferenceBackend
 
         self.reference = ReferenceBackend({})
 
     def info(self) -> BackendInfo:
-        return BackendInfo(self.name, "0", "cpu (delegates to reference)", self.settings)
+        return BackendInfo(self.name, "0", f"{self.device} (delegates to reference)", self.settings)
 
     def build(self, graph: Graph) -> Graph:
         ops = set(graph.ops)

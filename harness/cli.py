@@ -3,6 +3,7 @@ library. Expected errors print one line and exit 2; never a traceback."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -70,6 +71,32 @@ def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
     return [BackendRequest(n, options) for n in names]
 
 
+@contextlib.contextmanager
+def _executors(args):
+    """The executor factory of ``--executor``/``--ray-address``, closed after
+    the command; a Ray run ends with how many cases each node ran."""
+    from webnn_harness.executor import executors
+
+    try:
+        factory = executors(args.executor, args.ray_address, args.workers)
+    except ValueError as exc:  # --ray-address without --executor ray
+        raise UsageError(str(exc)) from None
+    try:
+        yield factory
+    finally:
+        factory.close()
+    spread = getattr(factory, "cases_per_node", None)
+    if spread:
+        print("ray: " + ", ".join(f"{n} on {node}" for node, n in sorted(spread.items())), file=sys.stderr)
+
+
+def _add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where cases run: local worker processes (default) or Ray actors (extra 'ray')")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="join this Ray cluster (default with --executor ray: start a local Ray instance)")
+
+
 def cmd_run(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.cases import DuplicateCaseId, bundled_corpus
@@ -112,11 +139,12 @@ def cmd_run(args) -> int:
             failing.append(record)
 
     try:
-        result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
-                     progress=progress.update, on_record=on_record, expectations=args.expectations or (),
-                     shard=shard, ids=ids, label=args.label,
-                     on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n),
-                     mode=mode, only=only, max_case_bytes=args.max_case_bytes)
+        with _executors(args) as executor:
+            result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
+                         progress=progress.update, on_record=on_record, expectations=args.expectations or (),
+                         shard=shard, ids=ids, label=args.label,
+                         on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n),
+                         mode=mode, only=only, max_case_bytes=args.max_case_bytes, executor=executor)
     except (UnknownBackend, BackendError, SelectionError, ExpectationsError, DuplicateCaseId,
             OutputFolderError) as exc:
         raise UsageError(str(exc)) from None
@@ -282,12 +310,13 @@ def cmd_probe(args) -> int:
         raise UsageError(str(exc)) from None
     bar = tqdm(total=None, unit="combination", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
     try:
-        result = probe(
-            args.backend, options, Path(args.out), ops=args.op, max_bytes=args.max_bytes,
-            run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
-            layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
-            compare_file=Path(args.compare) if args.compare else None,
-        )
+        with _executors(args) as executor:
+            result = probe(
+                args.backend, options, Path(args.out), ops=args.op, max_bytes=args.max_bytes,
+                run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
+                layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
+                compare_file=Path(args.compare) if args.compare else None, executor=executor,
+            )
     except (UnknownBackend, BackendError) as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -522,6 +551,7 @@ def parser() -> argparse.ArgumentParser:
     again.add_argument("--rerun-failures", metavar="RUN",
                        help="run only the cases that did not pass in the run folder RUN (into a new --out)")
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    _add_executor_arguments(run)
     run.add_argument("--no-cache", action="store_true",
                      help="compute reference results afresh, neither reading nor writing "
                           "$XDG_CACHE_HOME/webnn-harness (default ~/.cache/webnn-harness)")
@@ -553,6 +583,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--timeout", type=positive_seconds, default=20.0, help="seconds per combination before it counts as a timeout")
     pr.add_argument("--batch-size", type=positive_int, default=64, help="combinations per worker batch")
     pr.add_argument("--no-layout", action="store_true", help="skip the preferredInputLayout timing")
+    _add_executor_arguments(pr)
     pr.add_argument("--no-bytes", action="store_true", help="skip the maxTensorByteLength search")
     pr.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 

@@ -9,14 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Container, Iterable, Mapping, Sequence
 
-from webnn_harness import backends
+from webnn_harness.backends import BackendError
 from webnn_harness.caseid import BUNDLED_CORPUS, corpus_root
 from webnn_harness.cases import Case, CaseError, bundled_corpus
+from webnn_harness.executor import ExecutorFactory, LocalExecutors
 from webnn_harness.expectations import ExpectationSet
 from webnn_harness.lifecycle import stop_reason
 from webnn_harness.outfolder import Mode, OutputFolder, record_key
 from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
-from webnn_harness.runner import RunOptions, WorkerPool
+from webnn_harness.runner import RunOptions
 from webnn_harness.selection import Shard, select_cases
 
 
@@ -107,6 +108,7 @@ def run(
     mode: Mode = "new",
     only: Mapping[str, Container[tuple[str, str]]] | None = None,
     max_case_bytes: int | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> RunResult:
     """Run the selected cases on each backend into ``out_dir``, locked for the
     run. Raises SelectionError (a ValueError) before writing anything when the
@@ -116,7 +118,9 @@ def run(
     ``mode``: "new" refuses a folder holding a run, "overwrite" replaces it,
     "resume" keeps its records and runs only the cases they do not cover.
     ``only``: per backend name, the (file, case) pairs to run (``--rerun-failures``).
+    ``executor`` says where cases run (default: local worker processes; harness/executor.py).
     """
+    executor = executor or LocalExecutors()
     folder = OutputFolder(Path(out_dir), mode)
     folder.precheck()
     loaded = select_cases(case_paths, ops, name_filter, ids, shard, max_case_bytes)
@@ -127,19 +131,17 @@ def run(
     resolved: list[tuple[BackendRequest, Mapping, ExpectationSet]] = []
     for req in requests:  # every backend and expectations file checked before anything is written
         try:
-            backend = backends.create(req.name, req.options)
+            info = executor.describe(req.name, req.options)
         except (ValueError, TypeError) as exc:  # a factory refusing its options; not a case problem
-            raise backends.BackendError(f"{req.name}: {exc}") from exc
-        info = backend.info().to_json()
-        del backend
+            raise BackendError(f"{req.name}: {exc}") from exc
         resolved.append((req, info, ExpectationSet.for_backend(req.name, info["version"], req.options, expectations)))
     with folder:
         return _run_in(folder, loaded, cases, errors, files_run, label, resolved, shard, options, progress,
-                       on_record, on_backend, only, case_paths)
+                       on_record, on_backend, only, case_paths, executor)
 
 
 def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resolved, shard, options, progress,
-            on_record, on_backend, only, case_paths) -> RunResult:
+            on_record, on_backend, only, case_paths, executor: ExecutorFactory) -> RunResult:
     out_dir = folder.path
     done = folder.done
     writer = ResultWriter(out_dir, append=folder.mode == "resume")
@@ -206,7 +208,7 @@ def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resol
 
             for err in todo_errors:
                 emit(error_record(err, info))
-            pool = WorkerPool(req.name, req.options, options, info)
+            pool = executor(req.name, req.options, options, info)
             try:
                 if todo:
                     pool.run_cases(todo, emit)

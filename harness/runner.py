@@ -109,18 +109,11 @@ class WorkerPool:
         def finish(w: _Worker, status: str, message: str) -> None:
             """Worker ``w`` died or hung: record its case, requeue the rest."""
             nonlocal remaining
-            batch, current, phase = w.batch or [], w.current, w.phase
+            culprit = requeue_lost(queue, w.batch or [], w.phase, w.current, w.done)
             self._kill(w)
-            if phase == "building" and len(batch) > 1:
-                queue.extendleft([c] for c in reversed(batch))  # find the culprit alone
-            elif batch:
-                culprit = 0 if phase == "building" else current
-                case = batch[culprit]
-                on_record(base_record(case, self.info, status, message=message))
+            if culprit is not None:
+                on_record(base_record(culprit, self.info, status, message=message))
                 remaining -= 1
-                rest = [c for i, c in enumerate(batch) if i > culprit and i not in w.done]
-                if rest:
-                    queue.appendleft(rest)
             if queue or any(x.batch for x in self.workers):
                 if len(self.workers) < n_workers:
                     self._spawn()
@@ -177,6 +170,22 @@ class WorkerPool:
                     raise BackendError(f"{self.backend} worker did not start within {self.run.start_timeout:g} s")
                 elif w.phase != "starting" and not w.process.is_alive() and w.conn not in ready:
                     finish(w, "crash", _describe_exit(w.process.exitcode))
+
+
+def requeue_lost(queue: deque, batch: list[Case], phase: str, current: int, done: set) -> Case | None:
+    """A worker died or hung on ``batch``: queue again, in front, what it did
+    not finish, and return the case to blame; None when the batch died being
+    built together (each case is then queued alone, to find the culprit)."""
+    if phase == "building" and len(batch) > 1:
+        queue.extendleft([c] for c in reversed(batch))
+        return None
+    if not batch:
+        return None
+    culprit = 0 if phase == "building" else current
+    rest = [c for i, c in enumerate(batch) if i > culprit and i not in done]
+    if rest:
+        queue.appendleft(rest)
+    return batch[culprit]
 
 
 def _describe_exit(code: int | None) -> str:

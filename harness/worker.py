@@ -131,23 +131,33 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_c
         if msg[0] == "stop":
             return
         _, batch_id, cases = msg
-        conn.send(("building", batch_id))
-        t0 = time.perf_counter()
-        built = build_batch(backend, [c.graph for c in cases])
-        t1 = time.perf_counter()
-        computed = compute_batch(backend, built, [c.inputs for c in cases])
-        per_case_build = (t1 - t0) / max(1, len(cases))
-        per_case_compute = (time.perf_counter() - t1) / max(1, sum(c is not None for c in computed))
-        for i, (case, compiled) in enumerate(zip(cases, built)):
-            conn.send(("start", i))
-            try:
-                if isinstance(compiled, BaseException):
-                    record = build_record(case, info, compiled, per_case_build)
-                else:
-                    record = run_case(backend, compiled, case, info, per_case_build, computed[i], per_case_compute)
-            except Exception as exc:  # noqa: BLE001 - a harness bug is an error record, not a crash
-                where = traceback.extract_tb(exc.__traceback__)[-1]
-                record = base_record(case, info, "error", message=f"harness error: {type(exc).__name__}: {exc} "
-                                     f"({where.filename}:{where.lineno})"[:2000])
-            conn.send(("record", i, record))
-        conn.send(("done", batch_id))
+        for event in batch_events(backend, info, batch_id, cases):
+            conn.send(event)
+
+
+def batch_events(backend, info: Mapping[str, Any], batch_id, cases):
+    """Build and compute a batch of cases together, then judge them one by
+    one, yielding the worker protocol's messages (harness/runner.py):
+    ("building", id), per case ("start", i) then ("record", i, Record), then
+    ("done", id). The executor on the other side (the local pool or Ray)
+    pins a crash or hang on the last case started."""
+    yield ("building", batch_id)
+    t0 = time.perf_counter()
+    built = build_batch(backend, [c.graph for c in cases])
+    t1 = time.perf_counter()
+    computed = compute_batch(backend, built, [c.inputs for c in cases])
+    per_case_build = (t1 - t0) / max(1, len(cases))
+    per_case_compute = (time.perf_counter() - t1) / max(1, sum(c is not None for c in computed))
+    for i, (case, compiled) in enumerate(zip(cases, built)):
+        yield ("start", i)
+        try:
+            if isinstance(compiled, BaseException):
+                record = build_record(case, info, compiled, per_case_build)
+            else:
+                record = run_case(backend, compiled, case, info, per_case_build, computed[i], per_case_compute)
+        except Exception as exc:  # noqa: BLE001 - a harness bug is an error record, not a crash
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            record = base_record(case, info, "error", message=f"harness error: {type(exc).__name__}: {exc} "
+                                 f"({where.filename}:{where.lineno})"[:2000])
+        yield ("record", i, record)
+    yield ("done", batch_id)

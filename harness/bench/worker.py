@@ -166,6 +166,6 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
         except Exception as exc:  # noqa: BLE001 - a harness bug is an error record, not a dead bench
             where = traceback.extract_tb(exc.__traceback__)[-1]
             record = BenchRecord(benchmark=task.benchmark.id, suite=task.benchmark.suite, kind=task.benchmark.kind,
-                                 variant=task.variant, title=task.benchmark.title, status="error", backend=info,
+                                 variant=task.variant, title=task.benchmark.title, status="error", backend=worker.info,
                                  message=f"harness error: {_one_line(exc)} ({where.filename}:{where.lineno})")
         conn.send(("record", record.to_json()))

@@ -13,7 +13,7 @@ data types beyond the spec, conformance gaps, timings, and with
 as it completes, so an interrupted probe keeps what it has measured.
 
 Every combination is a ``harness.cases.Case`` run through
-``harness.runner.WorkerPool``: a crash or hang is recorded for that
+an executor (``harness.executor``: the local worker pool, or Ray): a crash or hang is recorded for that
 combination and the probe goes on.
 """
 from __future__ import annotations
@@ -35,7 +35,8 @@ from webnn_harness.probe import deviations
 from webnn_harness.probe.plan import MAX_RANK, SWEEPS, Combo, combos_for, plan
 from webnn_harness.probe.synth import key, output_member, to_case
 from webnn_harness.results import Record, run_header
-from webnn_harness.runner import RunOptions, WorkerPool
+from webnn_harness.executor import Executor, ExecutorFactory, LocalExecutors
+from webnn_harness.runner import RunOptions
 
 DEFAULT_MAX_BYTES = 1 << 30
 OUTCOMES = ("supported", "emulated", "rejected", "wrong", "unverified", "crash", "timeout", "error")
@@ -168,7 +169,7 @@ class _Session:
     """The probe's cases, queued sweep by sweep on one worker pool."""
 
     collector: _Collector
-    pool: WorkerPool
+    pool: Executor
     progress: Callable[[int], object] | None
     skipped: list = field(default_factory=list)
     not_built: list = field(default_factory=list)
@@ -280,6 +281,7 @@ def probe(
     max_rank: int = MAX_RANK,
     progress: Callable[[int], object] | None = None,
     compare_file: Path | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> ProbeResult:
     """Probe ``backend`` and write its opSupportLimits and evidence under ``out_dir``.
 
@@ -288,7 +290,8 @@ def probe(
     pass 1 found working, the graph-level sweeps on the first data-movement
     op that works (identity when the backend has it), and the special-value
     variants of every wrong combination (see ``deviations``; the per-class
-    variants follow in a short third pass)."""
+    variants follow in a short third pass). ``executor`` runs the
+    combinations (default: local worker processes)."""
     options = dict(options or {})
     run = run or RunOptions(timeout=20.0, batch_size=64)
     started = time.perf_counter()
@@ -302,7 +305,7 @@ def probe(
     collector = _Collector(emulated, out_dir / f"{name}-probe.jsonl")
     op_names = list(ops) if ops else list(operators())
 
-    pool = WorkerPool(backend, options, run, info)
+    pool = (executor or LocalExecutors())(backend, options, run, info)
     session = _Session(collector, pool, progress)
     t0 = time.perf_counter()
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from webnn_harness.backends.onnxruntime.emitter import ONNX_TYPES, Call, Emitter
+from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 from webnn_harness.dtypes import integer_range, is_float
 from webnn_harness.opspec.base import unidirectionally_broadcastable
 

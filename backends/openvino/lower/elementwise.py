@@ -7,7 +7,6 @@ import math
 import openvino.opset16 as ops
 
 from webnn_harness.backends.openvino.lower.base import (
-    OV_TYPES,
     const,
     convert,
     data_type,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from webnn_harness.backends.openvino.lower.base import const, i64, output, shape, slice_axis, squeeze, transpose, unsqueeze
+from webnn_harness.backends.openvino.lower.base import const, output, shape, slice_axis, squeeze, transpose, unsqueeze
 
 GRU_ORDER = {"zrn": (0, 1, 2), "rzn": (1, 0, 2)}  # WebNN layout -> positions of z, r, n
 LSTM_TO_FICO = {"iofg": (2, 0, 3, 1), "ifgo": (1, 0, 2, 3)}  # positions of f, i, g, o

@@ -1,0 +1,307 @@
+"""Running cases on a Ray cluster: one actor per backend instance.
+
+Each actor creates its backend once (one device, opened once) and runs
+batches as streaming tasks that yield the worker protocol of
+harness/runner.py (``batch_events`` in harness/worker.py), so the driver
+knows which case is in progress. Isolation is the local pool's: an actor
+that dies mid-case (abort, segfault) gives a ``crash`` record for that case,
+a case past the timeout is killed with its actor and gives ``timeout``; the
+actor is replaced and the rest of its batch is queued again. Records reach
+``on_record`` as they stream back.
+
+Devices map to Ray resources: ``-o device=GPU.1`` makes every actor ask
+for one unit of the custom resource ``webnn_device:GPU.1``, which only the
+nodes that have that device advertise (``ray start --resources
+'{"webnn_device:GPU.1": 1}'``), so the cases run where the device is.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from webnn_harness.backends.base import BackendError
+from webnn_harness.cases import Case
+from webnn_harness.results import Record
+from webnn_harness.runner import RunOptions, requeue_lost
+from webnn_harness.worker import base_record
+
+RESOURCE_PREFIX = "webnn_device:"
+INSTALL_HINT = "the ray executor needs Ray: pip install 'webnn-harness[ray]'"
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise BackendError(INSTALL_HINT) from None
+    return ray
+
+
+def device_resources(options: Mapping[str, str]) -> dict[str, float]:
+    """The custom Ray resources an actor for these backend options needs.
+    Every node has a CPU, so ``device=CPU`` (or no device) needs none."""
+    device = options.get("device", "")
+    if not device or device.upper() == "CPU":
+        return {}
+    return {RESOURCE_PREFIX + device: 1.0}
+
+
+class BackendActor:
+    """Lives in a Ray worker process; made a Ray actor class by ``_actor_class``."""
+
+    def __init__(self, backend: str, options: Mapping[str, str], reference_cache: bool = True):
+        from webnn_harness import backends, refcache
+
+        refcache.configure(reference_cache)
+        self.fatal = ""
+        try:
+            self.backend = backends.create(backend, options)
+            self.info = self.backend.info().to_json()
+        except Exception as exc:  # noqa: BLE001 - reported by ready(), as a worker's ("fatal", msg)
+            self.fatal = f"{type(exc).__name__}: {exc}"
+
+    def ready(self) -> tuple[str, dict | None, str]:
+        """(fatal message or "", backend info, where: node id and pid)."""
+        import ray
+
+        where = f"node {ray.get_runtime_context().get_node_id()[:8]} pid {os.getpid()}"
+        return self.fatal, (None if self.fatal else self.info), where
+
+    def run_batch(self, batch_id: int, cases: Sequence[Case]):
+        from webnn_harness.worker import batch_events
+
+        yield from batch_events(self.backend, self.info, batch_id, cases)
+
+
+_ACTOR_CLASS = None
+
+
+def _actor_class():
+    global _ACTOR_CLASS
+    if _ACTOR_CLASS is None:
+        # max_restarts=0: the executor replaces a dead actor itself, after
+        # recording the case that killed it.
+        _ACTOR_CLASS = _ray().remote(max_restarts=0)(BackendActor)
+    return _ACTOR_CLASS
+
+
+def _describe_info(backend: str, options: Mapping[str, str]) -> dict:
+    from webnn_harness import backends
+
+    return backends.create(backend, options).info().to_json()
+
+
+class RayExecutors:
+    """The Ray session of one command: joins ``address`` or starts a local
+    instance (shut down by ``close``), and makes one executor per backend."""
+
+    def __init__(self, address: str | None = None, num_cpus: int | None = None):
+        if address:
+            _check_reachable(address)  # before importing Ray: a wrong address fails fast
+        ray = _ray()
+        self.started = False
+        self.cases_per_node: Counter = Counter()
+        if not ray.is_initialized():
+            try:
+                if address:
+                    ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+                else:
+                    # address="local": a new private instance, never a cluster
+                    # that happens to run on this machine (ray.init()'s default).
+                    ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
+                             logging_level=logging.WARNING)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise BackendError(f"cannot {'join the Ray cluster at ' + address if address else 'start Ray'}: "
+                                   f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+            self.started = True
+
+    def __call__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping) -> "RayExecutor":
+        return RayExecutor(backend, options, run, info, self.cases_per_node)
+
+    def describe(self, backend: str, options: Mapping[str, str]) -> dict[str, Any]:
+        """The backend's info, created where its device is (a node advertising its resource)."""
+        ray = _ray()
+        resources = device_resources(options)
+        _check_capacity(resources)
+        task = ray.remote(max_retries=0)(_describe_info).options(num_cpus=1, resources=resources)
+        try:
+            return ray.get(task.remote(backend, dict(options)))
+        except ray.exceptions.RayTaskError as exc:
+            raise BackendError(f"{backend} cannot start on the Ray cluster: {exc.cause}") from None
+
+    def close(self) -> None:
+        if self.started:
+            _ray().shutdown()
+            self.started = False
+
+
+def _check_reachable(address: str, seconds: float = 10.0) -> None:
+    """Fail in one line when nothing listens at a ``host:port`` address:
+    ray.init keeps retrying an unreachable GCS for minutes (Ray 2.60)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # "auto", ray:// client addresses: left to Ray
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except OSError as exc:
+        raise BackendError(f"cannot join the Ray cluster at {address}: {exc.strerror or exc}") from None
+
+
+def _check_capacity(resources: Mapping[str, float]) -> int:
+    """How many actors with ``resources`` (and one CPU) the cluster holds; none is an error."""
+    total = _ray().cluster_resources()
+    capacity = int(total.get("CPU", 0))
+    for name, amount in resources.items():
+        if name not in total:
+            raise BackendError(f"no node of the Ray cluster advertises the resource {name!r}: start the node that has "
+                               f"the device with ray start --resources '{{\"{name}\": 1}}'")
+        capacity = min(capacity, int(total[name] / amount))
+    if capacity < 1:
+        raise BackendError(f"the Ray cluster has no CPU for a backend actor (resources: {dict(total)})")
+    return capacity
+
+
+@dataclass
+class _Slot:
+    actor: Any
+    ready_ref: Any = None  # the ready() call while starting
+    stream: Any = None  # the run_batch generator while busy
+    where: str = ""
+    batch: list[Case] | None = None
+    phase: str = "starting"  # starting | idle | building | running
+    current: int = -1
+    done: set = field(default_factory=set)
+    since: float = field(default_factory=time.monotonic)
+
+
+class RayExecutor:
+    """Runs cases on Ray actors; the same contract as ``WorkerPool``."""
+
+    def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping,
+                 cases_per_node: Counter | None = None):
+        self.backend, self.options, self.run, self.info = backend, dict(options), run, info
+        self.resources = device_resources(options)
+        self.slots: list[_Slot] = []
+        self.cases_per_node = cases_per_node if cases_per_node is not None else Counter()
+
+    def _spawn(self) -> _Slot:
+        actor = _actor_class().options(num_cpus=1, resources=self.resources).remote(self.backend, self.options, self.run.reference_cache)
+        slot = _Slot(actor, ready_ref=actor.ready.remote())
+        self.slots.append(slot)
+        return slot
+
+    def _kill(self, slot: _Slot) -> None:
+        _ray().kill(slot.actor, no_restart=True)
+        self.slots.remove(slot)
+
+    def close(self) -> None:
+        for slot in list(self.slots):
+            self._kill(slot)
+
+    def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None:
+        ray = _ray()
+        queue: deque[list[Case]] = deque(
+            list(cases[i:i + self.run.batch_size]) for i in range(0, len(cases), self.run.batch_size)
+        )
+        remaining = len(cases)
+        if not remaining:
+            return
+        n_actors = max(1, min(self.run.workers, len(queue), _check_capacity(self.resources)))
+        for _ in range(n_actors):
+            self._spawn()
+        start_failures = 0
+
+        def finish(slot: _Slot, status: str, message: str) -> None:
+            """The actor of ``slot`` died or hung: record its case, requeue the rest (as WorkerPool does)."""
+            nonlocal remaining
+            culprit = requeue_lost(queue, slot.batch or [], slot.phase, slot.current, slot.done)
+            self._kill(slot)
+            if culprit is not None:
+                on_record(base_record(culprit, self.info, status, message=message))
+                self.cases_per_node[slot.where.split(" pid")[0]] += 1
+                remaining -= 1
+            if (queue or any(s.batch for s in self.slots)) and len(self.slots) < n_actors:
+                self._spawn()
+
+        while remaining > 0:
+            for slot in self.slots:
+                if slot.phase == "idle" and queue:
+                    slot.batch, slot.current, slot.done = queue.popleft(), -1, set()
+                    slot.phase, slot.since = "building", time.monotonic()
+                    slot.stream = slot.actor.run_batch.remote(0, slot.batch)
+            if not self.slots:
+                self._spawn()
+            waiting = {id(s.ready_ref if s.phase == "starting" else s.stream): s
+                       for s in self.slots if s.phase == "starting" or s.stream is not None}
+            refs = [s.ready_ref if s.phase == "starting" else s.stream for s in waiting.values()]
+            ready = []
+            if refs:
+                ready, pending = ray.wait(refs, num_returns=1, timeout=0.25)
+                if pending:
+                    ready += ray.wait(pending, num_returns=len(pending), timeout=0)[0]
+            else:
+                time.sleep(0.05)
+            for ref in ready:
+                slot = waiting[id(ref)]
+                if slot.phase == "starting":
+                    try:
+                        fatal, _, slot.where = ray.get(slot.ready_ref)
+                    except ray.exceptions.RayActorError as exc:
+                        start_failures += 1
+                        self._kill(slot)
+                        if start_failures > 3:
+                            raise BackendError(f"{self.backend} actors keep dying at start-up: {_reason(exc)}") from None
+                        self._spawn()
+                        continue
+                    if fatal:
+                        self._kill(slot)
+                        raise BackendError(f"{self.backend} cannot start in a Ray actor ({slot.where}): {fatal}")
+                    slot.phase, slot.ready_ref = "idle", None
+                    continue
+                try:
+                    msg = ray.get(next(slot.stream))
+                except StopIteration:
+                    slot.phase, slot.batch, slot.stream = "idle", None, None
+                    continue
+                except ray.exceptions.RayActorError as exc:
+                    finish(slot, "crash", f"worker process died ({slot.where}): {_reason(exc)}")
+                    continue
+                except ray.exceptions.RayError as exc:  # the stream itself failed (e.g. a record Ray cannot pickle)
+                    finish(slot, "crash", f"worker failed ({slot.where}): {str(exc).splitlines()[-1][:300]}")
+                    continue
+                kind = msg[0]
+                if kind == "building":
+                    slot.since = time.monotonic()
+                elif kind == "start":
+                    slot.phase, slot.current, slot.since = "running", msg[1], time.monotonic()
+                elif kind == "record":
+                    slot.done.add(msg[1])
+                    on_record(msg[2])
+                    self.cases_per_node[slot.where.split(" pid")[0]] += 1
+                    remaining -= 1
+                elif kind == "done":
+                    slot.phase, slot.batch, slot.stream = "idle", None, None
+            now = time.monotonic()
+            for slot in list(self.slots):
+                if slot.phase == "building" and now - slot.since > self.run.timeout * max(1, len(slot.batch or [])):
+                    finish(slot, "timeout", f"build did not finish within {self.run.timeout:g} s")
+                elif slot.phase == "running" and now - slot.since > self.run.timeout:
+                    finish(slot, "timeout", f"did not finish within {self.run.timeout:g} s")
+                elif slot.phase == "starting" and now - slot.since > self.run.start_timeout:
+                    self._kill(slot)
+                    raise BackendError(f"{self.backend} actor did not start within {self.run.start_timeout:g} s")
+
+
+def _reason(exc: BaseException) -> str:
+    """Ray's one-line account of why an actor's process ended."""
+    text = str(exc)
+    marker = "Worker exit type:"
+    if marker in text:
+        detail = text[text.index(marker):].split(". ")[0]
+        return detail.replace("\n", " ")[:300]
+    return text.splitlines()[0][:300] if text else type(exc).__name__
