@@ -151,10 +151,10 @@ def _render_pages(model: SiteModel, site: SiteFolder) -> None:
         page("performance.html", "index.html", charts=charts, perf=model.performance)
     elif model.has_findings and not model.has_runs:
         page("findings.html", "index.html", fz=model.findings)
-    if model.has_findings:
-        page("findings.html", "findings.html", fz=model.findings)
     else:
         page("conformance.html", "index.html")
+    if model.has_findings:
+        page("findings.html", "findings.html", fz=model.findings)
     for op in model.ops:
         results = [(b, dict(b.matrix)[op]) for b in model.conformance.backends]
         page("op.html", f"ops/{op}.html", op=op,

@@ -120,6 +120,7 @@ def test_a_run_folder_is_not_a_fuzz_folder(fuzzed, tmp_path):
     assert not (site / "findings.html").exists() and "Fuzz findings" not in (site / "index.html").read_text()
     render_site(build_model([run_dir, folder]), site)
     assert 'href="findings.html"' in (site / "conformance.html").read_text()
+    assert (site / "index.html").read_text() == (site / "conformance.html").read_text()  # runs still lead
 
 
 def test_a_real_fuzz_run_with_no_finding_renders(tmp_path):
