@@ -12,7 +12,7 @@ from webnn_harness.cases import load_file
 from webnn_harness.cli import main
 from webnn_harness.expectations import Expectation
 from webnn_harness.fuzz import FuzzSettings, fuzz
-from webnn_harness.fuzz.findings import case_json, group_key, related_expectations
+from webnn_harness.fuzz.findings import case_json, group_key, related_expectations, same_root_cause
 from webnn_harness.fuzz.strategies import graphs, fuzzable_ops
 from webnn_harness.results import Record
 
@@ -90,8 +90,11 @@ def test_planted_negative_float16_bug_is_found_and_shrunk(tmp_path, capsys):
 def test_a_crash_is_a_finding_and_the_fuzzer_goes_on(tmp_path):
     result = fuzz(FuzzSettings(FAULTY, {"crash_op": "abs", "hang_op": ""}, ("abs", "neg"), seconds=5, seed=2), tmp_path)
     crashes = [f for f in result.findings if f.status == "crash"]
-    assert len(crashes) == 1 and crashes[0].ops == ("abs",)
-    assert "killed by SIGABRT" in crashes[0].message
+    # One finding per root cause (op, data type, kind of value, message): chains that merely hold
+    # abs are the same cause, so every crash finding is abs alone, one per data type it was drawn in.
+    assert crashes and all(c.ops == ("abs",) for c in crashes)
+    assert len({c.data_types for c in crashes}) == len(crashes)
+    assert all("killed by SIGABRT" in c.message for c in crashes)
     assert result.rounds >= 2  # the search went on after the crash was written up
 
 
@@ -129,3 +132,12 @@ def test_cli_refuses_to_overwrite_a_fuzz_run(tmp_path, capsys):
     (tmp_path / "summary.json").write_text("{}")
     assert main(["fuzz", "--backend", "reference", "--time", "1", "--out", str(tmp_path)]) == 2
     assert "already holds a fuzz run" in capsys.readouterr().err
+
+
+def test_a_chain_holding_an_op_already_found_failing_the_same_way_is_the_same_root_cause():
+    crash = "crash | abs | float32 | none | worker process killed by SIGABRT"
+    assert same_root_cause("crash | abs+neg | float32 | none | worker process killed by SIGABRT", crash)
+    assert same_root_cause("crash | neg+abs | float32 | none | worker process killed by SIGABRT", crash)
+    assert not same_root_cause("crash | neg | float32 | none | worker process killed by SIGABRT", crash)
+    assert not same_root_cause("crash | abs+neg | float16 | none | worker process killed by SIGABRT", crash)
+    assert not same_root_cause("fail | abs+neg | float32 | none | worker process killed by SIGABRT", crash)

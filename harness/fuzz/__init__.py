@@ -27,6 +27,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from webnn_harness import backends
 from webnn_harness.expectations import ExpectationSet
 from webnn_harness.fuzz.findings import (FINDING_STATUSES, Finding, Tally, finding_id, group_key, related_expectations,
+                                         same_root_cause,
                                          worst_of, write_finding)
 from webnn_harness.fuzz.strategies import FuzzGraph, fuzzable_ops, graphs
 from webnn_harness.results import Record, run_header
@@ -127,10 +128,13 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
                 if record.status not in FINDING_STATUSES:
                     return
                 key = group_key(record, _output_type(record, graph))
+                key = next((k for k in found if same_root_cause(key, k)), key)
                 if not state["shrinking"]:
                     hits[key] = hits.get(key, 0) + 1
-                if key in found or (state["shrinking"] and key != state.get("key")):
-                    return  # shrinking keeps the root cause it started from
+                if key in found:
+                    return
+                if state["shrinking"] and key != state["key"] and not same_root_cause(state["key"], key):
+                    return  # shrinking keeps the root cause it started from (or the same one on fewer ops)
                 state["shrinking"], state["key"] = True, key
                 state["last"] = _Failure(key, record, graph)
                 raise state["last"]

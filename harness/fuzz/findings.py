@@ -51,6 +51,16 @@ def group_key(record: Record, output_type: str) -> str:
     return " | ".join((record.status, "+".join(record.ops), output_type, value_kind(record.expected_value), message))
 
 
+def same_root_cause(key: str, found: str) -> bool:
+    """Whether a failure keyed ``key`` is one already found as ``found``: the
+    same status, output type, kind of value and message, in a chain that holds
+    every op of the found one (abs crashing is one bug, whether abs runs alone
+    or before neg)."""
+    status, ops, *rest = key.split(" | ")
+    f_status, f_ops, *f_rest = found.split(" | ")
+    return status == f_status and rest == f_rest and set(f_ops.split("+")) <= set(ops.split("+"))
+
+
 def snake(op: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
 
