@@ -12,6 +12,8 @@ Inputs:
   by ``webnn-harness run``; one run may hold several backends;
 - bench folders (``bench.jsonl`` and ``summary.json``) written by
   ``webnn-harness bench``, for the performance page (``performance``);
+- fuzz folders (``summary.json`` with ``"kind": "fuzz"``, ``findings/``)
+  written by ``webnn-harness fuzz``, for the findings page (``findings``);
 - probe outputs: ``<backend>-opSupportLimits.json`` (MLOpSupportLimits as the
   spec shapes it, see the spec's "MLOpSupportLimits dictionary") and
   ``<backend>-probe.json`` (the evidence behind it: header, layout timings,
@@ -38,6 +40,7 @@ from webnn_harness.reports.common import (
     ReportInputError,
 )
 from webnn_harness.reports.conformance import Conformance, build_conformance, read_run
+from webnn_harness.reports.findings import FindingsModel, build_findings, is_fuzz_summary
 from webnn_harness.reports.performance import BENCH_FILE, PerformanceModel, SpeedTier, build_performance, tiers_by_probe
 
 # --------------------------------------------------------------------------- the whole site
@@ -56,6 +59,11 @@ class SiteModel:
     warnings: tuple[str, ...] = ()  # inputs read in part (unreadable lines), for the CLI to print
     performance: PerformanceModel | None = None  # from bench folders
     speed_tiers: Mapping[tuple[str, str], tuple[SpeedTier, ...]] = field(default_factory=dict)  # (probe slug, op)
+    findings: FindingsModel | None = None  # from fuzz folders
+
+    @property
+    def has_findings(self) -> bool:
+        return self.findings is not None and bool(self.findings.runs)
 
     @property
     def has_bench(self) -> bool:
@@ -77,6 +85,7 @@ class _Found:
     headers: dict[str, Path] = field(default_factory=dict)
     probes: dict[str, Path] = field(default_factory=dict)
     benches: list[Path] = field(default_factory=list)
+    fuzz: list[Path] = field(default_factory=list)
 
 
 def discover(inputs: Iterable[str | Path]) -> _Found:
@@ -87,6 +96,10 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
         if p.name == BENCH_FILE or (p.name == "summary.json" and (p.parent / BENCH_FILE).exists()):
             if p.parent not in found.benches:
                 found.benches.append(p.parent)
+            return True
+        if is_fuzz_summary(p):
+            if p.parent not in found.fuzz:
+                found.fuzz.append(p.parent)
             return True
         if p.name == "results.jsonl" or p.name == "summary.json":
             if p.parent not in found.runs and (p.parent / "results.jsonl").exists():
@@ -112,13 +125,14 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
                 raise ReportInputError(f"{p}: not a results.jsonl, {BENCH_FILE}, summary.json, "
                                        f"*{LIMITS_SUFFIX} or *{PROBE_SUFFIX} file")
             continue
-        before = (len(found.runs), len(found.limits), len(found.probes), len(found.benches))
+        before = (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz))
         for child in sorted(p.rglob("*")):
             if child.is_file():
                 add_file(child)
-        if (len(found.runs), len(found.limits), len(found.probes), len(found.benches)) == before:
-            raise ReportInputError(f"{p}: no run results (results.jsonl), bench results ({BENCH_FILE}) or probe "
-                                   f"outputs (*{LIMITS_SUFFIX}, *{PROBE_SUFFIX}) in this folder")
+        if (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz)) == before:
+            raise ReportInputError(f"{p}: no run results (results.jsonl), bench results ({BENCH_FILE}), fuzz "
+                                   f"findings (summary.json of fuzz) or probe outputs (*{LIMITS_SUFFIX}, "
+                                   f"*{PROBE_SUFFIX}) in this folder")
     return found
 
 
@@ -140,10 +154,12 @@ def build_model(inputs: Sequence[str | Path]) -> SiteModel:
     # Several versions of one backend side by side: group columns by name, versions in order.
     probes.sort(key=lambda p: (p.backend.name, _version_key(p.backend.version), p.backend.slug))
     performance = build_performance(found.benches) if found.benches else None
+    findings = build_findings(found.fuzz) if found.fuzz else None
     return SiteModel(
         conformance=conformance, probes=tuple(probes), limits_payloads=payloads, ops=tuple(operators()),
         harness_version=__version__, inputs=tuple(str(i) for i in inputs), changed=version_changes(probes),
-        warnings=tuple(dict.fromkeys(p for g in groups for p in g.problems)),
+        warnings=tuple(dict.fromkeys([*(p for g in groups for p in g.problems), *(findings.warnings if findings else ())])),
         performance=performance,
         speed_tiers=tiers_by_probe(performance.speed_tiers, probes) if performance else {},
+        findings=findings,
     )

@@ -7,6 +7,7 @@ Layout of the site (every link relative, so it opens from file:// with no server
     ops/<op>.html           one operator: operand-level limits per backend, evidence, results
     backends/<slug>.html    one probe: header, layout timings, limits, gaps, download
     performance.html        bench results: latencies, ratios, layout cost, roofline, distributions
+    findings.html           fuzz findings: graphs tried, each minimal case and its re-run command
     charts/*.svg            the performance page's charts (matplotlib)
     data/<slug>-opSupportLimits.json
     static/site.css, static/site.js
@@ -148,15 +149,20 @@ def _render_pages(model: SiteModel, site: SiteFolder) -> None:
         page("capabilities.html", "index.html")
     elif model.has_bench and not model.has_runs:
         page("performance.html", "index.html", charts=charts, perf=model.performance)
+    elif model.has_findings and not model.has_runs:
+        page("findings.html", "index.html", fz=model.findings)
     else:
         page("conformance.html", "index.html")
+    if model.has_findings:
+        page("findings.html", "findings.html", fz=model.findings)
     for op in model.ops:
         results = [(b, dict(b.matrix)[op]) for b in model.conformance.backends]
         page("op.html", f"ops/{op}.html", op=op,
              caps=[(p, p.ops[op]) for p in model.probes],
              results=results,
              tested=sum(c.total for _, cells in results for c in cells),
-             op_problems=[p for p in model.conformance.problems if op in p.ops])
+             op_problems=[p for p in model.conformance.problems if op in p.ops],
+             op_findings=model.findings.for_op(op) if model.findings else [])
     for probe in model.probes:
         page("backend.html", f"backends/{probe.backend.slug}.html", probe=probe)
     for name, payload in model.limits_payloads.items():
