@@ -58,7 +58,7 @@ def command_for(kind: str, backend: str, wpt: Path, out: Path) -> list[str]:
         from webnn_harness.cases import bundled_corpus
 
         return [*exe, "run", "-b", backend, "--cases", str(wpt), "--cases", str(bundled_corpus()),
-                "--out", str(out), "-q"]
+                "--out", str(out), "--overwrite", "-q"]  # our own temporary folder, run again
     return [*exe, "probe", "-b", backend, "--out", str(out), "-q"]
 
 
