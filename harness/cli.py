@@ -442,14 +442,18 @@ def cmd_diff(args) -> int:
         diff = diff_runs(args.base, args.new)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    text = FORMATS[args.format](diff)
+    _write_diff(args, FORMATS[args.format](diff), diff.regressions)
+    return EXIT_FAILURES if diff.exit_code else EXIT_OK
+
+
+def _write_diff(args, text: str, regressions: int) -> None:
+    """A diff goes to --out (with one line saying so) or to stdout."""
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text, encoding="utf-8")
-        print(f"{diff.regressions} regressions; {args.format} written to {args.out}")
+        print(f"{regressions} regressions; {args.format} written to {args.out}")
     else:
         sys.stdout.write(text)
-    return EXIT_FAILURES if diff.exit_code else EXIT_OK
 
 
 def _diff_benches(args) -> int:
@@ -467,12 +471,7 @@ def _diff_benches(args) -> int:
         text = comparison_markdown(comparison)
     else:
         text = "\n".join(comparison_lines(comparison)) + "\n"
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"{len(comparison.regressions)} regressions; {args.format} written to {args.out}")
-    else:
-        sys.stdout.write(text)
+    _write_diff(args, text, len(comparison.regressions))
     return EXIT_FAILURES if comparison.regressions else EXIT_OK
 
 
