@@ -13,9 +13,10 @@ Options (``-o key=value``):
     opset       ONNX opset to emit for every graph (default: per graph, the newest
                 the installed ORT loads at which every node has a kernel on the
                 provider; see backends/onnxruntime/opsets.py)
-    spinning    1 | 0: let idle intra-op threads spin (ORT's default 1). With
-                several sessions alive (op-by-op benchmarks) each session's
-                spinning pool competes with the running one for the cores.
+    spinning    1 | 0: let idle intra-op threads spin (ORT's default 1; the
+                bench's default 0). With several sessions alive (op-by-op
+                benchmarks) each session's spinning pool competes with the
+                running one for the cores.
 
 Build-time errors from ORT (session creation) are ``Unsupported`` with ORT's
 message; the lowering refuses nothing silently.
