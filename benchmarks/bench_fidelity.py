@@ -22,8 +22,9 @@ What each side times per call: the harness's whole-graph variant reads its
 host input in place and copies its output into a new host array (see
 harness/bench/variants.py); ORT's session.run reads the input in place and
 hands back its own output buffer; benchmark_app times inference alone. So the
-harness carries one output copy more than either native loop (~0.2 ms per
-4 MB on the machines we measured); nothing else should differ. Rounds
+harness carries one output copy more than either native loop (the seed's
+4 MB output: 0.4 to 0.7 ms on our shared 2-core machine); nothing else
+should differ. Rounds
 alternate harness and native runs (ABAB) so drift on a shared machine hits
 both; a verdict compares the medians over rounds, target within 5%; the last
 lines print exactly the figures issue #11 targets.
