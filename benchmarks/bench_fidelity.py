@@ -63,6 +63,7 @@ class Native:
     tool: str
     median: float  # seconds
     cv: float | None  # None: the tool does not say
+    cpu: float | None = None  # process CPU seconds per call (user+sys, every thread), where measured here
 
 
 def harness_record(backend: str, benchmark: str, variant: str, threads: int, seconds: float, out: Path,
@@ -83,17 +84,19 @@ def harness_record(backend: str, benchmark: str, variant: str, threads: int, sec
     return record
 
 
-def timed_loop(call, seconds: float, sample=None) -> tuple[float, float]:
-    """(median, cv) of ``call`` run for ``seconds`` after 3 warm-up calls;
-    ``sample()`` reads a call's duration where the tool keeps its own."""
+def timed_loop(call, seconds: float, sample=None) -> tuple[float, float, float]:
+    """(median, cv, median CPU) of ``call`` run for ``seconds`` after 3
+    warm-up calls; ``sample()`` reads a call's duration where the tool keeps
+    its own. CPU is the process's, as the bench records it (cpuMedian)."""
     for _ in range(3):
         call()
-    times, end = [], time.perf_counter() + seconds
+    times, cpu, end = [], [], time.perf_counter() + seconds
     while time.perf_counter() < end or len(times) < 10:
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         call()
         times.append(sample() if sample else time.perf_counter() - t0)
-    return statistics.median(times), statistics.stdev(times) / statistics.fmean(times)
+        cpu.append(time.process_time() - c0)
+    return statistics.median(times), statistics.stdev(times) / statistics.fmean(times), statistics.median(cpu)
 
 
 def ort_native(record: dict, artifact: Path, seconds: float) -> Native:
@@ -110,8 +113,7 @@ def ort_native(record: dict, artifact: Path, seconds: float) -> Native:
     rng = np.random.default_rng(0)
     types = {"tensor(float)": np.float32, "tensor(float16)": np.float16}
     feed = {i.name: rng.random(i.shape).astype(types[i.type]) for i in session.get_inputs()}
-    median, cv = timed_loop(lambda: session.run(None, feed), seconds)
-    return Native("InferenceSession.run loop", median, cv)
+    return Native("InferenceSession.run loop", *timed_loop(lambda: session.run(None, feed), seconds))
 
 
 def openvino_config(record: dict) -> dict:
@@ -156,8 +158,7 @@ def openvino_loop(record: dict, artifact: Path, seconds: float) -> Native:
     for port in compiled.inputs:
         tensor = request.get_tensor(port)
         tensor.data[...] = rng.random(tensor.shape)
-    median, cv = timed_loop(request.infer, seconds, sample=lambda: request.latency / 1e3)
-    return Native("InferRequest.infer loop", median, cv)
+    return Native("InferRequest.infer loop", *timed_loop(request.infer, seconds, sample=lambda: request.latency / 1e3))
 
 
 def _load(record: dict) -> str:
@@ -186,7 +187,7 @@ def main() -> int:
         for item in args.benchmark or DEFAULT_BENCHMARKS:
             benchmark, _, variant = item.partition(":")
             variant = variant or "graph"
-            ours, cvs, natives = [], [], {}
+            ours, cvs, cpus, natives = [], [], [], {}
             with tempfile.TemporaryDirectory() as tmp:
                 for round_ in range(args.rounds):
                     out = Path(tmp) / "bench"
@@ -205,22 +206,28 @@ def main() -> int:
                                     openvino_loop(record, artifact, args.seconds)]
                     ours.append(record["latency"]["median"])
                     cvs.append(record["latency"]["cv"])
+                    cpus.append(record["latency"]["cpuMedian"])
                     for native in measured:
                         natives.setdefault(native.tool, []).append(native)
-                    theirs = ", ".join(f"{n.tool} {n.median * 1e3:.3f} ms" + (f" (cv {n.cv:.1%})" if n.cv is not None else "")
+                    theirs = ", ".join(f"{n.tool} {n.median * 1e3:.3f} ms" + (f" (cv {n.cv:.1%}, cpu {n.cpu * 1e3:.1f} ms/call)"
+                                                                              if n.cv is not None else "")
                                        for n in measured)
                     print(f"{backend} {benchmark}:{variant} round {round_ + 1}: harness {ours[-1] * 1e3:.3f} ms "
-                          f"(cv {cvs[-1]:.1%}, load {_load(record)}), "
+                          f"(cv {cvs[-1]:.1%}, cpu {cpus[-1] * 1e3:.1f} ms/call, load {_load(record)}), "
                           f"{theirs}", flush=True)
             a, cv = statistics.median(ours), statistics.median(cvs)
             for tool, runs in natives.items():
                 b = statistics.median(n.median for n in runs)
                 native_cvs = [n.cv for n in runs if n.cv is not None]
+                native_cpu = [n.cpu for n in runs if n.cpu is not None]
                 gap = a / b - 1
                 verdict = "within" if abs(gap) <= TARGET_GAP else "OUTSIDE"
                 spread = f", native cv {statistics.median(native_cvs):.1%}" if native_cvs else ""
                 line = (f"{backend} {benchmark}:{variant}: harness median {a * 1e3:.3f} ms (cv {cv:.1%}), {tool} median "
                         f"{b * 1e3:.3f} ms{spread}, harness/native {a / b:.3f} ({gap:+.1%}: {verdict} {TARGET_GAP:.0%})")
+                if native_cpu:  # what a busy machine does not inflate much: the work per call
+                    c, d = statistics.median(cpus), statistics.median(native_cpu)
+                    line += f"; CPU per call {c * 1e3:.3f} vs {d * 1e3:.3f} ms ({c / d - 1:+.1%})"
                 print(line, flush=True)
                 if tool in ("InferenceSession.run loop", "benchmark_app"):
                     outside += verdict == "OUTSIDE"

@@ -4,6 +4,7 @@ Tiny graphs and short minimum times: seconds, not minutes."""
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -79,6 +80,21 @@ def test_measure_reaches_both_minimums_and_blocks_fast_calls():
     # a call far below a millisecond is timed in blocks, each sample the mean of `number` calls
     assert summary["number"] > 1
     assert len(calls) >= summary["samples"] * summary["number"]
+
+
+def test_measure_records_cpu_time_beside_wall_time():
+    """A call that works keeps the CPU busy; one that sleeps does not: the
+    record tells a slow sample that worked from one that waited."""
+    def busy():  # 4 ms of CPU, however long a busy machine makes it take
+        end = time.process_time() + 0.004
+        while time.process_time() < end:
+            pass
+
+    policy = TimingPolicy(min_time=0.02, min_samples=3, warmup_time=0.0)
+    working = measure(busy, policy).to_json()
+    waiting = measure(lambda: time.sleep(0.004), policy).to_json()
+    assert working["cpuMedian"] >= 0.004
+    assert waiting["cpuMedian"] < 0.001 < 0.004 <= waiting["median"]
 
 
 def test_measure_stops_at_the_sample_cap():
