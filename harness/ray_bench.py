@@ -109,7 +109,7 @@ class RayBenchExecutor(RayExecutor):
     def _node_threads(self, node: Mapping) -> int:
         return self.threads or int(node["resources"]["CPU"])
 
-    def _new_actor(self, placement: Mapping[str, Any]):
+    def new_actor(self, placement: Mapping[str, Any]):
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         node = self.nodes[placement["node"]]

@@ -175,7 +175,7 @@ def check_capacity(resources: Mapping[str, float]) -> int:
 @dataclass
 class _Slot:
     actor: Any
-    placement: Mapping[str, Any]  # what _new_actor starts the actor with; a replacement gets the same
+    placement: Mapping[str, Any]  # what new_actor starts the actor with; a replacement gets the same
     ready_ref: Any = None  # the ready() call while starting
     stream: Any = None  # the run_batch generator while busy
     where: str = ""
@@ -193,7 +193,7 @@ class RayExecutor:
     The loop is written for any work a backend actor does in the worker
     protocol (``run_batch`` yielding building/start/record/done): the bench
     (harness/ray_bench.py) subclasses it, changing only where actors go
-    (``placements``), how one is made (``_new_actor``), and what a lost item's
+    (``placements``), how one is made (``new_actor``), and what a lost item's
     record and a streamed record are (``failure_record``, ``received``)."""
 
     def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping,
@@ -208,7 +208,7 @@ class RayExecutor:
         n_actors = max(1, min(self.run.workers, batches, check_capacity(self.resources)))
         return [{"num_cpus": 1, "resources": self.resources}] * n_actors
 
-    def _new_actor(self, placement: Mapping[str, Any]):
+    def new_actor(self, placement: Mapping[str, Any]):
         return actor_class().options(**placement).remote(self.backend, self.options, self.run.reference_cache)
 
     def failure_record(self, item: Case, slot: _Slot, status: str, message: str) -> Any:
@@ -220,7 +220,7 @@ class RayExecutor:
         return payload
 
     def _spawn(self, placement: Mapping[str, Any]) -> _Slot:
-        actor = self._new_actor(placement)
+        actor = self.new_actor(placement)
         slot = _Slot(actor, placement, ready_ref=actor.ready.remote())
         self.slots.append(slot)
         return slot
