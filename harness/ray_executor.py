@@ -13,6 +13,9 @@ Devices map to Ray resources: ``-o device=GPU.1`` makes every actor ask
 for one unit of the custom resource ``webnn_device:GPU.1``, which only the
 nodes that have that device advertise (``ray start --resources
 '{"webnn_device:GPU.1": 1}'``), so the cases run where the device is.
+
+``bench --executor ray`` runs on the same loop with its own actors and
+placement (one per node, a node at a time): harness/ray_bench.py.
 """
 from __future__ import annotations
 

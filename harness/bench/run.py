@@ -4,7 +4,9 @@ the parent). A worker that dies is a ``crash`` record and one that runs past
 the timeout a ``timeout`` record; the worker is replaced and the bench goes on.
 Records are appended to DIR/bench.jsonl and flushed as they complete;
 DIR/summary.json is written first with ``complete: false`` and rewritten when
-the bench ends, so a bench that is killed says it is incomplete."""
+the bench ends, so a bench that is killed says it is incomplete. With
+``executor`` (``bench --executor ray``: harness/ray_bench.py) the tasks run
+elsewhere and their records come back to the same file."""
 from __future__ import annotations
 
 import json
