@@ -237,3 +237,32 @@ def test_bench_ray_address_needs_the_ray_executor(capsys):
 
     assert main(["bench", "-b", "reference", "--ray-address", "127.0.0.1:6379"]) == 2
     assert "--ray-address needs --executor ray" in capsys.readouterr().err
+
+
+def test_a_bench_actor_holds_every_cpu_its_node_lends_and_stays_on_it(monkeypatch):
+    """One benchmark at a time per node: the actor asks for all the node's CPUs, pinned to that node;
+    threads default to those CPUs (backend and the host's BLAS alike)."""
+    import webnn_harness.ray_bench as ray_bench
+
+    started = []
+
+    class Recorder:
+        def options(self, **options):
+            started.append(options)
+            return self
+
+        def remote(self, *args):
+            started.append(args)
+
+    monkeypatch.setattr(ray_bench, "actor_class", lambda cls: Recorder())
+    node = {"id": "1a" * 28, "resources": {"CPU": 4.0, RESOURCE_PREFIX + "GPU.0": 1.0}, "description": {"id": "1a" * 28}}
+    other = {"id": "2b" * 28, "resources": {"CPU": 8.0}, "description": {"id": "2b" * 28}}
+    executor = ray_bench.RayBenchExecutor("onnxruntime", {"device": "GPU.0"}, RunOptions(workers=2), [node, other],
+                                          None, None, None)
+    (placement,) = executor.placements(batches=5)  # only the node with the device
+    executor.new_actor(placement)
+    options, args = started
+    assert options["num_cpus"] == 4.0 and options["resources"] == {RESOURCE_PREFIX + "GPU.0": 1.0}
+    assert options["scheduling_strategy"].node_id == node["id"] and options["scheduling_strategy"].soft is False
+    assert options["runtime_env"]["env_vars"]["OPENBLAS_NUM_THREADS"] == "4"
+    assert args == ("onnxruntime", {"device": "GPU.0", "threads": "4"}, 4, node["description"])
