@@ -362,3 +362,9 @@ def test_a_column_never_mixes_machines_and_a_ray_bench_is_one_run_per_node(tmp_p
     build_site([on_ray], site)
     page = (site / "performance.html").read_text()
     assert "on farm-1, CPU A, 4 cores" in page and "farm-2 (Ray node bbbbbbbb)" in page
+
+
+def test_strip_local_paths_leaves_markup_in_messages_alone():
+    # A backend message may hold markup; "</b>" is a closing tag, not a folder.
+    assert strip_local_paths("error in </b> tag") == "error in </b> tag"
+    assert strip_local_paths("<i>/tmp/run/a.onnx</i>") == "<i>a.onnx</i>"
