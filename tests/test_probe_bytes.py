@@ -79,3 +79,22 @@ def test_a_slow_budget_attempt_still_counts(machine):
     found = search.search_max_bytes("reference", {}, 64 * MIB, time_budget=1.0)
     assert fake.tried == [64 * MIB]
     assert (found["maxTensorByteLength"], found["kind"]) == (64 * MIB, "budget")
+
+
+def test_a_byte_attempt_that_kills_the_process_beside_the_passes_costs_neither_measurement(tmp_path, monkeypatch):
+    """relu aborts the process: the budget's attempt, run beside the passes,
+    takes the layout timing's process with it; the timing runs again alone
+    and the search goes on below the budget, each failure recorded."""
+    from webnn_harness.probe import probe
+    from webnn_harness.runner import RunOptions
+
+    monkeypatch.setattr(search, "BISECT_STEPS", 0)  # below 1 MiB, each step is one more crashing process
+    result = probe("webnn_harness.backends.faulty:create", {"crash_op": "relu", "hang_op": ""}, tmp_path,
+                   ops=["add"], max_bytes=4 * MIB, run=RunOptions(workers=1, timeout=30, batch_size=64))
+    found = result.evidence["maxTensorByteLength"]
+    assert [a["bytes"] for a in found["attempts"]] == [4 * MIB, MIB]
+    assert all(not a["ok"] and a["problem"].startswith("crash") for a in found["attempts"])
+    assert (found["maxTensorByteLength"], found["kind"]) == (0, "limit")
+    layout = result.evidence["preferredInputLayout"]
+    assert layout["ended"] == "end" and all(w["nchw"]["runs"] >= 7 for w in layout["timings"].values())
+    assert result.evidence["header"]["timeBounds"] == {"layoutTimingSeconds": 1.5, "byteSearchSeconds": search.TIME_BUDGET}

@@ -59,10 +59,8 @@ def _relu_ok(backend, n_bytes: int) -> str | None:
     return None
 
 
-def _search(send, backend_name: str, options: Mapping[str, str], sizes: list[int], deadline: float) -> None:
-    from webnn_harness import backends
-
-    backend = backends.create(backend_name, options)
+def try_sizes(send, backend, sizes: list[int], deadline: float) -> None:
+    """relu at each size, smallest first, until one fails or the deadline passes."""
     for size in sizes:
         if clock() > deadline:
             send(("out of time", size))
@@ -77,6 +75,17 @@ def _search(send, backend_name: str, options: Mapping[str, str], sizes: list[int
             return
 
 
+def _search(send, backend_name: str, options: Mapping[str, str], sizes: list[int], deadline: float) -> None:
+    from webnn_harness import backends
+
+    try_sizes(send, backends.create(backend_name, options), sizes, deadline)
+
+
+def budget_bytes(budget: int) -> int:
+    """The largest size tried: the budget, whole 16-byte blocks."""
+    return int(budget) // 16 * 16
+
+
 def _doubling(budget: int) -> list[int]:
     sizes, s = [], min(START, budget)
     while s < budget:
@@ -89,7 +98,11 @@ def _doubling(budget: int) -> list[int]:
 def _run(backend: str, options, sizes, timeout, deadline) -> tuple[int | None, tuple[int, str] | None, list, str, bool]:
     """(largest size that worked, (first size that failed, why), attempts, how the
     process ended, whether the time bound stopped it before a size)."""
-    messages, ending = run_isolated(_search, (backend, dict(options), sizes, deadline), timeout)
+    return _parse(*run_isolated(_search, (backend, dict(options), sizes, deadline), timeout))
+
+
+def _parse(messages, ending: str) -> tuple[int | None, tuple[int, str] | None, list, str, bool]:
+    """``_run``'s answer from the messages of ``try_sizes`` and how its process ended."""
     ok, failed, log = None, None, []
     trying, out_of_time = None, False
     for msg in messages:
@@ -112,13 +125,19 @@ def _run(backend: str, options, sizes, timeout, deadline) -> tuple[int | None, t
 
 
 def search_max_bytes(backend: str, options: Mapping[str, str], budget: int, timeout: float = 120.0,
-                     time_budget: float = TIME_BUDGET) -> dict:
+                     time_budget: float = TIME_BUDGET, budget_attempt: tuple | None = None) -> dict:
     """``timeout``: seconds one process may take before its attempt counts as a
-    hang; ``time_budget``: seconds after which no new attempt starts."""
-    budget = int(budget) // 16 * 16
-    started = clock()
+    hang; ``time_budget``: seconds after which no new attempt starts.
+    ``budget_attempt``: (messages, ending, clock() at its start) of the budget's
+    attempt when it ran elsewhere (``probe.beside``); else it runs here first."""
+    budget = budget_bytes(budget)
+    if budget_attempt is None:
+        started = clock()
+        ok, failed, log, ending, out_of_time = _run(backend, options, [budget], timeout, started + time_budget)
+    else:
+        messages, ending, started = budget_attempt
+        ok, failed, log, ending, out_of_time = _parse(messages, ending)
     deadline = started + time_budget
-    ok, failed, log, ending, out_of_time = _run(backend, options, [budget], timeout, deadline)
     if failed:  # a limit below the budget: double up to it
         below = [s for s in _doubling(budget) if s < failed[0]]
         if below:
