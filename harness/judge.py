@@ -2,6 +2,7 @@
 and the verdict."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping
 
 import numpy as np
@@ -10,7 +11,8 @@ from webnn_harness.cases import Case
 from webnn_harness.compare import Comparison, compare
 from webnn_harness.dtypes import is_float
 from webnn_harness.graph import Graph
-from webnn_harness.tolerance import node_budget
+from webnn_harness.values import encode_number
+from webnn_harness.tolerance import budget_type, carried_interval, node_budget
 
 
 def ancestors(graph: Graph, output: str) -> list:
@@ -43,7 +45,8 @@ def budget_for(case: Case, output: str) -> tuple[str, float, str]:
     """(metric, budget, where it comes from) for one output of a case.
 
     A multi-operator graph adds up the budgets of the nodes the output depends
-    on that use the producing node's metric (WPT sums ULP budgets)."""
+    on that share the producing node's metric and data type (WPT sums ULP
+    budgets); the other nodes' errors are carried (``carried_nodes``)."""
     data_type = case.graph.descs[output].data_type
     if case.tolerance:
         return case.tolerance.metric, float(case.tolerance.value), "case"
@@ -55,9 +58,43 @@ def budget_for(case: Case, output: str) -> tuple[str, float, str]:
     nodes = ancestors(case.graph, output)
     if not nodes:  # an input passed straight through
         return "ULP", 0.0, "graph input"
-    budgets = [node_budget(node, case.graph) for node in nodes]
-    metric = budgets[0].metric
-    return metric, float(sum(b.value for b in budgets if b.metric == metric)), "ops"
+    own = _own_kind(nodes[0], case.graph)
+    total = sum(b.value for n, b in _budgets(nodes, case.graph) if (b.metric, budget_type(n, case.graph)) == own)
+    return own[0], float(total), "ops" if not carried_nodes(case, output) else "ops, carried"
+
+
+def _budgets(nodes: list, graph: Graph) -> list:
+    return [(n, node_budget(n, graph)) for n in nodes]
+
+
+def _own_kind(producer, graph: Graph) -> tuple[str, str]:
+    return node_budget(producer, graph).metric, budget_type(producer, graph)
+
+
+def carried_nodes(case: Case, output: str) -> list:
+    """The float ancestors of ``output`` whose error its own budget cannot
+    count: another metric or another data type than the producer's, and a
+    non-zero budget (harness/tolerance.py, "The chain rule"). None for a
+    case tolerance, an integer output or a single node."""
+    if case.tolerance or not is_float(case.graph.descs[output].data_type):
+        return []
+    nodes = ancestors(case.graph, output)
+    if len(nodes) < 2:
+        return []
+    own = _own_kind(nodes[0], case.graph)
+    return [n for n, b in _budgets(nodes[1:], case.graph)
+            if b.value and (b.metric, budget_type(n, case.graph)) != own
+            and any(is_float(case.graph.descs[o].data_type) for o in n.outputs)]
+
+
+def _judged_against(case: Case, name: str, expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """What ``actual`` is compared with: the expected values, or with a
+    carried error the nearest point of the carried interval."""
+    carried = carried_nodes(case, name)
+    interval = carried_interval(case.graph, case.inputs, name, carried) if carried else None
+    if interval is None or np.shape(actual) != np.shape(expected) or np.asarray(actual).dtype != np.asarray(expected).dtype:
+        return expected
+    return interval.nearest(expected, actual)
 
 
 def judge(
@@ -72,7 +109,10 @@ def judge(
         if name not in actual:
             return "fail", None, name
         metric, budget, _ = budget_for(case, name)
-        result = compare(expected[name], actual[name], case.graph.descs[name].data_type, metric, budget, undefined.get(name))
+        against = _judged_against(case, name, expected[name], actual[name])
+        result = compare(against, actual[name], case.graph.descs[name].data_type, metric, budget, undefined.get(name))
+        if against is not expected[name] and result.worst_index is not None:  # report the expected value itself
+            result = replace(result, expected_value=encode_number(np.asarray(expected[name])[result.worst_index]))
         if worst is None or (not result.passed and worst[0].passed) or (result.passed == worst[0].passed and result.excess > worst[0].excess):
             worst = (result, name)
     if worst is None:
