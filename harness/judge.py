@@ -12,7 +12,7 @@ from webnn_harness.compare import Comparison, compare
 from webnn_harness.dtypes import is_float
 from webnn_harness.graph import Graph
 from webnn_harness.values import encode_number
-from webnn_harness.tolerance import budget_type, carried_interval, node_budget
+from webnn_harness.tolerance import carried_interval, node_budget
 
 
 def ancestors(graph: Graph, output: str) -> list:
@@ -44,9 +44,9 @@ def _file_tolerance(case: Case, data_type: str) -> tuple[str, float] | None:
 def budget_for(case: Case, output: str) -> tuple[str, float, str]:
     """(metric, budget, where it comes from) for one output of a case.
 
-    A multi-operator graph adds up the budgets of the nodes the output depends
-    on that share the producing node's metric and data type (WPT sums ULP
-    budgets); the other nodes' errors are carried (``carried_nodes``)."""
+    In a multi-operator graph this is the producing node's own budget; the
+    errors its ancestors' budgets allow are carried to the output
+    (``carried_nodes``, harness/tolerance.py "The chain rule")."""
     data_type = case.graph.descs[output].data_type
     if case.tolerance:
         return case.tolerance.metric, float(case.tolerance.value), "case"
@@ -58,33 +58,18 @@ def budget_for(case: Case, output: str) -> tuple[str, float, str]:
     nodes = ancestors(case.graph, output)
     if not nodes:  # an input passed straight through
         return "ULP", 0.0, "graph input"
-    own = _own_kind(nodes[0], case.graph)
-    total = sum(b.value for n, b in _budgets(nodes, case.graph) if (b.metric, budget_type(n, case.graph)) == own)
-    return own[0], float(total), "ops" if not carried_nodes(case, output) else "ops, carried"
-
-
-def _budgets(nodes: list, graph: Graph) -> list:
-    return [(n, node_budget(n, graph)) for n in nodes]
-
-
-def _own_kind(producer, graph: Graph) -> tuple[str, str]:
-    return node_budget(producer, graph).metric, budget_type(producer, graph)
+    own = node_budget(nodes[0], case.graph)
+    return own.metric, float(own.value), "op, carried" if carried_nodes(case, output) else "op"
 
 
 def carried_nodes(case: Case, output: str) -> list:
-    """The float ancestors of ``output`` whose error its own budget cannot
-    count: another metric or another data type than the producer's, and a
-    non-zero budget (harness/tolerance.py, "The chain rule"). None for a
-    case tolerance, an integer output or a single node."""
+    """The ancestors of a float ``output`` whose error is carried to it: every
+    node it depends on but its producer, with a non-zero budget and a float
+    output. None under a case tolerance."""
     if case.tolerance or not is_float(case.graph.descs[output].data_type):
         return []
-    nodes = ancestors(case.graph, output)
-    if len(nodes) < 2:
-        return []
-    own = _own_kind(nodes[0], case.graph)
-    return [n for n, b in _budgets(nodes[1:], case.graph)
-            if b.value and (b.metric, budget_type(n, case.graph)) != own
-            and any(is_float(case.graph.descs[o].data_type) for o in n.outputs)]
+    return [n for n in ancestors(case.graph, output)[1:]
+            if node_budget(n, case.graph).value and any(is_float(case.graph.descs[o].data_type) for o in n.outputs)]
 
 
 def _judged_against(case: Case, name: str, expected: np.ndarray, actual: np.ndarray) -> np.ndarray:

@@ -1,57 +1,54 @@
-"""Tolerance budgets: per op (from the op families' TOLERANCE tables), summed
-over a multi-operator graph where the ops share a metric and data type, and
-carried through the graph where they do not (``carried_interval``);
-overridden per case.
+"""Tolerance budgets: per op (from the op families' TOLERANCE tables),
+carried through a multi-operator graph (``carried_interval``), overridden per
+case.
 
 The chain rule
 --------------
 WPT's conformance tests (web-platform-tests ``webnn/resources/utils.js``,
 ``getPrecisionTolerance``) judge a multi-operator graph with one ULP budget:
 the sum of each operator's ULP tolerance looked up at the *expected output's*
-data type. Operators judged by an absolute tolerance (erf, cos, log,
-layerNormalization: ``ATOL`` in the same file) add nothing there, and an
-operator that computes in float16 before a cast to float32 adds its float16
-ULP count as float32 ULPs, 2^13 times too few. That is sound and complete only
-when every operator of the chain is judged in the output's metric and type.
+data type. That drops operators judged by an absolute tolerance (erf, cos,
+log: ``ATOL`` in the same file), counts a float16 operator's ULPs before a
+cast to float32 as float32 ULPs (2^13 times too few), and assumes an error
+reaches the output unchanged: an exp after a 1-ULP sqrt, or a sub that cancels
+what a mul rounded, turns one ULP of the intermediate into many of the output.
 
-So a budget has two parts:
+So each op's budget is applied where the op is, in its own metric and type:
 
-1. *Own budget*: the budgets of the output's producer and of every ancestor
-   with the producer's metric and output data type are added up in that
-   metric, as WPT does. A single-operator graph, and a chain whose operators
-   all share the metric and type, is judged exactly as before.
-2. *Carried error*: every other float ancestor A (another metric or another
-   data type, with a non-zero budget) may be off by its own budget at each
-   element of its output: ``x_A`` in ``[lo, hi]``, k ULP steps of A's own data
-   type, or +-atol rounded outward to A's type. What that does to the graph
-   output is found by running the reference on the perturbed intermediate and
-   measuring how far the output moves: once with every element at ``lo``,
-   once at ``hi``, and (up to ``COORDINATE_LIMIT`` elements, unless every
-   downstream op is elementwise) once per element and side, summing the moves
-   of the single elements. The carried interval of
-   an output element is ``expected`` widened by the moves of every carried
-   ancestor, added up.
+1. The output's producer keeps its own budget, in its metric (a single-op
+   graph is judged exactly as before).
+2. Every ancestor A with a non-zero budget and a float output may be off by
+   that budget at each element: ``x_A`` anywhere in ``[lo, hi]``, k ULP steps
+   of A's own data type, or +-atol rounded outward into A's type. What that does
+   to the output is measured by rerunning the reference on the moved
+   intermediate: once with every element at ``lo``, once at ``hi``, and (up
+   to ``COORDINATE_LIMIT`` elements, unless every downstream op is
+   elementwise) once per element and side, adding up the single-element moves.
+   The carried interval of an output element is its expected value widened by
+   the moves of every carried ancestor, added up.
 
-The backend's value then passes when its distance *from the carried
-interval*, in the own budget's metric, is within the own budget. With nothing
-to carry the interval is the expected value itself, so that is the usual
-comparison.
+The backend's value passes when its distance *from the carried interval*, in
+the producer's metric, is within the producer's budget. With nothing to
+carry (one op, or exact ancestors such as reshape or relu) the interval is
+the expected value itself: the usual comparison.
 
-Why this is sound. It never admits an error no operator could produce: each
-point of the interval is the exact result of the downstream operators on an
-intermediate the ancestors' budgets allow (first order, for the sum of
-single-element moves), and the own budget is applied on top as before. It does
-not reject an error the budgets allow for downstream operators whose every
-output element moves in one direction with the carried elements (elementwise
-monotone functions, min/max/clamp/relu, casts, data movement, sum/mean/max/min
-reductions and pooling: the all-``lo``/all-``hi`` runs are exact) nor for
-operators linear in them (matmul, gemm, conv, mul: the single-element sum is
-``sum |w| * radius``, exact). Its limits: a downstream function with an
-extremum strictly inside the carried range (cos of an erf near a multiple of
-pi) is measured at the ends and the centre only, and an intermediate of more
-than ``COORDINATE_LIMIT`` elements gets only the all-``lo``/all-``hi`` runs,
-which under-count linear downstream ops with weights of both signs. Integer
-outputs stay exact (an argMax after softmax is not widened).
+Why this is sound. It does not admit an error no op could produce: each point
+of the interval is the exact downstream result of an intermediate that its
+producer's budget allows (to first order, for the sum of single-element
+moves), and the producer's budget is applied on top. It does not reject an
+error the budgets allow when each output element moves one way with the
+carried elements (elementwise monotone functions, min/max/clamp/relu, casts,
+data movement, sum/mean/max/min reductions and pooling: the all-``lo`` and
+all-``hi`` runs are exact) or linearly with them (matmul, gemm, conv, mul: the
+single-element sum is ``sum |w| * radius``, exact). Limits: a downstream
+function with an extremum strictly inside the carried range (cos of an erf
+near a multiple of pi) is measured at the ends and the centre only, an
+intermediate of more than ``COORDINATE_LIMIT`` elements gets only the
+all-``lo``/all-``hi`` runs (which under-count a linear op with weights of
+both signs), and errors of several ancestors are added, not compounded
+(second order). Integer outputs stay exact (an argMax after softmax is not
+widened). Cost: two reference runs of the downstream ops per carried op, plus
+two per element where the single-element runs apply; only multi-op graphs pay.
 """
 from __future__ import annotations
 
@@ -77,11 +74,6 @@ def node_budget(node: Node, graph: Graph) -> Budget:
     if fn is None:
         raise KeyError(f"no tolerance budget defined for {node.op}")
     return fn(node, graph.descs)
-
-
-def budget_type(node: Node, graph: Graph) -> str:
-    """The data type a node's budget is counted in: its first output's (as ``opspec.base.ulp``)."""
-    return graph.descs[node.outputs[0]].data_type
 
 
 def step_ulps(values: np.ndarray, steps: float) -> np.ndarray:
