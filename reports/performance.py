@@ -46,7 +46,9 @@ SLOW_TIER_FACTOR = 3.0
 THREAD_KEYS = ("threads", "intra_op_threads", "inference_num_threads", "num_threads")
 PRECISION_KEYS = ("precision", "inference_precision", "inference_precision_hint")
 
-_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])(/[^\s'\":,;()\[\]{}]+)")
+# A path starts at a slash not preceded by a word, a dot, a colon, a slash or "<" (so "</b>"
+# in a backend's message is not a path) and ends before whitespace, quotes, brackets or markup.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/<])(/[^\s'\":,;()\[\]{}<>]+)")
 
 
 def strip_local_paths(text: str) -> str:

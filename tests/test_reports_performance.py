@@ -320,3 +320,9 @@ def test_folders_of_one_backend_share_a_column_unless_they_measured_the_same_thi
     perf = build_performance([first, again])
     assert [c.runs for c in perf.columns] == [(0,), (1,)]
     assert len({c.backend.label for c in perf.columns}) == 2
+
+
+def test_strip_local_paths_leaves_markup_in_messages_alone():
+    # A backend message may hold markup; "</b>" is a closing tag, not a folder.
+    assert strip_local_paths("error in </b> tag") == "error in </b> tag"
+    assert strip_local_paths("<i>/tmp/run/a.onnx</i>") == "<i>a.onnx</i>"
