@@ -63,10 +63,10 @@ def budget_for(case: Case, output: str) -> tuple[str, float, str]:
 
 
 def carried_nodes(case: Case, output: str) -> list:
-    """The ancestors of a float ``output`` whose error is carried to it: every
-    node it depends on but its producer, with a non-zero budget and a float
+    """The ancestors of ``output`` whose error is carried to it: every node
+    it depends on but its producer, with a non-zero budget and a float
     output. None under a case tolerance."""
-    if case.tolerance or not is_float(case.graph.descs[output].data_type):
+    if case.tolerance:
         return []
     return [n for n in ancestors(case.graph, output)[1:]
             if node_budget(n, case.graph).value and any(is_float(case.graph.descs[o].data_type) for o in n.outputs)]

@@ -30,7 +30,9 @@ So each op's budget is applied where the op is, in its own metric and type:
 The backend's value passes when its distance *from the carried interval*, in
 the producer's metric, is within the producer's budget. With nothing to
 carry (one op, or exact ancestors such as reshape or relu) the interval is
-the expected value itself: the usual comparison.
+the expected value itself: the usual comparison. An integer output is exact
+as before, but exact within its carried interval: an argMax after a pooling
+op may pick another channel where the pooling's budget allows a tie.
 
 Why this is sound. It does not admit an error no op could produce: each point
 of the interval is the exact downstream result of an intermediate that its
@@ -45,9 +47,10 @@ function with an extremum strictly inside the carried range (cos of an erf
 near a multiple of pi) is measured at the ends and the centre only, an
 intermediate of more than ``COORDINATE_LIMIT`` elements gets only the
 all-``lo``/all-``hi`` runs (which under-count a linear op with weights of
-both signs), and errors of several ancestors are added, not compounded
-(second order). Integer outputs stay exact (an argMax after softmax is not
-widened). Cost: two reference runs of the downstream ops per carried op, plus
+both signs), errors of several ancestors are added, not compounded
+(second order), and an integer output's interval is the hull of the values
+the runs reached (an argMax between two indices the runs reached is
+admitted). Cost: two reference runs of the downstream ops per carried op, plus
 two per element where the single-element runs apply; only multi-op graphs pay.
 """
 from __future__ import annotations
@@ -129,12 +132,18 @@ class CarriedInterval:
         a = np.asarray(actual).astype(np.float64)
         with np.errstate(invalid="ignore", over="ignore"):
             shift = np.where(np.isfinite(e - self.exact), e - self.exact, 0.0)
-            near = np.clip(a, np.fmin(e, self.low + shift), np.fmax(e, self.high + shift))
+            low, high = np.fmin(e, self.low + shift), np.fmax(e, self.high + shift)
+            if expected.dtype.kind in "iub":
+                # An integer output (argMax of a pooled float, a cast) is exact
+                # within the interval; float64 holds its bounds exactly below 2^53.
+                inside = (a >= low) & (a <= high) & (np.abs(e) < 2.0**53)
+                return np.where(inside, np.asarray(actual), expected)
+            near = np.clip(a, low, high)
             out = near.astype(expected.dtype)
-        # Rounding the interval's end into the output type must not move it inward.
-        wide = out.astype(np.float64)
-        out = np.where(wide > near, np.nextafter(out, np.array(-np.inf, out.dtype)), out)
-        out = np.where(wide < near, np.nextafter(out, np.array(np.inf, out.dtype)), out)
+            # Rounding the interval's end into the output type must not move it inward.
+            wide = out.astype(np.float64)
+            out = np.where(wide > near, np.nextafter(out, np.array(-np.inf, out.dtype)), out)
+            out = np.where(wide < near, np.nextafter(out, np.array(np.inf, out.dtype)), out)
         out = np.where(np.isnan(e), expected, out)  # an expected NaN is judged as always
         return np.where(self.may_be_nan & np.isnan(a) & ~np.isnan(e), np.array(np.nan, expected.dtype), out)
 
@@ -186,8 +195,8 @@ def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, l
         # Where the exact output is infinite, moves are not differences: the
         # interval reaches the most finite value a run gave.
         finite = np.isfinite(exact)
-        low = np.where(finite, exact + down, np.fmin(exact, np.nanmin(stack, axis=0)))
-        high = np.where(finite, exact + up, np.fmax(exact, np.nanmax(stack, axis=0)))
+        low = np.where(finite, exact + down, np.fmin(exact, np.fmin.reduce(stack, axis=0)))
+        high = np.where(finite, exact + up, np.fmax(exact, np.fmax.reduce(stack, axis=0)))
         nan = np.isnan(stack).any(axis=0) & ~np.isnan(exact)
     return low, high, nan
 
