@@ -150,3 +150,25 @@ def test_step_ulps_walks_bit_patterns_in_the_values_type():
     assert up[2] == np.float16(1.0009765625) and up[3] == np.inf and up[4] == np.inf
     assert up[5] == np.float16(-65504.0) and np.isnan(up[6])
     assert step_ulps(np.array([1.0], np.float32), -2)[0] == np.nextafter(np.nextafter(np.float32(1), np.float32(0)), np.float32(0))
+
+
+def l2pool_argmax(tmp_path, value):
+    """Channel 1 holds ``value`` in every window, channel 0 zeros: argMax over channels is 1."""
+    x = np.zeros((1, 2, 3, 3))
+    x[0, 1] = value
+    return one_case(tmp_path, {"x": (x.tolist(), "float32")}, [
+        {"name": "l2Pool2d", "arguments": [{"input": "x"}, {"options": {"windowDimensions": [3, 3]}}], "outputs": "p"},
+        {"name": "argMax", "arguments": [{"input": "p"}, {"axis": 1}], "outputs": "y"}])
+
+
+def test_integer_output_is_exact_within_the_carried_interval(tmp_path):
+    # ONNX Runtime 1.32 fuzz finding 3d93f5286c: l2Pool2d of the subnormal
+    # 1.4e-45 gives 0 (its squares underflow in float32), one ULP and inside
+    # l2Pool2d's budget; argMax of the then tied channels is 0, not 1.
+    case = l2pool_argmax(tmp_path, TINY)
+    assert budget_for(case, "y")[:2] == ("exact", 0.0) and [n.op for n in carried_nodes(case, "y")] == ["l2Pool2d"]
+    status, cmp, expected = verdict(case, [[[0]]])
+    assert expected.reshape(-1).tolist() == [1] and status == "pass", cmp
+    # Channel 1 at 1.0 is far beyond any budget: argMax 0 is wrong.
+    status, cmp, _ = verdict(l2pool_argmax(tmp_path, 1.0), [[[0]]])
+    assert status == "fail" and cmp.max_error == 1.0

@@ -207,7 +207,8 @@ def test_probe_verdicts_match_op_data_type_and_special_values():
     evidence = {"analysis": {"exp": {"input": {"workingDataTypes": ["float32"], "triedDataTypes": ["float32", "int32"]}}},
                 "wrongFindings": [nan_only]}
     assert probe_verdict(evidence, "exp", "float32", ["NaN", "Infinity"])["probe"] == "wrong"
-    assert probe_verdict(evidence, "exp", "float32", ["Infinity"])["probe"] == "supported"  # another kind of value: new
+    assert probe_verdict(evidence, "exp", "float32", ["Infinity"]) == {  # another kind of value: new
+        "op": "exp", "dataType": "float32", "probe": "wrong on other values", "values": ["NaN"]}
     assert probe_verdict(evidence, "exp", "int32", [])["probe"] == "not supported"
     assert probe_verdict(evidence, "exp", "float16", [])["probe"] == "not tried"
     assert probe_verdict(evidence, "log", "float32", [])["probe"] == "not tried"

@@ -8,6 +8,8 @@ minimal graph, the probe says one of:
   values, on ordinary values, or on special values (NaN, int64 beyond 2^53,
   ...) that the minimal case's inputs hold too, classified by the probe's own
   ``deviations.present_classes``. The finding is then known, not new;
+- ``wrong on other values``: the probe found it wrong only on special values
+  the minimal case does not hold; the finding may be another bug, so it is new;
 - ``supported``: the probe saw that data type work, so its opSupportLimits
   declare it, and the finding shows the declaration is too broad;
 - ``not supported``: tried and refused; ``not tried``: the probe has no
@@ -56,11 +58,14 @@ def op_data_types(case: Case) -> list[tuple[str, str]]:
 
 def probe_verdict(evidence: Mapping[str, Any], op: str, data_type: str, classes: list[str]) -> dict:
     """What the probe says about ``op`` in ``data_type`` (see the module's docstring)."""
-    for found in evidence["wrongFindings"]:
-        if found["op"] == op and data_type in found["dataTypes"] and (
-                found["cause"] != "special values" or set(found["values"]) & set(classes)):
+    same = [f for f in evidence["wrongFindings"] if f["op"] == op and data_type in f["dataTypes"]]
+    for found in same:
+        if found["cause"] != "special values" or set(found["values"]) & set(classes):
             return {"op": op, "dataType": data_type, "probe": "wrong", "cause": found["cause"],
                     "values": list(found["values"]), "combinations": list(found["combinations"][:3])}
+    if same:  # the probe found it wrong on special values this case does not hold: maybe another bug
+        return {"op": op, "dataType": data_type, "probe": "wrong on other values",
+                "values": sorted({v for f in same for v in f["values"]})}
     members = evidence["analysis"].get(op) or {}
     first = next(iter(members.values()), {})
     if data_type in first.get("workingDataTypes", []):
