@@ -205,7 +205,7 @@ def _finding(failure: _Failure, config: FuzzSettings, known: ExpectationSet, cou
         data_types=tuple(record.data_types), value_kind=failure.key.split(" | ")[3], message=record.message,
         worst=worst_of(record), required=record.required, seed=config.seed,
         elements=sum(int(v.size) for v in graph.case.inputs.values()), nodes=len(graph.case.graph.nodes),
-        known=tuple(e.reason for e in related) + tuple(probe_known(verdicts)), hits=count,
+        known=tuple(dict.fromkeys([e.reason for e in related] + probe_known(verdicts))), hits=count,  # each reason once
         probe=tuple(verdicts), **shrink,
     )
 
