@@ -22,8 +22,8 @@ So each op's budget is applied where the op is, in its own metric and type:
    of A's own data type, or +-atol rounded outward into A's type. What that does
    to the output is measured by rerunning the reference on the moved
    intermediate: once with every element at ``lo``, once at ``hi``, and (up
-   to ``COORDINATE_LIMIT`` elements, unless every downstream op is
-   elementwise) once per element and side, adding up the single-element moves.
+   to ``COORDINATE_RUNS`` reruns of a downstream op in all, unless every
+   downstream op is elementwise) once per element and side, adding up the single-element moves.
    The carried interval of an output element is its expected value widened by
    the moves of every carried ancestor, added up.
 
@@ -45,7 +45,8 @@ all-``hi`` runs are exact) or linearly with them (matmul, gemm, conv, mul: the
 single-element sum is ``sum |w| * radius``, exact). Limits: a downstream
 function with an extremum strictly inside the carried range (cos of an erf
 near a multiple of pi) is measured at the ends and the centre only, an
-intermediate of more than ``COORDINATE_LIMIT`` elements gets only the
+intermediate whose single-element runs would cost more than ``COORDINATE_RUNS``
+op runs (elements x 2 x downstream ops; a 16-cell lstm chain) gets only the
 all-``lo``/all-``hi`` runs (which under-count a linear op with weights of
 both signs), errors of several ancestors are added, not compounded
 (second order), and an integer output's interval is the hull of the values
@@ -67,9 +68,11 @@ from webnn_harness.opspec.base import Budget, BudgetFn
 
 TOLERANCE: Mapping[str, BudgetFn] = join("webnn_harness.opspec", "TOLERANCE")
 
-# Carried intermediates up to this many elements are also moved one element
-# at a time (2 reference runs of the downstream ops per element).
-COORDINATE_LIMIT = 256
+# A carried intermediate is also moved one element at a time when that costs
+# at most this many op runs (elements x 2 sides x downstream ops): every
+# 2-op fuzz graph up to 512 elements, not a 16-cell lstm chain, whose
+# single-element runs took 36 s of CPU to judge.
+COORDINATE_RUNS = 1024
 
 
 def node_budget(node: Node, graph: Graph) -> Budget:
@@ -175,7 +178,8 @@ def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, l
     runs = [_downstream(graph, env, start, {name: lo}, output), _downstream(graph, env, start, {name: hi}, output)]
     down, up = np.zeros(exact.shape), np.zeros(exact.shape)
     with np.errstate(invalid="ignore", over="ignore"):
-        if lo.size <= COORDINATE_LIMIT and not _elementwise(graph.nodes[start:]):
+        downstream = graph.nodes[start:]
+        if 2 * lo.size * len(downstream) <= COORDINATE_RUNS and not _elementwise(downstream):
             x = env[name]
             for i in range(x.size):
                 for side in (lo, hi):
