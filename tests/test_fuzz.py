@@ -88,9 +88,10 @@ def test_planted_negative_float16_bug_is_found_and_shrunk(tmp_path, capsys):
 
 
 def test_a_crash_is_a_finding_and_the_fuzzer_goes_on(tmp_path):
-    # A 1 s shrink cap: shrinking a crash restarts a worker per step, and on a
-    # loaded machine it ate the whole budget before a second round began.
-    result = fuzz(FuzzSettings(FAULTY, {"crash_op": "abs", "hang_op": ""}, ("abs", "neg"), seconds=8, seed=2, shrink_cap=1),
+    # Shrinking a crash restarts a worker per step: on a loaded machine the
+    # default cap (10 s) ate a 5 s budget before a second round began, and a
+    # 1 s cap left the chain unshrunk. 5 s of shrinking in a 12 s budget does both.
+    result = fuzz(FuzzSettings(FAULTY, {"crash_op": "abs", "hang_op": ""}, ("abs", "neg"), seconds=12, seed=2, shrink_cap=5),
                   tmp_path)
     crashes = [f for f in result.findings if f.status == "crash"]
     # One finding per root cause (op, data type, kind of value, message): chains that merely hold
