@@ -346,7 +346,8 @@ def cmd_fuzz(args) -> int:
         raise UsageError(f"{out} already holds a fuzz run; give another --out or --overwrite")
     if args.time <= 0 or args.max_ops < 1:
         raise UsageError("--time must be positive and --max-ops at least 1")
-    config = FuzzSettings(args.backend, options, tuple(args.op or ()), args.time, args.seed, args.max_ops, args.timeout)
+    config = FuzzSettings(args.backend, options, tuple(args.op or ()), args.time, args.seed, args.max_ops, args.timeout,
+                          shrink_cap=args.shrink_cap, probe=args.probe)
     show = (lambda f: None) if args.quiet else (lambda f: print(f"finding {f.id}: {f.key}", file=sys.stderr))
     try:
         result = fuzz(config, out, on_finding=show)
@@ -595,6 +596,9 @@ def parser() -> argparse.ArgumentParser:
     fz.add_argument("--seed", type=int, default=0, help="seed of the search (same seed, same graphs)")
     fz.add_argument("--max-ops", type=int, default=2, help="longest chain of operators in a graph (default 2)")
     fz.add_argument("--timeout", type=positive_seconds, default=30.0, help="seconds per graph before it counts as a hang")
+    fz.add_argument("--shrink-cap", type=positive_seconds, help="seconds of shrinking per finding (default: 5%% of --time, at least 10)")
+    fz.add_argument("--probe", help="probe folder (or BACKEND-probe.json) to check findings against: the probe's verdict per op "
+                                    "and data type; what it already found wrong is known")
     fz.add_argument("--out", default="out/fuzz", help="output folder (default: out/fuzz)")
     fz.add_argument("--overwrite", action="store_true", help="reuse an --out that holds a fuzz run (its example database is replayed)")
     fz.add_argument("--quiet", "-q", action="store_true", help="no line per finding")

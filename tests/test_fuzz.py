@@ -68,8 +68,8 @@ def test_planted_negative_float16_bug_is_found_and_shrunk(tmp_path, capsys):
     """faulty adds 1 to relu's float16 output where the input is negative:
     the finding is relu float16, shrunk to a few elements, and its case file
     fails again under `run` on that backend and passes on the reference."""
-    result = fuzz(FuzzSettings(FAULTY, {**QUIET, "wrong_negative_f16_op": "relu"}, ("relu",), seconds=6, seed=1, shrink_seconds=30),
-                  tmp_path)
+    result = fuzz(FuzzSettings(FAULTY, {**QUIET, "wrong_negative_f16_op": "relu"}, ("relu",), seconds=6, seed=1, shrink_seconds=30,
+                               shrink_cap=30), tmp_path)
     assert result.findings, "the planted bug was not found"
     for f in result.findings:
         assert f.ops == ("relu",) and "float16" in f.data_types and f.status == "fail"
@@ -88,7 +88,11 @@ def test_planted_negative_float16_bug_is_found_and_shrunk(tmp_path, capsys):
 
 
 def test_a_crash_is_a_finding_and_the_fuzzer_goes_on(tmp_path):
-    result = fuzz(FuzzSettings(FAULTY, {"crash_op": "abs", "hang_op": ""}, ("abs", "neg"), seconds=5, seed=2), tmp_path)
+    # Shrinking a crash restarts a worker per step: on a loaded machine the
+    # default cap (10 s) ate a 5 s budget before a second round began, and a
+    # 1 s cap left the chain unshrunk. 5 s of shrinking in a 12 s budget does both.
+    result = fuzz(FuzzSettings(FAULTY, {"crash_op": "abs", "hang_op": ""}, ("abs", "neg"), seconds=12, seed=2, shrink_cap=5),
+                  tmp_path)
     crashes = [f for f in result.findings if f.status == "crash"]
     # One finding per root cause (op, data type, kind of value, message): chains that merely hold
     # abs are the same cause, so every crash finding is abs alone, one per data type it was drawn in.
@@ -141,3 +145,82 @@ def test_a_chain_holding_an_op_already_found_failing_the_same_way_is_the_same_ro
     assert not same_root_cause("crash | neg | float32 | none | worker process killed by SIGABRT", crash)
     assert not same_root_cause("crash | abs+neg | float16 | none | worker process killed by SIGABRT", crash)
     assert not same_root_cause("fail | abs+neg | float32 | none | worker process killed by SIGABRT", crash)
+
+
+PLANTED = {**QUIET, "wrong_negative_f16_op": "relu"}
+RELU_F16_WRONG = {"op": "relu", "cause": "ordinary values", "values": [], "dataTypes": ["float16"],
+                  "combinations": ["relu/input.dataType=float16"]}
+
+
+def probe_evidence(folder, wrong=(), working=("float32", "float16")):
+    """A minimal <backend>-probe.json of the faulty backend."""
+    doc = {"header": {"backend": {"name": "faulty", "version": "0"}, "date": "2026-11-23", "harnessVersion": "0.1.0"},
+           "analysis": {"relu": {"input": {"workingDataTypes": list(working), "triedDataTypes": ["float32", "float16", "int8"]}}},
+           "wrongFindings": list(wrong)}
+    folder.mkdir(exist_ok=True)
+    (folder / "faulty-probe.json").write_text(json.dumps(doc))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def capped_run(tmp_path_factory):
+    """The planted relu float16 bug fuzzed with a shrink cap shorter than one
+    graph's run and a probe that already reported relu float16 wrong."""
+    root = tmp_path_factory.mktemp("capped")
+    probe = probe_evidence(root / "probe", wrong=[RELU_F16_WRONG])
+    result = fuzz(FuzzSettings(FAULTY, PLANTED, ("relu",), seconds=8, seed=1, shrink_cap=0.001, probe=str(probe)), root / "fuzz")
+    return result, root / "fuzz", json.loads((root / "fuzz" / "summary.json").read_text())
+
+
+def test_shrink_cap_ends_each_findings_shrinking_and_is_reported(capped_run):
+    """Shrinking stops at its first step: the unshrunk failure is written, and summary.json says so."""
+    result, out, summary = capped_run
+    assert result.findings
+    assert summary["settings"]["shrinkCapSeconds"] == 0.001
+    assert summary["shrinksCapped"] == len(result.findings) == len(summary["findings"])
+    for f in summary["findings"]:
+        assert f["shrink"]["stoppedBy"] == "cap" and f["shrink"]["graphs"] == 0
+        assert (out / "findings" / f"{f['id']}.json").exists()
+    assert summary["shrinkingSeconds"] == pytest.approx(sum(f["shrink"]["seconds"] for f in summary["findings"]), abs=0.01)
+
+
+def test_finding_the_probe_already_reported_wrong_is_known(capped_run):
+    result, out, summary = capped_run
+    for f in result.findings:
+        assert "probe: relu float16 wrong on ordinary values" in f.known
+        assert {"op": "relu", "dataType": "float16", "probe": "wrong", "cause": "ordinary values", "values": [],
+                "combinations": ["relu/input.dataType=float16"]} in f.probe
+    assert summary["newFindings"] == 0 and summary["probe"]["file"] == "faulty-probe.json"
+    assert summary["probe"]["backend"]["name"] == "faulty" and str(out.parent) not in json.dumps(summary["probe"])
+
+
+def test_finding_on_a_data_type_the_probe_declares_supported_says_so(capped_run, tmp_path):
+    from webnn_harness.fuzz.evidence import check_against_probe, load_probe_evidence
+
+    result, out, _ = capped_run
+    evidence = load_probe_evidence(probe_evidence(tmp_path / "probe"), "faulty")
+    for f in result.findings:
+        (case,) = list(load_file(out / "findings" / f"{f.id}.json"))
+        assert check_against_probe(evidence, case) == [{"op": "relu", "dataType": "float16", "probe": "supported"}]
+
+
+def test_probe_verdicts_match_op_data_type_and_special_values():
+    from webnn_harness.fuzz.evidence import probe_known, probe_verdict
+
+    nan_only = {"op": "exp", "cause": "special values", "values": ["NaN"], "dataTypes": ["float32"], "combinations": ["c"]}
+    evidence = {"analysis": {"exp": {"input": {"workingDataTypes": ["float32"], "triedDataTypes": ["float32", "int32"]}}},
+                "wrongFindings": [nan_only]}
+    assert probe_verdict(evidence, "exp", "float32", ["NaN", "Infinity"])["probe"] == "wrong"
+    assert probe_verdict(evidence, "exp", "float32", ["Infinity"]) == {  # another kind of value: new
+        "op": "exp", "dataType": "float32", "probe": "wrong on other values", "values": ["NaN"]}
+    assert probe_verdict(evidence, "exp", "int32", [])["probe"] == "not supported"
+    assert probe_verdict(evidence, "exp", "float16", [])["probe"] == "not tried"
+    assert probe_verdict(evidence, "log", "float32", [])["probe"] == "not tried"
+    assert probe_known([probe_verdict(evidence, "exp", "float32", ["NaN"])]) == ["probe: exp float32 wrong on special values (NaN)"]
+
+
+def test_fuzz_probe_of_another_backend_is_a_usage_error(tmp_path, capsys):
+    probe = probe_evidence(tmp_path)
+    assert main(["fuzz", "--backend", "reference", "--time", "1", "--probe", str(probe / "faulty-probe.json"),
+                 "--out", str(tmp_path / "f")]) == 2
+    assert "evidence of faulty, not reference" in capsys.readouterr().err

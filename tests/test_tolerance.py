@@ -2,7 +2,7 @@
 import json
 
 from webnn_harness.cases import load_cases
-from webnn_harness.judge import budget_for
+from webnn_harness.judge import budget_for, carried_nodes
 
 
 def graph_case(tmp_path, operators, inputs, extra=None, file_extra=None):
@@ -39,7 +39,9 @@ def test_shape_dependent_budgets(tmp_path):
     assert budget_for(c, "y")[:2] == ("ULP", 6)
 
 
-def test_graph_budgets_add_up_along_the_path(tmp_path):
+def test_graph_budgets_are_the_producers_and_the_path_is_carried(tmp_path):
+    """harness/tolerance.py, "The chain rule": the output's producer keeps its
+    own budget; the ancestors with a budget on its path are carried."""
     ops = [
         {"name": "matmul", "arguments": [{"a": "a"}, {"b": "b"}], "outputs": "m"},  # K=4 -> 8
         {"name": "add", "arguments": [{"a": "m"}, {"b": "m"}], "outputs": "s"},  # 1
@@ -47,8 +49,9 @@ def test_graph_budgets_add_up_along_the_path(tmp_path):
         {"name": "sigmoid", "arguments": [{"input": "a"}], "outputs": "z"},  # 34, not on y's path
     ]
     c = graph_case(tmp_path, ops, {"a": tensor([2, 4]), "b": tensor([4, 2])})
-    assert budget_for(c, "y")[:2] == ("ULP", 9)
-    assert budget_for(c, "z")[:2] == ("ULP", 34)
+    assert budget_for(c, "y") == ("ULP", 0, "op, carried")
+    assert [n.op for n in carried_nodes(c, "y")] == ["add", "matmul"]
+    assert budget_for(c, "z") == ("ULP", 34, "op") and carried_nodes(c, "z") == []
 
 
 def test_integer_outputs_are_exact_whatever_the_op_budget(tmp_path):

@@ -26,6 +26,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from webnn_harness import backends
 from webnn_harness.expectations import ExpectationSet
+from webnn_harness.fuzz.evidence import check_against_probe, load_probe_evidence, probe_known, probe_source
 from webnn_harness.fuzz.findings import (FINDING_STATUSES, Finding, Tally, finding_id, group_key, related_expectations,
                                          same_root_cause,
                                          worst_of, write_finding)
@@ -48,15 +49,27 @@ class FuzzSettings:
     # A failure found near the end may shrink this long past the budget; then
     # the smallest failing graph so far stands. Default: half the budget, at least 30 s.
     shrink_seconds: float | None = None
+    # Shrinking one finding stops after this long and the smallest failing
+    # graph so far stands, so one slow shrink cannot eat the search's time.
+    # Hypothesis has no public setting for it (its 300 s MAX_SHRINKING_SECONDS
+    # is internal by choice: HypothesisWorks/hypothesis#3400), so the test
+    # body stops the round. Default: 5% of the budget, at least 10 s.
+    shrink_cap: float | None = None
+    probe: str | None = None  # probe folder or <backend>-probe.json: findings are checked against it
 
     @property
     def shrink_budget(self) -> float:
         return self.shrink_seconds if self.shrink_seconds is not None else max(30.0, self.seconds / 2)
 
+    @property
+    def shrink_cap_seconds(self) -> float:
+        return self.shrink_cap if self.shrink_cap is not None else max(10.0, self.seconds / 20)
+
     def to_json(self) -> dict:
         return {"backend": self.backend, "options": dict(self.options), "ops": list(self.ops), "seconds": self.seconds,
                 "seed": self.seed, "maxOps": self.max_ops, "timeout": self.timeout,
-                "shrinkSeconds": self.shrink_budget}
+                "shrinkSeconds": self.shrink_budget, "shrinkCapSeconds": self.shrink_cap_seconds,
+                "probe": Path(self.probe).name if self.probe else None}
 
 
 @dataclass
@@ -95,6 +108,7 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
     info = backend.info().to_json()
     del backend
     known = ExpectationSet.for_backend(config.backend, info["version"], config.options)
+    evidence = load_probe_evidence(Path(config.probe), info["name"]) if config.probe else None
     out.mkdir(parents=True, exist_ok=True)
     database = DirectoryBasedExampleDatabase(str(out / "hypothesis"))
     pool = WorkerPool(config.backend, config.options, RunOptions(workers=1, timeout=config.timeout, batch_size=1), info)
@@ -112,7 +126,7 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
 
     try:
         while time.monotonic() < deadline:
-            state = {"shrinking": False}
+            state = {"shrinking": False, "shrink_graphs": 0, "stopped_by": None}
 
             @hseed(config.seed * 1_000_003 + rounds)
             @settings(max_examples=EXAMPLES_PER_ROUND, deadline=None, database=database,
@@ -122,9 +136,14 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
             def attempt(graph: FuzzGraph) -> None:
                 now = time.monotonic()
                 if now > deadline + (config.shrink_budget if state["shrinking"] else 0):
+                    state["stopped_by"] = "budget"
                     raise _BudgetSpent  # the smallest failure so far (state["last"]) stands
+                if state["shrinking"] and now > state["shrink_started"] + config.shrink_cap_seconds:
+                    state["stopped_by"] = "cap"
+                    raise _BudgetSpent
                 record = execute(graph)
                 tally.add(record, state["shrinking"])
+                state["shrink_graphs"] += state["shrinking"]
                 if record.status not in FINDING_STATUSES:
                     return
                 key = group_key(record, _output_type(record, graph))
@@ -135,6 +154,8 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
                     return
                 if state["shrinking"] and key != state["key"] and not same_root_cause(state["key"], key):
                     return  # shrinking keeps the root cause it started from (or the same one on fewer ops)
+                if not state["shrinking"]:
+                    state["shrink_started"] = time.monotonic()
                 state["shrinking"], state["key"] = True, key
                 state["last"] = _Failure(key, record, graph)
                 raise state["last"]
@@ -150,7 +171,9 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
                 if failure is None:
                     break
             if failure is not None:
-                finding = _finding(failure, config, known, hits.get(failure.key, 1))
+                shrink = {"shrink_seconds": round(time.monotonic() - state["shrink_started"], 3),
+                          "shrink_graphs": state["shrink_graphs"], "shrink_stopped_by": state["stopped_by"]}
+                finding = _finding(failure, config, known, hits.get(failure.key, 1), evidence, shrink)
                 found[failure.key] = finding
                 write_finding(out, finding, failure.graph)
                 if on_finding:
@@ -161,7 +184,8 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
         for key, finding in found.items():
             found[key] = _with_hits(finding, hits.get(key, 1))
         summary = write_fuzz_summary(out, info, config, tally, list(found.values()), seconds, rounds,
-                                     complete=time.monotonic() >= deadline)
+                                     complete=time.monotonic() >= deadline,
+                                     probe=probe_source(evidence, Path(config.probe)) if evidence else None)
     return FuzzResult(list(found.values()), tally, seconds, rounds, summary)
 
 
@@ -171,20 +195,23 @@ def _with_hits(finding: Finding, count: int) -> Finding:
     return replace(finding, hits=count)
 
 
-def _finding(failure: _Failure, config: FuzzSettings, known: ExpectationSet, count: int) -> Finding:
+def _finding(failure: _Failure, config: FuzzSettings, known: ExpectationSet, count: int,
+             evidence: Mapping | None, shrink: Mapping) -> Finding:
     record, graph = failure.record, failure.graph
     related = related_expectations(record.ops, record.data_types, known.entries)
+    verdicts = check_against_probe(evidence, graph.case) if evidence else []
     return Finding(
         key=failure.key, id=finding_id(failure.key), status=record.status, ops=tuple(record.ops),
         data_types=tuple(record.data_types), value_kind=failure.key.split(" | ")[3], message=record.message,
         worst=worst_of(record), required=record.required, seed=config.seed,
         elements=sum(int(v.size) for v in graph.case.inputs.values()), nodes=len(graph.case.graph.nodes),
-        known=tuple(e.reason for e in related), hits=count,
+        known=tuple(dict.fromkeys([e.reason for e in related] + probe_known(verdicts))), hits=count,  # each reason once
+        probe=tuple(verdicts), **shrink,
     )
 
 
 def write_fuzz_summary(out: Path, info: Mapping, config: FuzzSettings, tally: Tally, findings: Sequence[Finding],
-                       seconds: float, rounds: int, complete: bool) -> Path:
+                       seconds: float, rounds: int, complete: bool, probe: Mapping | None = None) -> Path:
     path = out / "summary.json"
     doc = {
         **run_header(info),
@@ -195,6 +222,9 @@ def write_fuzz_summary(out: Path, info: Mapping, config: FuzzSettings, tally: Ta
         "rounds": rounds,
         "graphs": tally.graphs,
         "shrinkingGraphs": tally.shrinking,
+        "shrinkingSeconds": round(sum(f.shrink_seconds for f in findings), 3),
+        "shrinksCapped": sum(1 for f in findings if f.shrink_stopped_by == "cap"),
+        "probe": probe,
         "statuses": tally.statuses,
         "triedByOp": tally.generated,
         "findings": [f.to_json() for f in findings],

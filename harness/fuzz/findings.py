@@ -93,14 +93,20 @@ class Finding:
     seed: int
     elements: int  # input elements of the minimal graph
     nodes: int
-    known: tuple[str, ...] = ()  # reasons of related expectation entries
+    known: tuple[str, ...] = ()  # reasons of related expectation entries and probe findings
     hits: int = 1  # failing graphs with this key (before shrinking)
+    probe: tuple[Mapping[str, Any], ...] = ()  # the probe's verdict per op (harness/fuzz/evidence.py)
+    shrink_seconds: float = 0.0
+    shrink_graphs: int = 0
+    shrink_stopped_by: str | None = None  # "cap", "budget", or None: hypothesis finished shrinking
 
     def to_json(self) -> dict:
         out = asdict(self)
-        del out["data_types"], out["value_kind"]
+        for name in ("data_types", "value_kind", "shrink_seconds", "shrink_graphs", "shrink_stopped_by"):
+            del out[name]
         return {**out, "ops": list(self.ops), "dataTypes": list(self.data_types), "valueKind": self.value_kind,
-                "known": list(self.known)}
+                "known": list(self.known), "probe": [dict(v) for v in self.probe],
+                "shrink": {"seconds": self.shrink_seconds, "graphs": self.shrink_graphs, "stoppedBy": self.shrink_stopped_by}}
 
 
 def finding_id(key: str) -> str:
