@@ -461,3 +461,22 @@ def test_corpus_literal_expectations_match_reference_within_budget(op_file):
             assert np.abs(got - want.astype(np.float64)).max() <= budget, (case.name, name)
             checked += 1
     assert checked >= 2  # every file has hand-checked cases
+
+
+def test_lstm_cell_without_peephole_adds_no_peephole_term():
+    # The spec adds cellState * peepholeWeight only when peepholeWeight is given; an infinite cell
+    # state without one must not make every gate inf * 0 = NaN (a fuzz finding against ORT that
+    # was the reference's bug).
+    from webnn_harness.backends.reference.ops.recurrent import lstmCell
+
+    hidden = 2
+    x = np.ones((1, 3))
+    weight, recurrent = np.full((4 * hidden, 3), 0.1), np.full((4 * hidden, hidden), 0.1)
+    h, c = np.zeros((1, hidden)), np.full((1, hidden), np.inf)
+    out_h, out_c = lstmCell(x, weight, recurrent, h, c, hidden)
+    o = 1 / (1 + np.exp(-0.3))  # sigmoid of the output gate's pre-activation: 3 inputs x 0.1
+    np.testing.assert_allclose(out_h, np.full((1, hidden), o * np.tanh(np.inf)))
+    assert np.all(np.isposinf(out_c))
+    with np.errstate(invalid="ignore"):
+        with_peephole, _ = lstmCell(x, weight, recurrent, h, c, hidden, peepholeWeight=np.zeros(3 * hidden))
+    assert np.all(np.isnan(with_peephole))  # given, the term is inf * 0, as the spec's formula says

@@ -73,12 +73,17 @@ def lstmCell(input, weight, recurrentWeight, hiddenState, cellState, hiddenSize,
     def pre(g: str) -> np.ndarray:
         return b[g] + rb[g] + _project(input, w[g]) + _project(h, u[g])
 
+    def peephole(g: str) -> np.ndarray | float:
+        # The spec adds the peephole term only when peepholeWeight is given:
+        # without it an infinite cell state must not turn a gate into inf * 0 = NaN.
+        return 0.0 if peepholeWeight is None else c * p[g]
+
     # All three peepholes read the incoming cell state (spec emulation; ONNX
     # uses the new cell state for the output gate).
-    i = gate(c * p["i"] + pre("i"))
-    f = gate(c * p["f"] + pre("f"))
+    i = gate(peephole("i") + pre("i"))
+    f = gate(peephole("f") + pre("f"))
     g = cell(pre("g"))
-    o = gate(c * p["o"] + pre("o"))
+    o = gate(peephole("o") + pre("o"))
     ct = f * c + i * g
     return o * filter_(ct), ct
 
