@@ -134,6 +134,29 @@ def test_onnxruntime_merged_sessions_give_what_sessions_of_their_own_give(tmp_pa
     assert any(isinstance(c, BaseException) for c in computed)
 
 
+def test_onnxruntime_large_uniform_constant_is_handed_to_the_session_not_copied_into_the_model():
+    """A 1 MiB+ one-value constant is an external initializer naming its
+    value (backends/onnxruntime/emitter.py); the session computes what the
+    model with every byte in it computes, and ``lower`` (saved by bench)
+    still holds every byte."""
+    pytest.importorskip("onnxruntime")
+    from webnn_harness import backends
+    from webnn_harness.cases import load_case
+
+    raw = _case("add large uniform", {"a": _tensor(-1.5, [512, 600], constant=True), "b": _tensor(2.25, [512, 600])},
+                [{"name": "add", "arguments": [{"a": "a"}, {"b": "b"}], "outputs": "out"}])
+    case = load_case(raw, "t.json", 0)
+    backend = backends.create("onnxruntime", {})
+    compiled = backend.build(case.graph)
+    lowered = backend.lower(case.graph, external_uniform=True)
+    assert lowered.ByteSize() < 1000 and lowered.graph.initializer[0].data_location == 1  # EXTERNAL
+    full = backend.lower(case.graph)
+    assert full.graph.initializer[0].raw_data and full.ByteSize() > 512 * 600 * 4
+    alone = backend.session(full).run(None, {"b": np.ascontiguousarray(case.inputs["b"])})[0]
+    out = backend.compute(compiled, case.inputs)["out"]
+    assert out.dtype == np.float32 and np.array_equal(out, alone) and np.all(out == np.float32(0.75))
+
+
 def test_openvino_batch_compute_gives_what_compute_gives(tmp_path):
     pytest.importorskip("openvino")
     _backend_batch_equals_one_by_one("openvino", _mixed_batch(), tmp_path)
