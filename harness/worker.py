@@ -6,6 +6,7 @@ starts, so a crash or hang can be pinned on exactly that case.
 """
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from dataclasses import replace
@@ -120,7 +121,26 @@ def open_backend(conn, backend_name: str, options: Mapping[str, str]):
 
 
 def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool = True) -> None:
-    """Entry point of a worker process. Protocol in harness/runner.py."""
+    """Entry point of a worker process. Protocol in harness/runner.py.
+
+    With ``WEBNN_HARNESS_PROFILE=DIR`` set, the worker's cProfile statistics
+    are written to ``DIR/worker-PID.prof`` when it stops
+    (benchmarks/harness_speed.py --profile)."""
+    folder = os.environ.get("WEBNN_HARNESS_PROFILE")
+    if not folder:
+        return _serve(conn, backend_name, options, reference_cache)
+    import cProfile
+
+    profiler = cProfile.Profile(time.process_time)  # CPU seconds: wall time on a shared machine says little
+    profiler.enable()
+    try:
+        return _serve(conn, backend_name, options, reference_cache)
+    finally:
+        profiler.disable()
+        profiler.dump_stats(os.path.join(folder, f"worker-{os.getpid()}.prof"))
+
+
+def _serve(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool) -> None:
     refcache.configure(reference_cache)
     opened = open_backend(conn, backend_name, options)
     if opened is None:
