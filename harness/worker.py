@@ -106,10 +106,10 @@ def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record
     return base_record(case, info, "error", message=f"build raised {tb}"[:2000], build_seconds=seconds)
 
 
-def open_backend(conn, backend_name: str, options: Mapping[str, str]):
+def open_backend(conn, backend_name: str, options: Mapping[str, str], forked_by_server: bool = False):
     """Create a worker's backend and tell the parent: ("ready", info), or
     ("fatal", message) and None. Shared by the run and bench workers."""
-    die_with_parent()  # first: a worker must never outlive its parent (harness/lifecycle.py)
+    die_with_parent(forked_by_server)  # first: a worker must never outlive its parent (harness/lifecycle.py)
     try:
         backend = backends.create(backend_name, options)
         info = backend.info().to_json()
@@ -120,7 +120,8 @@ def open_backend(conn, backend_name: str, options: Mapping[str, str]):
     return backend, info
 
 
-def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool = True) -> None:
+def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool = True,
+                forked_by_server: bool = False) -> None:
     """Entry point of a worker process. Protocol in harness/runner.py.
 
     With ``WEBNN_HARNESS_PROFILE=DIR`` set, the worker's cProfile statistics
@@ -128,21 +129,21 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_c
     (benchmarks/harness_speed.py --profile)."""
     folder = os.environ.get("WEBNN_HARNESS_PROFILE")
     if not folder:
-        return _serve(conn, backend_name, options, reference_cache)
+        return _serve(conn, backend_name, options, reference_cache, forked_by_server)
     import cProfile
 
     profiler = cProfile.Profile(time.process_time)  # CPU seconds: wall time on a shared machine says little
     profiler.enable()
     try:
-        return _serve(conn, backend_name, options, reference_cache)
+        return _serve(conn, backend_name, options, reference_cache, forked_by_server)
     finally:
         profiler.disable()
         profiler.dump_stats(os.path.join(folder, f"worker-{os.getpid()}.prof"))
 
 
-def _serve(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool) -> None:
+def _serve(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool, forked_by_server: bool) -> None:
     refcache.configure(reference_cache)
-    opened = open_backend(conn, backend_name, options)
+    opened = open_backend(conn, backend_name, options, forked_by_server)
     if opened is None:
         return
     backend, info = opened
