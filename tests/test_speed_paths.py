@@ -225,3 +225,25 @@ def test_bundled_corpus_cases_carry_source_keys():
     loaded = load_cases([bundled_corpus() / "elementwise"])
     keys = [c.source_key for c in loaded if isinstance(c, Case)]
     assert keys and all(keys) and len(set(keys)) == len(keys)
+
+
+@pytest.mark.parametrize("data_type", ["float32", "float16", "int8", "uint8", "int32", "uint32", "int64", "uint64"])
+@pytest.mark.parametrize("data", [[1, 2.5, -0.0], [0, 127, 128, 255, 256, -1], [2**53 + 1, -(2**63)], [2**63, 2**64 - 1],
+                                  [2**64], [True, 1], [1e300, -1e300], []])
+def test_plain_number_lists_decode_in_one_call_as_value_by_value(monkeypatch, data_type, data):
+    """values._plain_numbers gives the value-by-value decoding's array, bit
+    for bit, or leaves the list to it (and so to its error message)."""
+    from webnn_harness import values
+
+    def decoded(fast: bool):
+        if not fast:
+            monkeypatch.setattr(values, "_plain_numbers", lambda *a: None)
+        try:
+            array = values.to_array(data, [len(data)], data_type)
+            return array.dtype.name, array.tobytes()
+        except values.TensorValueError as exc:
+            return str(exc)
+        finally:
+            monkeypatch.undo()
+
+    assert decoded(True) == decoded(False)
