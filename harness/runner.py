@@ -228,6 +228,28 @@ class WorkerPool:
                     finish(w, "crash", _describe_exit(w.process.exitcode))
 
 
+def describe_in_worker(backend: str, options: Mapping[str, str]) -> dict | None:
+    """The backend's info as a worker forked from the fork server reports it,
+    so the run's own process need not import the backend's packages (onnx
+    and onnxruntime: ~0.3 CPU-s); None without a fork server or when the
+    backend cannot start (the caller then creates it here, for its error)."""
+    if _START != "forkserver":
+        return None
+    pool = WorkerPool(backend, options, RunOptions(workers=1), {})
+    worker = pool._spawn()
+    try:
+        if worker.conn.poll(pool.run.start_timeout):
+            msg = worker.conn.recv()
+            if msg[0] == "ready":
+                worker.phase = "idle"  # told to stop by close()
+                return msg[1]
+    except (EOFError, OSError):
+        pass
+    finally:
+        pool.close()
+    return None
+
+
 def requeue_lost(queue: deque, batch: list[Case], phase: str, current: int, done: set) -> Case | None:
     """A worker died or hung on ``batch``: queue again, in front, what it did
     not finish, and return the case to blame; None when the batch died being
