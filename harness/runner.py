@@ -111,8 +111,11 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         prestart([self.backend])
         parent, child = _CTX.Pipe()
+        # A forked worker starts with the server's environment; it takes this process's as it is now
+        # (XDG_CACHE_HOME, WEBNN_HARNESS_*), as a spawned one inherited it.
+        environ = dict(os.environ) if _START == "forkserver" else None
         proc = _CTX.Process(target=worker_main, daemon=True,
-                            args=(child, self.backend, self.options, self.run.reference_cache, _START == "forkserver"))
+                            args=(child, self.backend, self.options, self.run.reference_cache, environ))
         with sigint_blocked():  # Ctrl-C is the parent's to answer (harness/lifecycle.py)
             proc.start()
         child.close()

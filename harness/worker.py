@@ -121,12 +121,19 @@ def open_backend(conn, backend_name: str, options: Mapping[str, str], forked_by_
 
 
 def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool = True,
-                forked_by_server: bool = False) -> None:
+                environ: Mapping[str, str] | None = None) -> None:
     """Entry point of a worker process. Protocol in harness/runner.py.
+
+    ``environ``: the run's environment, given to a worker forked from the
+    fork server (whose own environment is the one it started with).
 
     With ``WEBNN_HARNESS_PROFILE=DIR`` set, the worker's cProfile statistics
     are written to ``DIR/worker-PID.prof`` when it stops
     (benchmarks/harness_speed.py --profile)."""
+    forked_by_server = environ is not None
+    if forked_by_server:
+        os.environ.clear()
+        os.environ.update(environ)
     folder = os.environ.get("WEBNN_HARNESS_PROFILE")
     if not folder:
         return _serve(conn, backend_name, options, reference_cache, forked_by_server)
