@@ -24,6 +24,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing as mp
 import os
+import select
 import signal
 import time
 from collections import deque
@@ -107,6 +108,22 @@ class WorkerPool:
     def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping):
         self.backend, self.options, self.run, self.info = backend, dict(options), run, info
         self.workers: list[_Worker] = []
+        self._poller, self._polled = None, ()
+
+    def _ready(self, timeout: float) -> set:
+        """The workers' connections that have a message (or were closed).
+        One poll object kept while the workers stay the same: a wait() per
+        message built and tore down a selector each time, more CPU than
+        handling the message (about 15,000 calls for both corpora)."""
+        conns = [w.conn for w in self.workers]
+        if not hasattr(select, "poll"):
+            return set(wait(conns, timeout=timeout))
+        by_fd = {c.fileno(): c for c in conns}
+        if tuple(by_fd) != self._polled:
+            self._poller, self._polled = select.poll(), tuple(by_fd)
+            for fd in by_fd:
+                self._poller.register(fd, select.POLLIN)
+        return {by_fd[fd] for fd, _ in self._poller.poll(timeout * 1000)}
 
     def _spawn(self) -> _Worker:
         prestart([self.backend])
@@ -182,7 +199,7 @@ class WorkerPool:
                     w.conn.send(("batch", 0, w.batch))
             if not self.workers:
                 self._spawn()
-            ready = wait([w.conn for w in self.workers], timeout=0.25)
+            ready = self._ready(0.25)
             for w in [w for w in self.workers if w.conn in ready]:
                 while True:  # every message already here: one wait() per message cost more than the rest of the loop
                     try:
