@@ -181,7 +181,9 @@ class DeviceSession(Protocol):
     array. ``save(stem)`` writes the model it runs for replay by the
     backend's own tools and returns the files written (none if it cannot).
     Optional: ``build_settings()`` -> settings chosen for this build, as
-    ``backend.build_settings`` gives them."""
+    ``backend.build_settings`` gives them; ``share(name, array)`` -> a tensor
+    reading the host array in place where the device can, as the backend's
+    own sync call does with host inputs (without it the bench uploads)."""
 
     def save(self, stem: str) -> Sequence[str]: ...
 

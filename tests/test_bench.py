@@ -4,6 +4,7 @@ Tiny graphs and short minimum times: seconds, not minutes."""
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -79,6 +80,21 @@ def test_measure_reaches_both_minimums_and_blocks_fast_calls():
     # a call far below a millisecond is timed in blocks, each sample the mean of `number` calls
     assert summary["number"] > 1
     assert len(calls) >= summary["samples"] * summary["number"]
+
+
+def test_measure_records_cpu_time_beside_wall_time():
+    """A call that works keeps the CPU busy; one that sleeps does not: the
+    record tells a slow sample that worked from one that waited."""
+    def busy():  # 4 ms of CPU, however long a busy machine makes it take
+        end = time.process_time() + 0.004
+        while time.process_time() < end:
+            pass
+
+    policy = TimingPolicy(min_time=0.02, min_samples=3, warmup_time=0.0)
+    working = measure(busy, policy).to_json()
+    waiting = measure(lambda: time.sleep(0.004), policy).to_json()
+    assert working["cpuMedian"] >= 0.004
+    assert waiting["cpuMedian"] < 0.001 < 0.004 <= waiting["median"]
 
 
 def test_measure_stops_at_the_sample_cap():
@@ -164,11 +180,45 @@ def test_every_seed_variant_is_verified_and_timed(tmp_path, backend_name):
     if backend_name == "openvino":
         assert fused["artifact"] == "artifacts/tiny-conv-add-relu.fused.xml"
         assert (tmp_path / "artifacts/tiny-conv-add-relu.fused.bin").is_file()
+        # the sync API's settings, as the plugin applied them, for a native replay
+        settings = fused["buildSettings"]
+        assert settings["PERFORMANCE_HINT"] == "LATENCY" and settings["NUM_STREAMS"] == "1"
+        assert settings["INFERENCE_PRECISION_HINT"] == "f32" and int(settings["INFERENCE_NUM_THREADS"]) >= 1
     device = worker.run(Task(bench, "deviceTensor", QUICK, str(tmp_path))).to_json()
     # one model per op: no single artifact to replay, every part listed
     assert device["artifact"] is None
     if backend_name != "reference":
         assert len([a for a in device["artifacts"] if not a.endswith(".bin")]) == 3
+
+
+@pytest.mark.parametrize("backend_name", ["onnxruntime", "openvino"])
+def test_device_sessions_share_host_inputs_and_copy_uploads_and_outputs(backend_name):
+    """What a whole graph's step pays per call (issue #11): the host input is
+    read in place, as session.run / CompiledModel.__call__ read numpy inputs;
+    an upload and a download are one copy each."""
+    from webnn_harness import backends
+    from webnn_harness.backends.base import device_session
+
+    pytest.importorskip(backend_name)
+    backend = backends.create(backend_name, {"threads": "1"})
+    case = load_case({"name": "relu", "graph": one_op_graph("relu")}, "t", 0)
+    session = device_session(backend, case.graph)
+    x = np.array([[-1, 2, -3], [4, -5, 6]], dtype=np.float32)
+
+    def address(tensor) -> int:
+        return tensor.data_ptr() if backend_name == "onnxruntime" else tensor.data.ctypes.data
+
+    assert address(session.share("x", x)) == x.ctypes.data
+    assert address(session.upload("x", x)) != x.ctypes.data
+    for unshareable in (x.astype(np.float64), np.ones((2, 6), np.float32)[:, ::2]):
+        shared = session.share("x", unshareable)
+        assert address(shared) != unshareable.ctypes.data
+        np.testing.assert_array_equal(session.download(shared), unshareable.astype(np.float32))
+    out = session.run({"x": session.share("x", x)})["y"]
+    first = session.download(out)
+    np.testing.assert_array_equal(first, np.maximum(x, 0))
+    session.run({"x": session.share("x", -x)})
+    np.testing.assert_array_equal(first, np.maximum(x, 0))  # a download is the caller's own copy
 
 
 def test_wrong_outputs_are_recorded_wrong_and_never_timed(tmp_path):
@@ -246,6 +296,11 @@ def test_run_bench_sets_threads_and_records_them(tmp_path):
                        BenchOptions(policy=QUICK, threads=1, peaks=TINY_PEAKS))
     settings = result.records[0]["backend"]["settings"]
     assert settings["threads"] == 1 and settings["intra_op_threads"] == 1 and settings["hostThreads"] == 1
+    # the bench turns ORT's idle spinning off unless asked (harness/bench/run.py BENCH_DEFAULTS)
+    assert settings["intra_op_spinning"] is False
+    result = run_bench(suite, [("onnxruntime", {"spinning": "1"})], tmp_path / "out",
+                       BenchOptions(policy=QUICK, threads=1, peaks=TINY_PEAKS), overwrite=True)
+    assert result.records[0]["backend"]["settings"]["intra_op_spinning"] is True
 
 
 def test_interrupted_bench_says_incomplete(tmp_path):

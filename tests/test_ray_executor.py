@@ -265,4 +265,5 @@ def test_a_bench_actor_holds_every_cpu_its_node_lends_and_stays_on_it(monkeypatc
     assert options["num_cpus"] == 4.0 and options["resources"] == {RESOURCE_PREFIX + "GPU.0": 1.0}
     assert options["scheduling_strategy"].node_id == node["id"] and options["scheduling_strategy"].soft is False
     assert options["runtime_env"]["env_vars"]["OPENBLAS_NUM_THREADS"] == "4"
-    assert args == ("onnxruntime", {"device": "GPU.0", "threads": "4"}, 4, node["description"])
+    # threads from the node's CPUs, and the bench's defaults as a local bench has them (ORT spinning off)
+    assert args == ("onnxruntime", {"device": "GPU.0", "threads": "4", "spinning": "0"}, 4, node["description"])

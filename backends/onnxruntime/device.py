@@ -1,7 +1,13 @@
 """ONNX Runtime tensors that stay in the provider's memory: inputs are
 OrtValues, outputs are bound with IOBinding and handed on as OrtValues, so a
 chain of graphs passes tensors without a host copy (the "deviceTensor"
-benchmarks). Only ``upload`` and ``download`` cross to the host."""
+benchmarks). Only ``share``, ``upload`` and ``download`` touch host arrays.
+
+Timing fidelity (issue #11): host inputs are read in place (``share``), as
+InferenceSession.run does with numpy inputs on the CPU provider (other
+providers copy them to the device); each output is then copied once into a
+new host array the caller owns (run hands back ORT's own buffer instead), so
+a whole graph costs ``session.run`` plus one copy of its outputs."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -43,6 +49,13 @@ class OrtDeviceSession:
             list(desc.shape), np.dtype(desc.data_type), self.device, 0)
         value.update_inplace(np.ascontiguousarray(array, dtype=np.dtype(desc.data_type)))
         return value
+
+    def share(self, name: str, array: np.ndarray) -> Any:
+        """An OrtValue reading ``array`` in place on the CPU provider (a copy
+        on a device provider, and for an array of another type or layout)."""
+        desc = self.graph.descs[name]
+        array = np.ascontiguousarray(array, dtype=np.dtype(desc.data_type))
+        return self._ort.OrtValue.ortvalue_from_numpy(array, self.device, 0)
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         binding = self.session.io_binding()

@@ -32,6 +32,14 @@ _CTX = mp.get_context("spawn")
 # Backends whose ``threads`` option the bench sets (to every usable core
 # unless -o threads= or --threads says otherwise); others get only their -o.
 THREADED = ("onnxruntime", "openvino")
+# Options the bench sets unless -o says otherwise. ORT's intra-op threads
+# spin while idle by default; the op-by-op and deviceTensor variants keep a
+# session per op alive, and on a few cores every idle session's spinning pool
+# steals the cores from the one running (seed deviceTensor: 63 ms spinning
+# vs 31 ms not, 2 cores), so the bench turns spinning off: a figure
+# that measures ORT's ops, not its pools fighting. -o spinning=1 restores
+# ORT's default; the record's settings say which was used (issue #11).
+BENCH_DEFAULTS = {"onnxruntime": {"spinning": "0"}}
 
 
 class BenchExecutor(Protocol):
@@ -167,10 +175,13 @@ def _write_summary(out: Path, header: dict, suite: Suite, backends, records, com
 
 
 def thread_options(name: str, backend_options: Mapping[str, str], threads: int) -> dict[str, str]:
-    """The backend options a bench uses: ``threads`` set where the bench sets it."""
+    """The backend options a bench uses: ``threads`` set where the bench sets
+    it, and the bench's defaults (BENCH_DEFAULTS), unless -o gave them."""
     backend_options = dict(backend_options)
     if name in THREADED:
         backend_options.setdefault("threads", str(threads))
+    for key, value in BENCH_DEFAULTS.get(name, {}).items():
+        backend_options.setdefault(key, value)
     return backend_options
 
 

@@ -4,6 +4,13 @@ graph's outputs from its host inputs and returns them as host arrays, so
 every variant pays for the same work end to end and its outputs can be
 verified against the reference before it is timed.
 
+The graph's host inputs enter every backend variant the same way: the
+session reads them in place where its device can (``share``, what
+InferenceSession.run and OpenVINO's CompiledModel.__call__ do with numpy
+inputs on a CPU), and each output the step returns is one copy into a new
+host array (``download``). Only the transfer benchmarks and opByOpReadback's
+intermediates are uploaded (copied into a backend tensor) on purpose.
+
     graph (fused, backend, nchw, nhwc, ...): the whole graph as one backend graph
     deviceTensor / opByOp: one backend graph per op, tensors handed from op to
         op in the backend's own memory; only the graph's outputs are read back
@@ -83,11 +90,17 @@ class _Sessions:
         return Prepared(step, self.build_seconds, tuple(self.artifacts), artifact, check, merged)
 
 
+def share(session, name: str, array: np.ndarray) -> Any:
+    """A host input as the session's tensor, read in place where the session
+    can (a session without ``share``, e.g. HostSession, uploads it)."""
+    return getattr(session, "share", session.upload)(name, array)
+
+
 def _whole(graph: Graph, inputs, sessions: _Sessions) -> Callable:
     session = sessions.session(graph)
 
     def step():
-        feeds = {name: session.upload(name, inputs[name]) for name in graph.inputs}
+        feeds = {name: share(session, name, inputs[name]) for name in graph.inputs}
         outs = session.run(feeds)
         return {name: session.download(outs[name]) for name in graph.outputs}
 
@@ -109,7 +122,7 @@ def _op_by_op(graph: Graph, inputs, sessions: _Sessions, read_back: bool) -> Cal
                     owner, tensor = tensors[name]
                     feeds[name] = session.upload(name, owner.download(tensor)) if read_back else tensor
                 else:
-                    feeds[name] = session.upload(name, inputs[name])
+                    feeds[name] = share(session, name, inputs[name])
             for name, tensor in session.run(feeds).items():
                 tensors[name] = (session, tensor)
         return {name: tensors[name][0].download(tensors[name][1]) for name in graph.outputs if name in wanted}
@@ -126,7 +139,7 @@ def _readback(graph: Graph, inputs, sessions: _Sessions) -> Callable:
     session = sessions.session(part)
 
     def step():
-        outs = session.run({name: session.upload(name, inputs[name]) for name in part.inputs})
+        outs = session.run({name: share(session, name, inputs[name]) for name in part.inputs})
         values = dict(graph.constants)
         values.update(inputs)
         values.update({name: session.download(tensor) for name, tensor in outs.items()})
