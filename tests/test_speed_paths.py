@@ -202,3 +202,16 @@ def test_bundled_corpus_cases_carry_source_keys():
     loaded = load_cases([bundled_corpus() / "elementwise"])
     keys = [c.source_key for c in loaded if isinstance(c, Case)]
     assert keys and all(keys) and len(set(keys)) == len(keys)
+
+
+def test_worker_batches_follow_the_backends_preference_unless_the_run_sets_one():
+    from webnn_harness.backends.base import DEFAULT_BATCH_SIZE, preferred_batch_size
+    from webnn_harness.runner import RunOptions, batches
+
+    cases = list(range(130))
+    asks_64 = {"settings": {"preferred_batch_size": 64}}
+    assert [len(b) for b in batches(cases, RunOptions(), asks_64)] == [64, 64, 2]
+    assert [len(b) for b in batches(cases, RunOptions(batch_size=100), asks_64)] == [100, 30]
+    assert preferred_batch_size({"settings": {}}) == DEFAULT_BATCH_SIZE
+    for bad in (0, -3, "64", True, 2.5):
+        assert preferred_batch_size({"settings": {"preferred_batch_size": bad}}) == DEFAULT_BATCH_SIZE
