@@ -78,7 +78,7 @@ def _executors(args):
     from webnn_harness.executor import executors
 
     try:
-        factory = executors(args.executor, args.ray_address, args.workers)
+        factory = executors(args.executor, args.ray_address, getattr(args, "workers", None))
     except ValueError as exc:  # --ray-address without --executor ray
         raise UsageError(str(exc)) from None
     try:
@@ -407,9 +407,10 @@ def cmd_bench(args) -> int:
                            save_artifacts=not args.no_artifacts)
     show = (lambda record: None) if args.quiet else (lambda record: print(record_line(record), flush=True))
     try:
-        result = run_bench(suite, [(r.name, r.options) for r in requests], Path(args.out), options,
-                           command=" ".join(["webnn-harness", *sys.argv[1:]]), overwrite=args.overwrite,
-                           on_record=show)
+        with _executors(args) as executor:
+            result = run_bench(suite, [(r.name, r.options) for r in requests], Path(args.out), options,
+                               command=" ".join(["webnn-harness", *sys.argv[1:]]), overwrite=args.overwrite,
+                               on_record=show, executor=executor.bench_executor())
     except (UnknownBackend, BackendError, BenchFolderExists, ValueError) as exc:
         raise UsageError(str(exc)) from None
     for line in published_tables(result.records):
@@ -622,6 +623,7 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--baseline", metavar="DIR", help="bench folder to compare with; exit 1 on a regression")
     be.add_argument("--threshold", type=float, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
     be.add_argument("--quiet", "-q", action="store_true", help="no line per record")
+    _add_executor_arguments(be)
 
     df = sub.add_parser("diff", help=COMMANDS["diff"][1])
     df.add_argument("base", metavar="BASE", help="the baseline run or bench folder (e.g. the last main run)")

@@ -5,7 +5,8 @@ An *executor* runs a list of cases on one backend and hands each record to
 ``on_record`` as it completes; a crash or hang becomes that case's record
 (the contract of ``harness/runner.py``). An *executor factory* makes one
 executor per backend request and can describe a backend (its info) where
-the backend actually runs, which matters when that is another machine.
+the backend actually runs, which matters when that is another machine; its
+``bench_executor`` is where ``bench`` runs (harness/bench/run.py).
 
     local   the worker pool of harness/runner.py (the default)
     ray     actors on a Ray cluster (harness/ray_executor.py, extra ``ray``)
@@ -32,6 +33,8 @@ class ExecutorFactory(Protocol):
 
     def describe(self, backend: str, options: Mapping[str, str]) -> dict[str, Any]: ...
 
+    def bench_executor(self) -> Any: ...
+
     def close(self) -> None: ...
 
 
@@ -45,6 +48,10 @@ class LocalExecutors:
         from webnn_harness import backends
 
         return backends.create(backend, options).info().to_json()
+
+    def bench_executor(self) -> None:
+        """None: the bench runs its own local worker process (harness/bench/run.py)."""
+        return None
 
     def close(self) -> None:
         pass

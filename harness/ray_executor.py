@@ -13,6 +13,9 @@ Devices map to Ray resources: ``-o device=GPU.1`` makes every actor ask
 for one unit of the custom resource ``webnn_device:GPU.1``, which only the
 nodes that have that device advertise (``ray start --resources
 '{"webnn_device:GPU.1": 1}'``), so the cases run where the device is.
+
+``bench --executor ray`` runs on the same loop with its own actors and
+placement (one per node, a node at a time): harness/ray_bench.py.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ RESOURCE_PREFIX = "webnn_device:"
 INSTALL_HINT = "the ray executor needs Ray: pip install 'webnn-harness[ray]'"
 
 
-def _ray():
+def ray_module():
     try:
         import ray
     except ImportError:
@@ -52,7 +55,7 @@ def device_resources(options: Mapping[str, str]) -> dict[str, float]:
 
 
 class BackendActor:
-    """Lives in a Ray worker process; made a Ray actor class by ``_actor_class``."""
+    """Lives in a Ray worker process; made a Ray actor class by ``actor_class``."""
 
     def __init__(self, backend: str, options: Mapping[str, str], reference_cache: bool = True):
         from webnn_harness import backends, refcache
@@ -78,16 +81,16 @@ class BackendActor:
         yield from batch_events(self.backend, self.info, batch_id, cases)
 
 
-_ACTOR_CLASS = None
+_ACTOR_CLASSES: dict[type, Any] = {}
 
 
-def _actor_class():
-    global _ACTOR_CLASS
-    if _ACTOR_CLASS is None:
+def actor_class(cls: type = BackendActor):
+    """``cls`` as a Ray actor class (made once per process)."""
+    if cls not in _ACTOR_CLASSES:
         # max_restarts=0: the executor replaces a dead actor itself, after
         # recording the case that killed it.
-        _ACTOR_CLASS = _ray().remote(max_restarts=0)(BackendActor)
-    return _ACTOR_CLASS
+        _ACTOR_CLASSES[cls] = ray_module().remote(max_restarts=0)(cls)
+    return _ACTOR_CLASSES[cls]
 
 
 def _describe_info(backend: str, options: Mapping[str, str]) -> dict:
@@ -103,7 +106,7 @@ class RayExecutors:
     def __init__(self, address: str | None = None, num_cpus: int | None = None):
         if address:
             _check_reachable(address)  # before importing Ray: a wrong address fails fast
-        ray = _ray()
+        ray = ray_module()
         self.started = False
         self.cases_per_node: Counter = Counter()
         if not ray.is_initialized():
@@ -125,18 +128,24 @@ class RayExecutors:
 
     def describe(self, backend: str, options: Mapping[str, str]) -> dict[str, Any]:
         """The backend's info, created where its device is (a node advertising its resource)."""
-        ray = _ray()
+        ray = ray_module()
         resources = device_resources(options)
-        _check_capacity(resources)
+        check_capacity(resources)
         task = ray.remote(max_retries=0)(_describe_info).options(num_cpus=1, resources=resources)
         try:
             return ray.get(task.remote(backend, dict(options)))
         except ray.exceptions.RayTaskError as exc:
             raise BackendError(f"{backend} cannot start on the Ray cluster: {exc.cause}") from None
 
+    def bench_executor(self):
+        """The bench on this session's nodes (harness/ray_bench.py)."""
+        from webnn_harness.ray_bench import RayBench
+
+        return RayBench(self)
+
     def close(self) -> None:
         if self.started:
-            _ray().shutdown()
+            ray_module().shutdown()
             self.started = False
 
 
@@ -152,9 +161,9 @@ def _check_reachable(address: str, seconds: float = 10.0) -> None:
         raise BackendError(f"cannot join the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
-def _check_capacity(resources: Mapping[str, float]) -> int:
+def check_capacity(resources: Mapping[str, float]) -> int:
     """How many actors with ``resources`` (and one CPU) the cluster holds; none is an error."""
-    total = _ray().cluster_resources()
+    total = ray_module().cluster_resources()
     capacity = int(total.get("CPU", 0))
     for name, amount in resources.items():
         if name not in total:
@@ -169,9 +178,11 @@ def _check_capacity(resources: Mapping[str, float]) -> int:
 @dataclass
 class _Slot:
     actor: Any
+    placement: Mapping[str, Any]  # what new_actor starts the actor with; a replacement gets the same
     ready_ref: Any = None  # the ready() call while starting
     stream: Any = None  # the run_batch generator while busy
     where: str = ""
+    info: Mapping | None = None  # the backend info the actor reported when ready
     batch: list[Case] | None = None
     phase: str = "starting"  # starting | idle | building | running
     current: int = -1
@@ -180,7 +191,13 @@ class _Slot:
 
 
 class RayExecutor:
-    """Runs cases on Ray actors; the same contract as ``WorkerPool``."""
+    """Runs cases on Ray actors; the same contract as ``WorkerPool``.
+
+    The loop is written for any work a backend actor does in the worker
+    protocol (``run_batch`` yielding building/start/record/done): the bench
+    (harness/ray_bench.py) subclasses it, changing only where actors go
+    (``placements``), how one is made (``new_actor``), and what a lost item's
+    record and a streamed record are (``failure_record``, ``received``)."""
 
     def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping,
                  cases_per_node: Counter | None = None):
@@ -189,14 +206,30 @@ class RayExecutor:
         self.slots: list[_Slot] = []
         self.cases_per_node = cases_per_node if cases_per_node is not None else Counter()
 
-    def _spawn(self) -> _Slot:
-        actor = _actor_class().options(num_cpus=1, resources=self.resources).remote(self.backend, self.options, self.run.reference_cache)
-        slot = _Slot(actor, ready_ref=actor.ready.remote())
+    def placements(self, batches: int) -> list[dict[str, Any]]:
+        """The Ray options of each actor to start: one CPU and the device's resource."""
+        n_actors = max(1, min(self.run.workers, batches, check_capacity(self.resources)))
+        return [{"num_cpus": 1, "resources": self.resources}] * n_actors
+
+    def new_actor(self, placement: Mapping[str, Any]):
+        return actor_class().options(**placement).remote(self.backend, self.options, self.run.reference_cache)
+
+    def failure_record(self, item: Case, slot: _Slot, status: str, message: str) -> Any:
+        """The record of the item an actor died or hung on."""
+        return base_record(item, self.info, status, message=message)
+
+    def received(self, slot: _Slot, payload: Any) -> Any:
+        """The record to hand on, from what the actor streamed."""
+        return payload
+
+    def _spawn(self, placement: Mapping[str, Any]) -> _Slot:
+        actor = self.new_actor(placement)
+        slot = _Slot(actor, placement, ready_ref=actor.ready.remote())
         self.slots.append(slot)
         return slot
 
     def _kill(self, slot: _Slot) -> None:
-        _ray().kill(slot.actor, no_restart=True)
+        ray_module().kill(slot.actor, no_restart=True)
         self.slots.remove(slot)
 
     def close(self) -> None:
@@ -204,14 +237,15 @@ class RayExecutor:
             self._kill(slot)
 
     def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None:
-        ray = _ray()
+        ray = ray_module()
         queue = batches(cases, self.run, self.info)
         remaining = len(cases)
         if not remaining:
             return
-        n_actors = max(1, min(self.run.workers, len(queue), _check_capacity(self.resources)))
-        for _ in range(n_actors):
-            self._spawn()
+        placements = self.placements(len(queue))
+        n_actors = len(placements)
+        for placement in placements:
+            self._spawn(placement)
         start_failures = 0
 
         def finish(slot: _Slot, status: str, message: str) -> None:
@@ -220,11 +254,11 @@ class RayExecutor:
             culprit = requeue_lost(queue, slot.batch or [], slot.phase, slot.current, slot.done)
             self._kill(slot)
             if culprit is not None:
-                on_record(base_record(culprit, self.info, status, message=message))
+                on_record(self.failure_record(culprit, slot, status, message))
                 self.cases_per_node[slot.where.split(" pid")[0]] += 1
                 remaining -= 1
             if (queue or any(s.batch for s in self.slots)) and len(self.slots) < n_actors:
-                self._spawn()
+                self._spawn(slot.placement)
 
         while remaining > 0:
             for slot in self.slots:
@@ -233,7 +267,7 @@ class RayExecutor:
                     slot.phase, slot.since = "building", time.monotonic()
                     slot.stream = slot.actor.run_batch.remote(0, slot.batch)
             if not self.slots:
-                self._spawn()
+                self._spawn(placements[0])
             waiting = {id(s.ready_ref if s.phase == "starting" else s.stream): s
                        for s in self.slots if s.phase == "starting" or s.stream is not None}
             refs = [s.ready_ref if s.phase == "starting" else s.stream for s in waiting.values()]
@@ -248,13 +282,13 @@ class RayExecutor:
                 slot = waiting[id(ref)]
                 if slot.phase == "starting":
                     try:
-                        fatal, _, slot.where = ray.get(slot.ready_ref)
+                        fatal, slot.info, slot.where = ray.get(slot.ready_ref)
                     except ray.exceptions.RayActorError as exc:
                         start_failures += 1
                         self._kill(slot)
                         if start_failures > 3:
                             raise BackendError(f"{self.backend} actors keep dying at start-up: {_reason(exc)}") from None
-                        self._spawn()
+                        self._spawn(slot.placement)
                         continue
                     if fatal:
                         self._kill(slot)
@@ -279,7 +313,7 @@ class RayExecutor:
                     slot.phase, slot.current, slot.since = "running", msg[1], time.monotonic()
                 elif kind == "record":
                     slot.done.add(msg[1])
-                    on_record(msg[2])
+                    on_record(self.received(slot, msg[2]))
                     self.cases_per_node[slot.where.split(" pid")[0]] += 1
                     remaining -= 1
                 elif kind == "done":

@@ -177,6 +177,13 @@ class CompareSection:
     rows: tuple[CompareRow, ...]
 
 
+# The byte search's endings (harness/probe/bytes.py "kind") after which the number found is
+# a lower bound, not the limit: the badge's text.
+_BYTES_LOWER_BOUND = {
+    "budget": "no limit found below the search's memory budget",
+    "time": "the search's time budget ran out before a limit was found",
+}
+
 COMPARE_TEXT = {
     "declaredButBroken": ("Declared but broken", "declared data types or ranks whose every combination was refused, crashed or computed wrong values"),
     "declaredUnverified": ("Declared, accepted, unverified", "the backend accepts these but the reference cannot compute them: not counted as broken"),
@@ -288,7 +295,7 @@ class ProbeBackend:
     layout_evidence: tuple[tuple[str, str], ...]  # the rest of the layout evidence (shapes...), flattened
     max_tensor_byte_length: int | None
     bytes_evidence: tuple[tuple[str, str], ...]  # how the byte search went, as (what, text) rows
-    bytes_at_budget: bool  # the search stopped at its memory budget: the real limit is at least this
+    bytes_lower_bound: str  # why the number is only a lower bound ("" when it is the limit found)
     compare: Mapping[str, Any]  # the probe's diff against a declared opSupportLimits file, if any
     compare_sections: tuple["CompareSection", ...]  # the same, grouped for reading
     wrong_findings: tuple["WrongFinding", ...]  # wrong results grouped by operator and root cause
@@ -510,7 +517,7 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
         # 0 is what the probe writes when the byte search was not run: not a measurement.
         max_tensor_byte_length=int(mtbl) if isinstance(mtbl, (int, float)) and mtbl > 0 else None,
         bytes_evidence=_bytes_rows(bytes_raw),
-        bytes_at_budget=isinstance(bytes_raw, Mapping) and bytes_raw.get("kind") == "budget",
+        bytes_lower_bound=_BYTES_LOWER_BOUND.get(bytes_raw.get("kind"), "") if isinstance(bytes_raw, Mapping) else "",
         compare=probe.get("compare") if isinstance(probe.get("compare"), Mapping) else {},
         compare_sections=compare_sections(probe.get("compare")) if isinstance(probe.get("compare"), Mapping) else (),
         wrong_findings=wrong_findings(probe.get("wrongFindings")),

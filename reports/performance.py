@@ -46,7 +46,9 @@ SLOW_TIER_FACTOR = 3.0
 THREAD_KEYS = ("threads", "intra_op_threads", "inference_num_threads", "num_threads")
 PRECISION_KEYS = ("precision", "inference_precision", "inference_precision_hint")
 
-_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])(/[^\s'\":,;()\[\]{}]+)")
+# A path starts at a slash not preceded by a word, a dot, a colon, a slash or "<" (so "</b>"
+# in a backend's message is not a path) and ends before whitespace, quotes, brackets or markup.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/<])(/[^\s'\":,;()\[\]{}<>]+)")
 
 
 def strip_local_paths(text: str) -> str:
@@ -156,11 +158,13 @@ class BenchColumn:
     threads: str
     precision: str
     runs: tuple[int, ...]  # indexes into PerformanceModel.runs
+    machine: str = ""  # the machine that timed it (a column never mixes machines)
 
 
 @dataclass(frozen=True)
 class BenchRun:
-    """One bench folder's header, without its local path."""
+    """One bench folder's header, without its local path; for a bench on a
+    Ray cluster, one per node that timed (its own machine and peaks)."""
 
     label: str  # suite and date
     suite: str
@@ -248,24 +252,38 @@ def read_bench(folder: Path) -> tuple[Mapping[str, Any], list[tuple[int, Mapping
     return summary, records
 
 
+def _mapping(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    return raw.get(key) if isinstance(raw.get(key), Mapping) else {}
+
+
+def _node(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The node a record was timed on (bench --executor ray); {} when local."""
+    return _mapping(raw, "node")
+
+
 def _run(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> BenchRun:
-    header = summary.get("header") if isinstance(summary.get("header"), Mapping) else {}
-    peaks = header.get("peaks") if isinstance(header.get("peaks"), Mapping) else {}
+    """The run of ``records``; when they were timed on a Ray node, the
+    machine, peaks and timer overhead are that node's, not the header's."""
+    header = _mapping(summary, "header")
+    node = _node(records[0]) if records else {}
+    where = node or header
+    peaks = _mapping(where, "peaks")
     suite = str(summary.get("suite") or next((r.get("suite") for r in records if r.get("suite")), ""))
     date = str(header.get("date") or "")
     counts: dict[str, int] = defaultdict(int)
     for r in records:
         counts[str(r.get("status"))] += 1
-    machine = header.get("machine") if isinstance(header.get("machine"), Mapping) else {}
+    machine = _mapping(where, "machine")
+    on_node = f" on {machine.get('hostname') or '?'} (Ray node {str(node.get('id'))[:8]})" if node else ""
     return BenchRun(
-        label=f"{suite or 'bench'} {date[:16].replace('T', ' ')}".strip(), suite=suite,
+        label=f"{suite or 'bench'} {date[:16].replace('T', ' ')}{on_node}".strip(), suite=suite,
         harness_version=str(header.get("harnessVersion") or ""), date=date,
         command=strip_local_paths(str(header.get("command") or "")),
         machine={k: strip_local_paths(v) if isinstance(v, str) else v for k, v in machine.items()},
         peaks=Peaks(bandwidth=_number(peaks.get("memoryBandwidthBytesPerSecond")),
                     flops=_number(peaks.get("float32FlopsPerSecond")), method=str(peaks.get("method") or ""),
                     threads=peaks.get("threads")),
-        timer_overhead=_number(header.get("timerOverheadSeconds")),
+        timer_overhead=_number(where.get("timerOverheadSeconds")),
         # No summary, or one without "complete": the bench did not finish.
         complete=summary.get("complete") is True, counts=dict(counts),
         backends=tuple(b for b in summary.get("backends") or () if isinstance(b, Mapping)),
@@ -546,6 +564,12 @@ def _backend_key(raw: Mapping[str, Any]) -> tuple[str, str, str, Mapping[str, An
             settings)
 
 
+def machine_label(machine: Mapping[str, Any]) -> str:
+    """A machine in a few words: host, CPU and cores."""
+    cores = f"{machine['cores']} cores" if machine.get("cores") else ""
+    return ", ".join(str(p) for p in (machine.get("hostname"), machine.get("cpu"), cores) if p)
+
+
 def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) -> PerformanceModel:
     ids = ids or BackendIds()
     runs: list[BenchRun] = []
@@ -556,30 +580,37 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     by_identity: dict[str, list[str]] = defaultdict(list)
     for folder in folders:
         summary, raw_records = read_bench(folder)
-        index = len(runs)
-        runs.append(_run(summary, [r for _, r in raw_records]))
-        groups: dict[str, list[tuple[int, Mapping[str, Any]]]] = defaultdict(list)
+        # A bench on a Ray cluster is one run per node: each node's machine and peaks.
+        by_node: dict[str, list[tuple[int, Mapping[str, Any]]]] = {"": []} if not raw_records else {}
         for number, raw in raw_records:
-            name, version, device, settings = _backend_key(raw)
-            groups[json.dumps([name, version, device, settings], sort_keys=True, default=str)].append((number, raw))
-        for identity, group in groups.items():
-            pairs = {(raw.get("benchmark"), raw.get("variant")) for _, raw in group}
-            slug = next((s for s in by_identity[identity] if not columns[s][2] & pairs), None)
-            if slug is None:
-                name, version, device, settings = _backend_key(group[0][1])
-                bid = ids.get(name, version, device, f"{identity}#{len(by_identity[identity])}")
-                slug = bid.slug
-                columns[slug] = (bid, settings, set(), [])
-                by_identity[identity].append(slug)
-            columns[slug][2].update(pairs)
-            columns[slug][3].append(index)
-            for number, raw in group:
-                records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
+            by_node.setdefault(str(_node(raw).get("id") or ""), []).append((number, raw))
+        for node_records in by_node.values():
+            index = len(runs)
+            runs.append(_run(summary, [r for _, r in node_records]))
+            groups: dict[str, list[tuple[int, Mapping[str, Any]]]] = defaultdict(list)
+            for number, raw in node_records:
+                # The machine is part of a column's identity: figures of two machines never share a column.
+                identity = json.dumps([*_backend_key(raw), runs[index].machine], sort_keys=True, default=str)
+                groups[identity].append((number, raw))
+            for identity, group in groups.items():
+                pairs = {(raw.get("benchmark"), raw.get("variant")) for _, raw in group}
+                slug = next((s for s in by_identity[identity] if not columns[s][2] & pairs), None)
+                if slug is None:
+                    name, version, device, settings = _backend_key(group[0][1])
+                    bid = ids.get(name, version, device, f"{identity}#{len(by_identity[identity])}")
+                    slug = bid.slug
+                    columns[slug] = (bid, settings, set(), [])
+                    by_identity[identity].append(slug)
+                columns[slug][2].update(pairs)
+                columns[slug][3].append(index)
+                for number, raw in group:
+                    records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
     built = []
     for bid, settings, _, run_indexes in columns.values():
-        peak_threads = runs[run_indexes[0]].peaks.threads
-        threads = _setting(settings, THREAD_KEYS) or (str(peak_threads) if peak_threads else "")
-        built.append(BenchColumn(bid, settings, threads, _setting(settings, PRECISION_KEYS), tuple(run_indexes)))
+        first = runs[run_indexes[0]]
+        threads = _setting(settings, THREAD_KEYS) or (str(first.peaks.threads) if first.peaks.threads else "")
+        built.append(BenchColumn(bid, settings, threads, _setting(settings, PRECISION_KEYS), tuple(run_indexes),
+                                 machine_label(first.machine)))
     ordered = tuple(sorted(built, key=lambda c: (c.backend.name, _version_key(c.backend.version), c.runs,
                                                  c.backend.slug)))
     op_rows = rows((r for r in records if r.kind == "op"), ordered)

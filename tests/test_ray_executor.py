@@ -1,6 +1,7 @@
 """The Ray executor on a local two-node Ray cluster: the same records as the
 local worker pool (timings aside), crash, segfault and hang isolated, work
-spread over the nodes, devices placed by resource. Kept small for a 2-core
+spread over the nodes, devices placed by resource; the same for the bench,
+whose records also name the node that timed them and whose artifacts arrive. Kept small for a 2-core
 CI machine: one CPU per node, small object stores, no dashboard."""
 import json
 import socket
@@ -15,6 +16,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip ins
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from webnn_harness.backends.base import BackendError  # noqa: E402
+from webnn_harness.bench import BenchOptions, load_suite, run_bench  # noqa: E402
 from webnn_harness.executor import LocalExecutors, executors  # noqa: E402
 from webnn_harness.ray_executor import RESOURCE_PREFIX, RayExecutors, device_resources  # noqa: E402
 from webnn_harness.run import BackendRequest, run  # noqa: E402
@@ -56,6 +58,8 @@ def test_on_a_two_node_cluster(cluster, tmp_path):
     records_equal_local_records_and_spread_over_nodes(cluster, tmp_path / "records")
     a_device_runs_only_on_the_node_that_advertises_it(cluster, tmp_path / "device")
     probe_on_ray_finds_what_the_local_probe_finds(cluster, tmp_path / "probe")
+    bench_on_ray_equals_local_bench_with_nodes_and_artifacts(cluster, tmp_path / "bench")
+    bench_of_a_device_runs_on_its_node(cluster, tmp_path / "bench-device")
 
 
 def records_equal_local_records_and_spread_over_nodes(cluster, tmp_path):
@@ -154,3 +158,111 @@ def probe_on_ray_finds_what_the_local_probe_finds(cluster, tmp_path):
     outcomes = [{e["id"]: e["outcome"] for e in p.evidence["combinations"]} for p in (local, on_ray)]
     assert outcomes[0] == outcomes[1] and {"wrong", "supported"} <= set(outcomes[0].values())
     assert on_ray.limits == local.limits
+
+
+# --- bench --------------------------------------------------------------------------------
+
+BENCH_TIMINGS = ("buildSeconds", "firstRunSeconds", "latency", "loadAverage")
+
+
+def tiny_bench_suite(tmp_path):
+    from test_bench import one_op_graph, suite_file
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    op = lambda name, op, variants=("graph",): {"id": name, "kind": "op", "op": op, "variants": list(variants),  # noqa: E731
+                                                "graph": one_op_graph(op)}
+    return load_suite(str(suite_file(tmp_path, [op("relu", "relu"), op("abs-crashes", "abs"), op("neg-hangs", "neg"),
+                                                op("sigmoid", "sigmoid", ("graph", "host"))])))
+
+
+def bench_on_ray_equals_local_bench_with_nodes_and_artifacts(cluster, tmp_path):
+    """The faulty backend (crash on abs, hang on neg) and ONNX Runtime (artifacts): the same
+    records as a local bench but for timings, the node fields and the crash and timeout wording."""
+    from test_bench import QUICK, TINY_PEAKS
+
+    suite = tiny_bench_suite(tmp_path)
+    backends = [(FAULTY, {"hang_seconds": "60"}), ("onnxruntime", {})]
+    options = BenchOptions(policy=QUICK, timeout=4, threads=1, peaks=TINY_PEAKS)
+    local = run_bench(suite, backends, tmp_path / "local", options)
+    factory = RayExecutors(cluster[0].address)
+    arrivals = []
+    on_ray = run_bench(suite, backends, tmp_path / "ray", options, executor=factory.bench_executor(),
+                       on_record=lambda r: arrivals.append(time.monotonic()))
+    factory.close()
+    key = lambda r: (r["backend"]["name"], r["benchmark"], r["variant"])  # noqa: E731
+    expected, got = sorted(local.records, key=key), sorted(on_ray.records, key=key)
+    assert [key(r) for r in got] == [key(r) for r in expected]
+    assert [r["status"] for r in got if r["backend"]["name"] == "faulty"] == ["crash", "timeout", "ok", "ok",
+                                                                              "unsupported"]
+    nodes = {n.node_id for n in cluster[0].list_all_nodes()}
+    for r_local, r_ray in zip(expected, got):
+        node = r_ray.pop("node")
+        assert node["id"] in nodes and node["machine"]["cpu"] and node["machine"]["cores"] >= 1
+        assert node["peaks"]["float32FlopsPerSecond"] > 0 and node["peaks"]["threads"] == 1
+        if r_ray["status"] in ("crash", "timeout"):
+            assert r_ray["message"].startswith("worker process died (node " if r_ray["status"] == "crash"
+                                               else "did not finish within 4 s"), r_ray["message"]
+            r_local, r_ray = {**r_local, "message": ""}, {**r_ray, "message": ""}
+        assert {k: v for k, v in r_ray.items() if k not in BENCH_TIMINGS} == \
+               {k: v for k, v in r_local.items() if k not in BENCH_TIMINGS}
+    artifacts = [r["artifact"] for r in got if r["artifact"]]
+    assert "artifacts/relu.graph.onnx" in artifacts
+    for name in artifacts:  # the model timed on the node, byte for byte the local one
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    header = json.loads((tmp_path / "ray" / "summary.json").read_text())["header"]
+    assert header["executor"] == "ray" and {n["id"] for n in header["nodes"]} == nodes
+    assert "peaks" not in header, "the driver timed nothing: its peaks would mislead"
+    assert {json.loads(line)["node"]["id"] for line in (tmp_path / "ray" / "bench.jsonl").read_text().splitlines()} \
+        == nodes, "both nodes time benchmarks"
+    assert arrivals[0] < arrivals[-1] - 2, "records stream as they complete, not after the hang"
+
+
+def bench_of_a_device_runs_on_its_node(cluster, tmp_path):
+    from test_bench import QUICK, TINY_PEAKS
+
+    factory = RayExecutors(cluster[0].address)
+    result = run_bench(tiny_bench_suite(tmp_path), [(FAULTY, {"device": "FAKE.1"})], tmp_path / "out",
+                       BenchOptions(policy=QUICK, timeout=10, peaks=TINY_PEAKS, name_filter="^relu$"),
+                       executor=factory.bench_executor())
+    (record,) = result.records
+    assert record["status"] == "ok" and record["node"]["id"] == cluster[1]
+    assert record["backend"]["settings"]["hostThreads"] == 1, "threads default to the CPUs the node lends"
+    with pytest.raises(BackendError, match="no node of the Ray cluster advertises the resource 'webnn_device:GPU.7'"):
+        run_bench(tiny_bench_suite(tmp_path), [(FAULTY, {"device": "GPU.7"})], tmp_path / "none",
+                  BenchOptions(policy=QUICK, peaks=TINY_PEAKS), executor=factory.bench_executor())
+
+
+def test_bench_ray_address_needs_the_ray_executor(capsys):
+    from webnn_harness.cli import main
+
+    assert main(["bench", "-b", "reference", "--ray-address", "127.0.0.1:6379"]) == 2
+    assert "--ray-address needs --executor ray" in capsys.readouterr().err
+
+
+def test_a_bench_actor_holds_every_cpu_its_node_lends_and_stays_on_it(monkeypatch):
+    """One benchmark at a time per node: the actor asks for all the node's CPUs, pinned to that node;
+    threads default to those CPUs (backend and the host's BLAS alike)."""
+    import webnn_harness.ray_bench as ray_bench
+
+    started = []
+
+    class Recorder:
+        def options(self, **options):
+            started.append(options)
+            return self
+
+        def remote(self, *args):
+            started.append(args)
+
+    monkeypatch.setattr(ray_bench, "actor_class", lambda cls: Recorder())
+    node = {"id": "1a" * 28, "resources": {"CPU": 4.0, RESOURCE_PREFIX + "GPU.0": 1.0}, "description": {"id": "1a" * 28}}
+    other = {"id": "2b" * 28, "resources": {"CPU": 8.0}, "description": {"id": "2b" * 28}}
+    executor = ray_bench.RayBenchExecutor("onnxruntime", {"device": "GPU.0"}, RunOptions(workers=2), [node, other],
+                                          None, None, None)
+    (placement,) = executor.placements(batches=5)  # only the node with the device
+    executor.new_actor(placement)
+    options, args = started
+    assert options["num_cpus"] == 4.0 and options["resources"] == {RESOURCE_PREFIX + "GPU.0": 1.0}
+    assert options["scheduling_strategy"].node_id == node["id"] and options["scheduling_strategy"].soft is False
+    assert options["runtime_env"]["env_vars"]["OPENBLAS_NUM_THREADS"] == "4"
+    assert args == ("onnxruntime", {"device": "GPU.0", "threads": "4"}, 4, node["description"])

@@ -110,7 +110,8 @@ def probe_doc(version: str, wrong_case: str = XSS) -> dict:
                                    "nhwc": {"medianSeconds": 0.0012, "runs": 20}, "nhwcOverNchw": 0.5714},
                         "maxPool2d": {"nchw": {"medianSeconds": None, "runs": 0, "error": "Unsupported: <x>"},
                                       "nhwc": {"medianSeconds": 2.5e-5, "runs": 20}, "nhwcOverNchw": None}}},
-        "maxTensorByteLength": {"maxTensorByteLength": 2**31, "kind": "budget", "budget": 2**31,
+        "maxTensorByteLength": {"maxTensorByteLength": 2**31, "kind": "budget" if version == "1.0" else "time",
+                                "budget": 2**31,
                                 "op": "relu (float32)", "firstFailure": None, "attempts": [{"bytes": 1, "ok": True}]},
         "analysis": {op: {} for op in ("relu", "clamp", "conv2d", "abs", "softmax")},
         "notTried": [], "harnessProblems": [],
@@ -277,7 +278,8 @@ def test_capability_model_from_probe_files(inputs):
     assert old.layout_timings == (("conv2d", "2.100 ms (median of 20)", "1.200 ms (median of 20)", "0.571"),
                                   ("maxPool2d", "failed: Unsupported: <x>", "25.0 µs (median of 20)", ""))
     assert old.layout_basis.startswith("geometric mean") and ("shapes.channels", "32") in old.layout_evidence
-    assert old.bytes_at_budget and ("attempts", "1") in old.bytes_evidence
+    assert "memory budget" in old.bytes_lower_bound and ("attempts", "1") in old.bytes_evidence
+    assert "time budget" in new.bytes_lower_bound  # a search cut short by time is a lower bound too
     assert old.limits_download == "fakert-1.0-opSupportLimits.json"
     assert old.ops["relu"].status == "emulated" and old.ops["relu"].emulated == "Max(x, 0)"
     assert old.ops["clamp"].status == "wrong" and len(old.ops["clamp"].wrong) == 1

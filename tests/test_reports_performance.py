@@ -320,3 +320,51 @@ def test_folders_of_one_backend_share_a_column_unless_they_measured_the_same_thi
     perf = build_performance([first, again])
     assert [c.runs for c in perf.columns] == [(0,), (1,)]
     assert len({c.backend.label for c in perf.columns}) == 2
+
+
+def _node(node_id: str, hostname: str, cpu: str, flops: float) -> dict:
+    return {"id": node_id, "machine": {"cpu": cpu, "cores": 4, "platform": "Linux-6.1-x86_64",
+                                       "memoryBytes": 16 * 2**30, "hostname": hostname},
+            "peaks": {**PEAKS, "float32FlopsPerSecond": flops, "threads": 4}, "timerOverheadSeconds": 4e-8}
+
+
+def test_a_column_never_mixes_machines_and_a_ray_bench_is_one_run_per_node(tmp_path, bench):
+    """Folders of one backend from two machines: two columns, each naming its machine. A bench on
+    a Ray cluster: one run per node with that node's machine and peaks, which its roofline uses."""
+    scenarios = [r for r in seed_records() if r["kind"] == "scenario"]
+    ops = [r for r in seed_records() if r["kind"] == "op"]
+    elsewhere = write_bench(tmp_path / "elsewhere", ops)
+    summary = json.loads((elsewhere / "summary.json").read_text())
+    summary["header"]["machine"]["hostname"] = "other-host"
+    (elsewhere / "summary.json").write_text(json.dumps(summary))
+    perf = build_performance([write_bench(tmp_path / "here", scenarios), elsewhere])
+    assert [c.runs for c in perf.columns] == [(0,), (1,)]
+    assert [c.machine.split(",")[0] for c in perf.columns] == ["bench-host", "other-host"]
+
+    a, b = _node("a" * 56, "farm-1", "CPU A", 2.0e11), _node("b" * 56, "farm-2", "CPU B", 3.0e11)
+    on_ray = write_bench(tmp_path / "ray", [dict(r, node=a if i % 2 else b) for i, r in enumerate(ops)])
+    summary = json.loads((on_ray / "summary.json").read_text())
+    del summary["header"]["machine"], summary["header"]["peaks"]
+    summary["header"].update(executor="ray", nodes=[a, b])
+    (on_ray / "summary.json").write_text(json.dumps(summary))
+    perf = build_performance([on_ray])
+    assert [(r.machine["hostname"], r.peaks.flops) for r in perf.runs] == [("farm-2", 3.0e11), ("farm-1", 2.0e11)]
+    assert [r.label.split(" on ")[1] for r in perf.runs] == ["farm-2 (Ray node bbbbbbbb)", "farm-1 (Ray node aaaaaaaa)"]
+    assert [(c.runs, c.machine) for c in perf.columns] == [((0,), "farm-2, CPU B, 4 cores"), ((1,), "farm-1, CPU A, 4 cores")]
+    assert sorted(perf.roofline) == [0, 1]
+    for run, points in perf.roofline.items():  # each under its own node's roof
+        peak = perf.runs[run].peaks.flops
+        assert any(p.bound == peak for p in points)
+        for p in points:
+            assert p.bound == pytest.approx(min(peak, p.intensity * PEAKS["memoryBandwidthBytesPerSecond"]))
+    assert sum(r.counts.get("ok", 0) for r in perf.runs) == sum(r["status"] == "ok" for r in ops)
+    site = tmp_path / "site"
+    build_site([on_ray], site)
+    page = (site / "performance.html").read_text()
+    assert "on farm-1, CPU A, 4 cores" in page and "farm-2 (Ray node bbbbbbbb)" in page
+
+
+def test_strip_local_paths_leaves_markup_in_messages_alone():
+    # A backend message may hold markup; "</b>" is a closing tag, not a folder.
+    assert strip_local_paths("error in </b> tag") == "error in </b> tag"
+    assert strip_local_paths("<i>/tmp/run/a.onnx</i>") == "<i>a.onnx</i>"

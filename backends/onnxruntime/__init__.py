@@ -192,7 +192,7 @@ class OnnxRuntimeBackend:
 
     def _build_merged(self, indices, graphs, lowered, results) -> None:
         from webnn_harness.backends.onnxruntime.batch import (
-            MergedCase, MergedSession, culprit, merge_models, prefix_of)
+            MergedCase, MergedSession, culprit, merge_models, prefix_of, well_typed)
 
         if len(indices) == 1:
             try:
@@ -207,10 +207,17 @@ class OnnxRuntimeBackend:
                 model.SerializeToString(), self._session_options, providers=[self.provider])
         except Exception as exc:  # noqa: BLE001 - the graph ORT refuses is built alone, for its own message
             k = culprit(str(exc), len(indices))
-            parts = ([[indices[k]], indices[:k] + indices[k + 1:]] if k is not None
-                     else [indices[:len(indices) // 2], indices[len(indices) // 2:]])
+            if k is None:
+                parts = [indices[:len(indices) // 2], indices[len(indices) // 2:]]
+            else:
+                # One refusal often comes with more (a probe's data types beyond the
+                # spec): the graphs ONNX's type check rejects are built alone at once,
+                # so the rest is merged again once rather than once per refusal.
+                alone = [indices[k]] + [i for j, i in enumerate(indices) if j != k and not well_typed(lowered[i])]
+                parts = [[i] for i in alone] + [[i for i in indices if i not in alone]]
             for part in parts:
-                self._build_merged(part, graphs, lowered, results)
+                if part:
+                    self._build_merged(part, graphs, lowered, results)
             return
         merged = MergedSession(session, {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()})
         for index, prefix in zip(indices, prefixes):

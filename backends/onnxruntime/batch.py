@@ -91,6 +91,19 @@ def culprit(message: str, count: int) -> int | None:
 _PREFIX = re.compile(r"\bcase(\d+):")
 
 
+def well_typed(model) -> bool:
+    """Whether ONNX's strict type and shape inference accepts ``model``. ORT
+    refuses a model it rejects ("INVALID_GRAPH ... Type Error"); one it
+    rejects wrongly is only built alone, which gives the same verdict."""
+    import onnx
+
+    try:
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+    except Exception:  # noqa: BLE001 - onnx raises InferenceError, ValidationError and kin
+        return False
+    return True
+
+
 def mergeable(graph) -> bool:
     return sum(desc.size for desc in graph.descs.values()) <= MAX_ELEMENTS_TO_MERGE
 

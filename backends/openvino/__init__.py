@@ -255,7 +255,8 @@ def _case_feed(compiled: CompiledCase, inputs: Mapping[str, np.ndarray]) -> dict
     feed = {}
     for port, name in zip(compiled.input_ports, graph.inputs):
         desc = graph.descs[name]
-        feed[port] = np.asarray(inputs[name]).astype(NUMPY_OF[desc.data_type]).reshape(desc.shape)
+        # A contiguous array of the right type goes as it is (infer copies it: share_inputs=False).
+        feed[port] = np.ascontiguousarray(inputs[name], dtype=NUMPY_OF[desc.data_type]).reshape(desc.shape)
     return feed
 
 
@@ -263,7 +264,8 @@ def _case_outputs(compiled: CompiledCase) -> dict[str, np.ndarray]:
     request = compiled.batch.request
     graph = compiled.graph
     return {  # int4/uint4 come back from their i8/u8 carriers (lower.base.CARRIERS)
-        name: np.array(request.get_output_tensor(port).data, copy=True).astype(numpy_dtype(graph.descs[name].data_type))
+        name: np.array(request.get_output_tensor(port).data, copy=True).astype(numpy_dtype(graph.descs[name].data_type),
+                                                                               copy=False)
         for port, name in zip(compiled.output_ports, graph.outputs)
     }
 

@@ -69,10 +69,23 @@ def read_bench(folder: str | Path) -> dict[tuple[str, str, str], dict]:
     return records
 
 
+def _hardware(record: dict) -> tuple | None:
+    """The hardware a record was timed on, when it names its node (bench
+    --executor ray): CPU model, cores and memory, not the host name, so that
+    identical machines of a farm compare."""
+    machine = (record.get("node") or {}).get("machine")
+    return (machine.get("cpu"), machine.get("cores"), machine.get("memoryBytes")) if isinstance(machine, dict) else None
+
+
 def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float) -> Change:
     from scipy.stats import mannwhitneyu
 
     base_ok, new_ok = base["status"] == "ok", new["status"] == "ok"
+    hardware = _hardware(base), _hardware(new)
+    if base_ok and new_ok and None not in hardware and hardware[0] != hardware[1]:
+        # A Ray bench puts a benchmark on whichever node is free: two machines' times are no regression.
+        return Change(*key, "notComparable", base["latency"]["median"], new["latency"]["median"],
+                      reason=f"timed on different machines: {hardware[0]} before, {hardware[1]} now")
     if not (base_ok and new_ok):
         if base_ok:
             return Change(*key, "broken", reason=f"was ok, now {new['status']}: {new.get('message') or ''}".strip())

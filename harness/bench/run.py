@@ -4,7 +4,9 @@ the parent). A worker that dies is a ``crash`` record and one that runs past
 the timeout a ``timeout`` record; the worker is replaced and the bench goes on.
 Records are appended to DIR/bench.jsonl and flushed as they complete;
 DIR/summary.json is written first with ``complete: false`` and rewritten when
-the bench ends, so a bench that is killed says it is incomplete."""
+the bench ends, so a bench that is killed says it is incomplete. With
+``executor`` (``bench --executor ray``: harness/ray_bench.py) the tasks run
+elsewhere and their records come back to the same file."""
 from __future__ import annotations
 
 import json
@@ -16,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from webnn_harness import __version__
 from webnn_harness.backends.base import BackendError
@@ -30,6 +32,18 @@ _CTX = mp.get_context("spawn")
 # Backends whose ``threads`` option the bench sets (to every usable core
 # unless -o threads= or --threads says otherwise); others get only their -o.
 THREADED = ("onnxruntime", "openvino")
+
+
+class BenchExecutor(Protocol):
+    """Runs a bench's tasks somewhere other than a local worker process
+    (harness/ray_bench.py). ``header`` describes where (summary.json);
+    ``run_backend`` hands each record to ``on_record`` as it completes and
+    returns the backend infos it ran with."""
+
+    def header(self, command: str, options: BenchOptions) -> dict[str, Any]: ...
+
+    def run_backend(self, name: str, backend_options: Mapping[str, str], tasks: Sequence[Task],
+                    options: BenchOptions, on_record: Callable[[dict], None]) -> list[dict]: ...
 
 
 class BenchFolderExists(Exception):
@@ -152,7 +166,24 @@ def _write_summary(out: Path, header: dict, suite: Suite, backends, records, com
     tmp.replace(out / "summary.json")
 
 
-def _failure_record(task: Task, info: Mapping, status: str, message: str) -> dict:
+def thread_options(name: str, backend_options: Mapping[str, str], threads: int) -> dict[str, str]:
+    """The backend options a bench uses: ``threads`` set where the bench sets it."""
+    backend_options = dict(backend_options)
+    if name in THREADED:
+        backend_options.setdefault("threads", str(threads))
+    return backend_options
+
+
+def bench_info(info: Mapping, backend_options: Mapping[str, str], threads: int) -> dict:
+    """A worker's backend info with the thread settings the bench chose."""
+    info = dict(info)
+    info["settings"] = {**info["settings"], "hostThreads": threads}
+    if "threads" in backend_options:
+        info["settings"]["threads"] = int(backend_options["threads"])
+    return info
+
+
+def failure_record(task: Task, info: Mapping, status: str, message: str) -> dict:
     bench = task.benchmark
     return BenchRecord(benchmark=bench.id, suite=bench.suite, kind=bench.kind, variant=task.variant,
                        title=bench.title, status=status, backend=info, op=bench.op, params=bench.params,
@@ -167,10 +198,12 @@ def run_bench(
     command: str = "",
     overwrite: bool = False,
     on_record: Callable[[dict], None] = lambda record: None,
+    executor: BenchExecutor | None = None,
 ) -> BenchResult:
     """Run ``suite`` on each backend; raises BenchFolderExists, BackendError,
     or ValueError (nothing selected). KeyboardInterrupt leaves summary.json
-    with complete: false and propagates."""
+    with complete: false and propagates. ``executor``: where the benchmarks
+    run when not in a local worker process (Ray: harness/ray_bench.py)."""
     pattern = re.compile(options.name_filter) if options.name_filter else None
     selected = [b for b in suite.benchmarks if not pattern or pattern.search(b.id)]
     if not selected:
@@ -179,36 +212,41 @@ def run_bench(
     out = Path(out)
     prepare_out_dir(out, overwrite)
     threads = options.threads or usable_cores()
-    header = bench_header(command, measure_peaks(**options.peaks), threads)
+    tasks = [Task(bench, variant, options.policy, str(out), options.save_artifacts)
+             for bench in selected for variant in bench.variants]
+    header = (executor.header(command, options) if executor is not None
+              else bench_header(command, measure_peaks(**options.peaks), threads))
     records: list[dict] = []
     infos: list[dict] = []
     _write_summary(out, header, suite, infos, records, complete=False)
     with open(out / "bench.jsonl", "a") as sink:
+        def keep(record: dict) -> None:
+            sink.write(json.dumps(record) + "\n")
+            sink.flush()
+            records.append(record)
+            on_record(record)
+
         for name, backend_options in backends:
-            backend_options = dict(backend_options)
-            if name in THREADED:
-                backend_options.setdefault("threads", str(threads))
+            if executor is not None:
+                try:
+                    infos.extend(executor.run_backend(name, backend_options, tasks, options, keep))
+                finally:
+                    _write_summary(out, header, suite, infos, records, complete=False)
+                continue
+            backend_options = thread_options(name, backend_options, threads)
             worker = _Worker(name, backend_options, options.start_timeout, threads)
-            info = dict(worker.info)
-            info["settings"] = {**info["settings"], "hostThreads": threads}
-            if "threads" in backend_options:
-                info["settings"]["threads"] = int(backend_options["threads"])
+            info = bench_info(worker.info, backend_options, threads)
             infos.append(info)
             try:
-                for bench in selected:
-                    for variant in bench.variants:
-                        task = Task(bench, variant, options.policy, str(out), options.save_artifacts)
-                        kind, payload = worker.run(task, options.timeout)
-                        if kind == "record":
-                            record = dict(payload, backend=info)
-                        else:
-                            record = _failure_record(task, info, kind, payload)
-                            worker.close()
-                            worker = _Worker(name, backend_options, options.start_timeout, threads)
-                        sink.write(json.dumps(record) + "\n")
-                        sink.flush()
-                        records.append(record)
-                        on_record(record)
+                for task in tasks:
+                    kind, payload = worker.run(task, options.timeout)
+                    if kind == "record":
+                        record = dict(payload, backend=info)
+                    else:
+                        record = failure_record(task, info, kind, payload)
+                        worker.close()
+                        worker = _Worker(name, backend_options, options.start_timeout, threads)
+                    keep(record)
             finally:
                 worker.close()
                 _write_summary(out, header, suite, infos, records, complete=False)

@@ -160,12 +160,18 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
         msg = conn.recv()
         if msg[0] == "stop":
             return
-        task = msg[1]
-        try:
-            record = worker.run(task)
-        except Exception as exc:  # noqa: BLE001 - a harness bug is an error record, not a dead bench
-            where = traceback.extract_tb(exc.__traceback__)[-1]
-            record = BenchRecord(benchmark=task.benchmark.id, suite=task.benchmark.suite, kind=task.benchmark.kind,
-                                 variant=task.variant, title=task.benchmark.title, status="error", backend=worker.info,
-                                 message=f"harness error: {_one_line(exc)} ({where.filename}:{where.lineno})")
-        conn.send(("record", record.to_json()))
+        conn.send(("record", task_record(worker, msg[1])))
+
+
+def task_record(worker: BenchWorker, task: Task) -> dict:
+    """The record JSON of one task; a harness bug is an error record, not a
+    dead bench. Shared by the worker process and the Ray actor
+    (harness/ray_bench.py)."""
+    try:
+        record = worker.run(task)
+    except Exception as exc:  # noqa: BLE001
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        record = BenchRecord(benchmark=task.benchmark.id, suite=task.benchmark.suite, kind=task.benchmark.kind,
+                             variant=task.variant, title=task.benchmark.title, status="error", backend=worker.info,
+                             message=f"harness error: {_one_line(exc)} ({where.filename}:{where.lineno})")
+    return record.to_json()

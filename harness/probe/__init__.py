@@ -32,6 +32,7 @@ from webnn_harness.dtypes import DATA_TYPES
 from webnn_harness.opspec.base import SpecError
 from webnn_harness.probe import limits as limits_mod
 from webnn_harness.probe import deviations
+from webnn_harness.probe.beside import Beside
 from webnn_harness.probe.plan import MAX_RANK, SWEEPS, Combo, combos_for, plan
 from webnn_harness.probe.synth import key, output_member, to_case
 from webnn_harness.results import Record, run_header
@@ -291,7 +292,10 @@ def probe(
     op that works (identity when the backend has it), and the special-value
     variants of every wrong combination (see ``deviations``; the per-class
     variants follow in a short third pass). ``executor`` runs the
-    combinations (default: local worker processes)."""
+    combinations (default: local worker processes). The layout timing and
+    the byte-length search run beside the passes in a process of their own
+    (``beside``): the search's first attempt during the passes, the timing
+    after them; both are bounded in time and the header records the bounds."""
     options = dict(options or {})
     run = run or RunOptions(timeout=20.0, batch_size=64)
     started = time.perf_counter()
@@ -306,6 +310,7 @@ def probe(
     op_names = list(ops) if ops else list(operators())
 
     pool = (executor or LocalExecutors())(backend, options, run, info)
+    beside = Beside(backend, options, layout, max_bytes if byte_search else None) if layout or byte_search else None
     session = _Session(collector, pool, progress)
     t0 = time.perf_counter()
     try:
@@ -335,10 +340,18 @@ def probe(
         session.run(session.retries(wrong, with_classes=True) + session.retries(late))
         session.run(session.retries(late, with_classes=True))
         wrong += late
+    except BaseException:
+        if beside is not None:
+            beside.close()
+        raise
     finally:
         pool.close()
         collector.close()
     combos_seconds = time.perf_counter() - t0
+    layout_evidence = bytes_evidence = None
+    if beside is not None:
+        beside.start_timing()  # the workers are gone: the machine is quiet
+        layout_evidence, bytes_evidence = beside.finish()
     for case_name in wrong:
         finding = deviations.classify(deviations.present_classes(session.cases[case_name]),
                                       collector.retry_outcomes.get(case_name, {}), limits_mod.WORKING)
@@ -346,16 +359,6 @@ def probe(
             e["deviation"] = finding
 
     limits_members, analysis = limits_mod.derive(collector.entries, graph_op)
-    layout_evidence = None
-    if layout:
-        from webnn_harness.probe.layout import measure_layouts
-
-        layout_evidence = measure_layouts(backend, options)
-    bytes_evidence = None
-    if byte_search:
-        from webnn_harness.probe.bytes import search_max_bytes
-
-        bytes_evidence = search_max_bytes(backend, options, max_bytes)
 
     preferred = (layout_evidence or {}).get("preferred") or "nchw"
     max_len = (bytes_evidence or {}).get("maxTensorByteLength") or 0
@@ -374,6 +377,7 @@ def probe(
         "device": info.get("device"),
         "emulations": dict(emulated),
         "buildSettingsByOp": build_settings_by_op(collector.entries, info.get("settings", {})),
+        "timeBounds": time_bounds(layout_evidence, bytes_evidence),
         "seconds": round(seconds, 3),
     }
     evidence = _evidence(header, collector.entries, session.skipped, session.not_built, analysis, emulated,
@@ -389,6 +393,16 @@ def probe(
         evidence["compare"] = compare_declared(json.loads(Path(compare_file).read_text()), evidence, Path(compare_file).name)
     evidence_path.write_text(json.dumps(evidence, indent=1, default=str) + "\n")
     return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
+
+
+def time_bounds(layout_evidence: Mapping | None, bytes_evidence: Mapping | None) -> dict:
+    """The time bounds of the measurements that ran, as their evidence states them."""
+    out = {}
+    if layout_evidence:
+        out["layoutTimingSeconds"] = layout_evidence["method"]["rounds"]["budgetSeconds"]
+    if bytes_evidence:
+        out["byteSearchSeconds"] = bytes_evidence["method"]["timeBudgetSeconds"]
+    return out
 
 
 def build_settings_by_op(entries: list[dict], settings: Mapping[str, Any]) -> dict:

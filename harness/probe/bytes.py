@@ -1,10 +1,22 @@
 """maxTensorByteLength: the largest tensor a cheap op (relu on float32)
-verifiably handles, searched by doubling up to a memory budget and then
-bisected below the first failure. The search runs in its own process, so an
-allocation failure or an out-of-memory kill ends the search, not the probe;
-the evidence says whether a hard limit was found or the budget was reached."""
+verifiably handles, up to a memory budget.
+
+The budget itself is tried first: on a machine with the memory for it that
+one attempt settles the search ("at least the budget"). Only when it fails
+is the limit looked for, by doubling from START up to the first failure and
+then bisecting below it (BISECT_STEPS). Sizes are tried smallest first within
+one process, so the first failure ends that process's list.
+
+The search runs in its own processes, so an allocation failure or an
+out-of-memory kill ends one attempt, not the probe; the evidence says
+whether a hard limit was found or the budget was reached. It is bounded in
+time: no attempt starts after TIME_BUDGET seconds (the one in progress
+finishes, so a slow machine never turns "too slow" into "too big"), and the
+evidence records the bound and whether it cut the search short.
+"""
 from __future__ import annotations
 
+import time
 from typing import Mapping
 
 import numpy as np
@@ -14,6 +26,11 @@ from webnn_harness.probe.isolate import run_isolated
 START = 1 << 20
 PATTERN = np.array([-1.5, 2.0, 0.5, -3.0], dtype=np.float32)
 BISECT_STEPS = 4
+TIME_BUDGET = 30.0  # seconds after which no new attempt starts
+CHECK_CHUNK = 1 << 18  # elements compared at a time: no output-sized temporary
+# CLOCK_MONOTONIC on Linux: one clock for every process of the machine, so a
+# deadline set by the probe holds in the search's process.
+clock = time.monotonic
 
 
 def _relu_ok(backend, n_bytes: int) -> str | None:
@@ -23,25 +40,31 @@ def _relu_ok(backend, n_bytes: int) -> str | None:
 
     count = n_bytes // 4
     graph = single_node_graph("relu", {"input": TensorDesc((count,), "float32")}, {})
-    x = np.tile(PATTERN, count // 4 + 1)[:count]
+    whole = count // 4 * 4
+    x = np.empty(count, dtype=np.float32)
+    x[:whole].reshape(-1, 4)[...] = PATTERN
+    x[whole:] = PATTERN[:count - whole]
     compiled = backend.build(graph)
     out = backend.compute(compiled, {"input": x})
     y = np.asarray(out[graph.outputs[0]]).reshape(-1)
-    del x
+    del x, out
     if y.shape != (count,):
         return f"output has {y.size} elements, expected {count}"
     expected = np.maximum(PATTERN, 0)
-    whole = count // 4 * 4
-    if not np.array_equal(y[:whole].reshape(-1, 4), np.broadcast_to(expected, (whole // 4, 4))):
-        return "values differ from relu's"
+    block = np.tile(expected, CHECK_CHUNK // 4)
+    for start in range(0, count, CHECK_CHUNK):
+        part = y[start:start + CHECK_CHUNK]
+        if not np.array_equal(part, block[:part.size]):  # sizes are multiples of 16 bytes
+            return "values differ from relu's"
     return None
 
 
-def _search(send, backend_name: str, options: Mapping[str, str], sizes: list[int]) -> None:
-    from webnn_harness import backends
-
-    backend = backends.create(backend_name, options)
+def try_sizes(send, backend, sizes: list[int], deadline: float) -> None:
+    """relu at each size, smallest first, until one fails or the deadline passes."""
     for size in sizes:
+        if clock() > deadline:
+            send(("out of time", size))
+            return
         send(("trying", size))
         try:
             problem = _relu_ok(backend, size)
@@ -50,6 +73,17 @@ def _search(send, backend_name: str, options: Mapping[str, str], sizes: list[int
         send(("result", size, problem))
         if problem:
             return
+
+
+def _search(send, backend_name: str, options: Mapping[str, str], sizes: list[int], deadline: float) -> None:
+    from webnn_harness import backends
+
+    try_sizes(send, backends.create(backend_name, options), sizes, deadline)
+
+
+def budget_bytes(budget: int) -> int:
+    """The largest size tried: the budget, whole 16-byte blocks."""
+    return int(budget) // 16 * 16
 
 
 def _doubling(budget: int) -> list[int]:
@@ -61,12 +95,20 @@ def _doubling(budget: int) -> list[int]:
     return sizes
 
 
-def _run(backend: str, options, sizes, timeout) -> tuple[int | None, tuple[int, str] | None, list, str]:
-    messages, ending = run_isolated(_search, (backend, dict(options), sizes), timeout)
+def _run(backend: str, options, sizes, timeout, deadline) -> tuple[int | None, tuple[int, str] | None, list, str, bool]:
+    """(largest size that worked, (first size that failed, why), attempts, how the
+    process ended, whether the time bound stopped it before a size)."""
+    return _parse(*run_isolated(_search, (backend, dict(options), sizes, deadline), timeout))
+
+
+def _parse(messages, ending: str) -> tuple[int | None, tuple[int, str] | None, list, str, bool]:
+    """``_run``'s answer from the messages of ``try_sizes`` and how its process ended."""
     ok, failed, log = None, None, []
-    trying = None
+    trying, out_of_time = None, False
     for msg in messages:
-        if msg[0] == "trying":
+        if msg[0] == "out of time":
+            out_of_time = True
+        elif msg[0] == "trying":
             trying = msg[1]
         else:
             _, size, problem = msg
@@ -79,36 +121,67 @@ def _run(backend: str, options, sizes, timeout) -> tuple[int | None, tuple[int, 
     if trying is not None and failed is None:  # died or hung on this size
         failed = (trying, ending)
         log.append({"bytes": trying, "ok": False, "problem": ending})
-    return ok, failed, log, ending
+    return ok, failed, log, ending, out_of_time
 
 
-def search_max_bytes(backend: str, options: Mapping[str, str], budget: int, timeout: float = 120.0) -> dict:
-    budget = int(budget) // 16 * 16
-    ok, failed, log, ending = _run(backend, options, _doubling(budget), timeout)
+def search_max_bytes(backend: str, options: Mapping[str, str], budget: int, timeout: float = 120.0,
+                     time_budget: float = TIME_BUDGET, budget_attempt: tuple | None = None) -> dict:
+    """``timeout``: seconds one process may take before its attempt counts as a
+    hang; ``time_budget``: seconds after which no new attempt starts.
+    ``budget_attempt``: (messages, ending, clock() at its start) of the budget's
+    attempt when it ran elsewhere (``probe.beside``); else it runs here first."""
+    budget = budget_bytes(budget)
+    if budget_attempt is None:
+        started = clock()
+        ok, failed, log, ending, out_of_time = _run(backend, options, [budget], timeout, started + time_budget)
+    else:
+        messages, ending, started = budget_attempt
+        ok, failed, log, ending, out_of_time = _parse(messages, ending)
+    deadline = started + time_budget
+    if failed:  # a limit below the budget: double up to it
+        below = [s for s in _doubling(budget) if s < failed[0]]
+        if below:
+            ok, failed_below, log2, ending, out_of_time = _run(backend, options, below, timeout, deadline)
+            log += log2
+            failed = failed_below or failed
+    # Cut short while doubling, the sizes between ok and the failure are untried:
+    # ok is then a lower bound, not the limit.
+    doubling_cut = out_of_time
     steps = 0
-    while failed and steps < BISECT_STEPS:
+    while failed and steps < BISECT_STEPS and not out_of_time:
         low = ok or 0
         high = failed[0]
         mid = (low + high) // 2 // 16 * 16
         if mid <= low or mid >= high:
             break
-        ok2, failed2, log2, _ = _run(backend, options, [mid], timeout)
+        ok2, failed2, log2, _, out_of_time = _run(backend, options, [mid], timeout, deadline)
         log += log2
+        if out_of_time:
+            break
         if ok2:
             ok = ok2
         else:
             failed = failed2 or (mid, "no result")
         steps += 1
-    kind = "budget" if ok == budget else ("limit" if failed else "unknown")
+    kind = "budget" if ok == budget else ("time" if doubling_cut else "limit" if failed else "unknown")
+    if kind == "budget":
+        # No limit found below the budget: the number is a lower bound, never "the" limit.
+        summary = f"at least {ok} bytes (search budget reached)"
+    elif kind == "time":
+        summary = f"at least {ok or 0} bytes (time budget of {time_budget:g} s reached; {failed[0]} bytes failed)"
+    else:
+        summary = f"{ok or 0} bytes (first failure at {failed[0]} bytes)" if failed else "inconclusive"
     return {
         "maxTensorByteLength": ok or 0,
         "kind": kind,
-        # No limit found below the budget: the number is a lower bound, never "the" limit.
-        "summary": (f"at least {ok} bytes (search budget reached)" if kind == "budget"
-                    else f"{ok or 0} bytes (first failure at {failed[0]} bytes)" if failed else "inconclusive"),
+        "summary": summary,
         "budget": budget,
         "op": "relu (float32)",
+        "method": {"order": f"the budget first; below a failure, doubling from {START} bytes, "
+                            f"then up to {BISECT_STEPS} bisection steps",
+                   "timeBudgetSeconds": time_budget, "stoppedByTimeBudget": out_of_time},
         "firstFailure": {"bytes": failed[0], "problem": failed[1]} if failed else None,
         "attempts": log,
+        "seconds": round(clock() - started, 3),
         "ended": ending,
     }

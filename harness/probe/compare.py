@@ -187,8 +187,9 @@ def compare_declared(declared: Mapping[str, Any], evidence: Mapping[str, Any], s
         "maxTensorByteLength": measured_bytes.get("maxTensorByteLength"),
     }
     top = {k: {"declared": declared.get(k), "measured": measured_top[k]} for k in TOP_LEVEL}
-    if measured_bytes.get("kind") == "budget":
-        top["maxTensorByteLength"]["note"] = "at least this (search budget reached)"
+    if measured_bytes.get("kind") in ("budget", "time"):
+        bound = "search budget" if measured_bytes["kind"] == "budget" else "time budget"
+        top["maxTensorByteLength"]["note"] = f"at least this ({bound} reached)"
     out = {"source": source, "provenance": declared.get("$provenance")}
     for c in CATEGORIES[:4]:
         out[c] = found[c].items()

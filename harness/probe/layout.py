@@ -51,10 +51,9 @@ def _graph(op: str, layout: str, channels: int, size: int, attrs: Mapping):
     return single_node_graph(op, operands, attributes)
 
 
-def _time_layouts(send, backend_name: str, options: Mapping[str, str]) -> None:
-    from webnn_harness import backends
-
-    backend = backends.create(backend_name, options)
+def prepare_layouts(send, backend) -> dict:
+    """Every workload built and run once in both layouts: (label, layout) ->
+    (compiled, inputs). A layout the backend refuses is sent as evidence."""
     rng = np.random.default_rng(0)
     ready = {}
     for label, op, channels, size, attrs in WORKLOADS:
@@ -67,6 +66,11 @@ def _time_layouts(send, backend_name: str, options: Mapping[str, str]) -> None:
                 ready[(label, layout)] = (compiled, inputs)
             except Exception as exc:  # noqa: BLE001 - a layout the backend refuses is evidence
                 send(("error", label, layout, f"{type(exc).__name__}: {exc}"[:300]))
+    return ready
+
+
+def time_layouts(send, backend, ready: dict) -> None:
+    """The interleaved timing rounds over what ``prepare_layouts`` built."""
     started = time.perf_counter()
     for round_ in range(MAX_ROUNDS):
         if round_ >= MIN_ROUNDS and time.perf_counter() - started > TIME_BUDGET:
@@ -80,6 +84,13 @@ def _time_layouts(send, backend_name: str, options: Mapping[str, str]) -> None:
                 t0 = time.perf_counter()
                 backend.compute(compiled, inputs)
                 send(("time", label, layout, round_, time.perf_counter() - t0))
+
+
+def _time_layouts(send, backend_name: str, options: Mapping[str, str]) -> None:
+    from webnn_harness import backends
+
+    backend = backends.create(backend_name, options)
+    time_layouts(send, backend, prepare_layouts(send, backend))
 
 
 def median_interval(values: Sequence[float]) -> tuple[float, float, float]:
@@ -101,7 +112,11 @@ def verdict(low: float, high: float) -> str:
 
 
 def measure_layouts(backend: str, options: Mapping[str, str], timeout: float = 60.0) -> dict:
-    messages, ending = run_isolated(_time_layouts, (backend, dict(options)), timeout)
+    return layout_evidence(*run_isolated(_time_layouts, (backend, dict(options)), timeout))
+
+
+def layout_evidence(messages: Sequence, ending: str) -> dict:
+    """The evidence from the messages of ``prepare_layouts`` and ``time_layouts``."""
     times: dict = {}
     errors: dict = {}
     for msg in messages:

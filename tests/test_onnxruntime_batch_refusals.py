@@ -1,0 +1,56 @@
+"""A merged ORT session refused for one graph's types: the graphs ONNX's
+strict type check rejects are built alone at once, and every graph's result
+(handle or ORT's own error) is what a session of its own gives."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+
+from webnn_harness import backends  # noqa: E402
+from webnn_harness.backends.base import build_batch, compute_batch  # noqa: E402
+from webnn_harness.probe.synth import to_case  # noqa: E402
+
+import webnn_harness.probe  # noqa: E402,F401 - loads the plan module
+
+plan = sys.modules["webnn_harness.probe.plan"]
+
+
+def _cases():
+    """conv2d at its float32 baseline and at integer types beyond the spec
+    (ONNX's Conv has no integer form: ORT answers INVALID_GRAPH), interleaved."""
+    combos, _ = plan.combos_for("conv2d", 4, sweeps=("types",))
+    wanted = ("conv2d/baseline=", "conv2d/input.dataType=int32", "conv2d/input.dataType=float16",
+              "conv2d/input.dataType=int8", "conv2d/option=strides=2", "conv2d/input.dataType=uint8")
+    picked = [c for w in wanted for c in combos if c.id == w]
+    assert len(picked) == len(wanted)
+    return [to_case(c, i) for i, c in enumerate(picked)]
+
+
+def test_refused_types_leave_the_rest_merged_with_results_of_their_own(monkeypatch):
+    from webnn_harness.backends.onnxruntime import batch
+
+    checked = []
+    real = batch.well_typed
+    monkeypatch.setattr(batch, "well_typed", lambda model: checked.append(1) or real(model))
+    backend = backends.create("onnxruntime", {})
+    cases = _cases()
+    built = build_batch(backend, [c.graph for c in cases])
+    computed = compute_batch(backend, built, [c.inputs for c in cases])
+    refused = [isinstance(b, BaseException) for b in built]
+    assert refused == [False, True, False, True, False, True]
+    assert checked, "the refusal made the batch check its graphs' types"
+    merged = {id(b.merged) for b in built if isinstance(b, batch.MergedCase)}
+    assert len(merged) == 1, "the well-typed graphs stayed in one session"
+    for case, handle, outputs in zip(cases, built, computed):
+        try:
+            alone = backend.compute(backend.build(case.graph), case.inputs)
+        except Exception as exc:  # noqa: BLE001
+            alone = exc
+        if isinstance(handle, BaseException):
+            assert isinstance(alone, BaseException) and str(handle) == str(alone) and "INVALID_GRAPH" in str(alone)
+            continue
+        assert all(np.array_equal(outputs[k], alone[k], equal_nan=True) for k in alone), case.name
