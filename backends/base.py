@@ -65,6 +65,11 @@ Output data types
     implementation (relu of NaN, integer division by zero) are not compared.
 
 Optional methods
+    info().settings["preferred_batch_size"] -> int
+        cases per worker batch when the run does not set one (``--batch-size``;
+        default 16). A backend whose ``build_batch`` compiles a batch as one
+        model asks for more (OpenVINO: 64), since each compiled model has a
+        fixed cost.
     backend.build_batch(graphs) -> [compiled | BaseException, ...]
         build several graphs at once (OpenVINO compiles them into one model);
         an exception in the list is classified as ``build`` raising it. The
@@ -149,6 +154,17 @@ class Backend(Protocol):
     def compute(self, compiled: Any, inputs: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
         """Every output of the graph, each of exactly its operand's shape and numpy dtype."""
         ...
+
+
+DEFAULT_BATCH_SIZE = 16
+
+
+def preferred_batch_size(info: Mapping[str, Any]) -> int:
+    """Cases per worker batch that a backend asks for (its info's
+    ``settings["preferred_batch_size"]``), else DEFAULT_BATCH_SIZE."""
+    preferred = (info.get("settings") or {}).get("preferred_batch_size")
+    return preferred if isinstance(preferred, int) and not isinstance(preferred, bool) and preferred > 0 \
+        else DEFAULT_BATCH_SIZE
 
 
 def build_batch(backend: Backend, graphs: Sequence[Graph]) -> list[Any]:

@@ -542,7 +542,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default="out/run", help="output folder (default: out/run)")
     run.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
     run.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a timeout")
-    run.add_argument("--batch-size", type=positive_int, default=16, help="cases per worker batch")
+    run.add_argument("--batch-size", type=positive_int,
+                     help="cases per worker batch (default: the backend's preference, else 16)")
     run.add_argument("--max-case-bytes", type=positive_int, metavar="BYTES",
                      help="refuse a case whose tensors need more (default: a quarter of physical memory)")
     again = run.add_mutually_exclusive_group()

@@ -23,14 +23,14 @@ import logging
 import os
 import socket
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError
 from webnn_harness.cases import Case
 from webnn_harness.results import Record
-from webnn_harness.runner import RunOptions, requeue_lost
+from webnn_harness.runner import RunOptions, batches, requeue_lost
 from webnn_harness.worker import base_record
 
 RESOURCE_PREFIX = "webnn_device:"
@@ -238,9 +238,7 @@ class RayExecutor:
 
     def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None:
         ray = ray_module()
-        queue: deque[list[Case]] = deque(
-            list(cases[i:i + self.run.batch_size]) for i in range(0, len(cases), self.run.batch_size)
-        )
+        queue = batches(cases, self.run, self.info)
         remaining = len(cases)
         if not remaining:
             return

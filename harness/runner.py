@@ -33,7 +33,7 @@ from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from typing import Callable, Iterable, Mapping, Sequence
 
-from webnn_harness.backends.base import BackendError
+from webnn_harness.backends.base import BackendError, preferred_batch_size
 from webnn_harness.cases import Case
 from webnn_harness.lifecycle import sigint_blocked
 from webnn_harness.results import Record
@@ -99,7 +99,7 @@ class _Worker:
 class RunOptions:
     workers: int = max(1, os.cpu_count() or 1)
     timeout: float = 60.0  # seconds per case (build of a batch gets this per case)
-    batch_size: int = 16
+    batch_size: int | None = None  # cases per worker batch; None: the backend's preference
     start_timeout: float = 120.0  # a worker that cannot import its backend in this long is broken
     reference_cache: bool = True  # keep reference results on disk (harness/refcache.py)
 
@@ -168,9 +168,7 @@ class WorkerPool:
             self._kill(w)
 
     def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None:
-        queue: deque[list[Case]] = deque(
-            list(cases[i:i + self.run.batch_size]) for i in range(0, len(cases), self.run.batch_size)
-        )
+        queue = batches(cases, self.run, self.info)
         remaining = len(cases)
         n_workers = max(1, min(self.run.workers, len(queue)))
         # Workers left idle by an earlier call are reused (the probe runs in passes, the pytest plugin
@@ -268,6 +266,13 @@ def describe_in_worker(backend: str, options: Mapping[str, str]) -> dict | None:
     finally:
         pool.close()
     return None
+
+
+def batches(cases: Sequence[Case], run: RunOptions, info: Mapping) -> deque[list[Case]]:
+    """``cases`` in worker batches of ``run.batch_size``, or of the size the
+    backend prefers (backends/base.py) when the run does not set one."""
+    size = run.batch_size or preferred_batch_size(info)
+    return deque(list(cases[i:i + size]) for i in range(0, len(cases), size))
 
 
 def requeue_lost(queue: deque, batch: list[Case], phase: str, current: int, done: set) -> Case | None:

@@ -143,3 +143,18 @@ def test_corpus_sample_agrees_with_reference(ov_backend, name):
                 assert np.max(err, initial=0) <= limit, f"{case.name} {out}"
             else:
                 np.testing.assert_array_equal(actual, want, err_msg=case.name)
+
+
+def test_backend_asks_for_batches_it_compiles_as_one_model(ov_backend):
+    from webnn_harness.backends.base import preferred_batch_size
+    from webnn_harness.backends.openvino import MAX_GRAPHS_PER_MODEL
+
+    size = preferred_batch_size(ov_backend.info().to_json())
+    assert size == MAX_GRAPHS_PER_MODEL > 16
+    graphs = [unary(op) for op in ("exp", "neg", "abs", "relu")] * (size // 4)
+    built = build_batch(ov_backend, graphs)
+    assert len({id(b.batch) for b in built}) == 1  # one compile_model for the whole batch
+    x = np.array([[-1.5, 0.0, 2.0], [3.0, -0.25, 1.0]], np.float32)
+    for i in (0, 1, size - 2, size - 1):
+        want = evaluate(graphs[i], {"x": x})["y"].values
+        np.testing.assert_allclose(ov_backend.compute(built[i], {"x": x})["y"], want, rtol=1e-6)

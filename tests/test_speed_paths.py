@@ -247,3 +247,16 @@ def test_plain_number_lists_decode_in_one_call_as_value_by_value(monkeypatch, da
             monkeypatch.undo()
 
     assert decoded(True) == decoded(False)
+
+
+def test_worker_batches_follow_the_backends_preference_unless_the_run_sets_one():
+    from webnn_harness.backends.base import DEFAULT_BATCH_SIZE, preferred_batch_size
+    from webnn_harness.runner import RunOptions, batches
+
+    cases = list(range(130))
+    asks_64 = {"settings": {"preferred_batch_size": 64}}
+    assert [len(b) for b in batches(cases, RunOptions(), asks_64)] == [64, 64, 2]
+    assert [len(b) for b in batches(cases, RunOptions(batch_size=100), asks_64)] == [100, 30]
+    assert preferred_batch_size({"settings": {}}) == DEFAULT_BATCH_SIZE
+    for bad in (0, -3, "64", True, 2.5):
+        assert preferred_batch_size({"settings": {"preferred_batch_size": bad}}) == DEFAULT_BATCH_SIZE

@@ -115,12 +115,24 @@ def lstm_cell(out, input, weight, recurrentWeight, hiddenState, cellState, hidde
 def _composed_lstm_cell(x, weight, recurrentWeight, h, c, hidden, layout, activations, bias, recurrentBias,
                         peephole):
     """The spec's lstmCell emulation, for any layout and activations."""
+    parts = _lstm_gate_parts(weight, recurrentWeight, bias, recurrentBias, peephole, hidden, layout)
+    return _composed_lstm_step(x, h, c, parts, activations)
+
+
+def _lstm_gate_parts(weight, recurrentWeight, bias, recurrentBias, peephole, hidden, layout):
+    """Per-gate blocks of the weights, biases and peepholes (dicts by gate
+    name), sliced once so that every step of an unrolled lstm shares them."""
     names = ("i", "o", "f", "g") if layout == "iofg" else ("i", "f", "g", "o")
     w = dict(zip(names, _gates(weight, 0, hidden, range(4))))
     r = dict(zip(names, _gates(recurrentWeight, 0, hidden, range(4))))
     b = dict(zip(names, _gates(bias, 0, hidden, range(4)))) if bias is not None else {}
     rb = dict(zip(names, _gates(recurrentBias, 0, hidden, range(4)))) if recurrentBias is not None else {}
     p = dict(zip(("i", "o", "f"), _gates(peephole, 0, hidden, range(3)))) if peephole is not None else {}
+    return w, r, b, rb, p
+
+
+def _composed_lstm_step(x, h, c, parts, activations):
+    w, r, b, rb, p = parts
     gate_fn, cell_fn, out_fn = (ACTIVATIONS[a] for a in activations)
 
     def gate(name, fn):
@@ -170,13 +182,17 @@ def _unrolled_lstm(input, weight, recurrentWeight, steps, hidden, returnSequence
 
         h = pick(h0) if h0 is not None else _zeros(input, [batch, hidden])
         c = pick(c0) if c0 is not None else _zeros(input, [batch, hidden])
+        # One set of gate blocks per direction: the same nodes OpenVINO's
+        # common-subexpression pass would leave of a per-step slicing, made
+        # once (compile time grows with the node count).
+        parts = _lstm_gate_parts(pick(weight), pick(recurrentWeight), pick(bias), pick(recurrentBias),
+                                 pick(peephole), hidden, layout)
         backward = d == 1 or direction == "backward"
         per_step = [None] * steps
         for step in range(steps):
             t = steps - 1 - step if backward else step
             x = squeeze(slice_axis(input, 0, t, 1), [0])
-            h, c = _composed_lstm_cell(x, pick(weight), pick(recurrentWeight), h, c, hidden, layout, activations,
-                                       pick(bias), pick(recurrentBias), pick(peephole))
+            h, c = _composed_lstm_step(x, h, c, parts, activations)
             per_step[t] = unsqueeze(h, [0, 1])
         hs.append(unsqueeze(h, [0]))
         cs.append(unsqueeze(c, [0]))
