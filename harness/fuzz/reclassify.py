@@ -75,3 +75,37 @@ def reclassify(source: Path, out: Path) -> Path:
     path = out / "summary.json"
     path.write_text(json.dumps(summary, indent=1) + "\n")
     return path
+
+
+def table(summary: Mapping) -> list[str]:
+    """One line per finding: id, ops, data types, cause, known or new."""
+    lines = [f"{summary['backend']['name']} {summary['backend']['version']}: {len(summary['findings'])} findings, "
+             f"{summary['backendFindings']} backend, {summary['precisionFindings']} precision, "
+             f"{summary['newFindings']} new"]
+    for f in summary["findings"]:
+        lines.append(" | ".join((f["id"], "+".join(f["ops"]), ",".join(f["dataTypes"]), f["cause"],
+                                 "known" if f["known"] else "new" + (" (related expectation)" if f["related"] else ""))))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m webnn_harness.fuzz.reclassify FUZZ_DIR NEW_DIR"""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m webnn_harness.fuzz.reclassify",
+                                     description="classify an earlier fuzz run's findings again into a new folder")
+    parser.add_argument("source", help="a fuzz folder (summary.json, findings/, findings-details/); read only")
+    parser.add_argument("out", help="a new folder for the reclassified run")
+    args = parser.parse_args(argv)
+    try:
+        summary = json.loads(reclassify(Path(args.source), Path(args.out)).read_text())
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(table(summary)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
