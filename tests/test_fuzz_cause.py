@@ -156,3 +156,10 @@ def test_reclassify_writes_a_new_folder_that_the_findings_page_shows_apart(tmp_p
     (run,) = build_findings([tmp_path / "fuzz-new"]).runs
     assert [x.id for x in run.by_cause("precision")] == ["abc"] and run.by_cause("backend") == ()
     assert "overflows" in run.by_cause("precision")[0].cause_note
+
+
+def test_reclassify_command_prints_one_line_per_finding_and_usage_errors_are_exit_2(tmp_path, capsys):
+    from webnn_harness.fuzz.reclassify import main
+
+    assert main([str(tmp_path / "none"), str(tmp_path / "out")]) == 2
+    assert "summary.json" in capsys.readouterr().err
