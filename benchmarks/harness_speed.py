@@ -3,6 +3,7 @@ both corpora (WPT and ours) on each backend, and the full capability probe,
 each with a cold and a warm reference cache.
 
     python benchmarks/harness_speed.py [--wpt ../shared/wpt] [--only run|probe] [--backend NAME ...] [--repeat N]
+                                       [--profile DIR]
 
 Every figure runs the installed ``webnn-harness`` command in a fresh process
 (so imports and worker start-up count) and reports wall time (median of
@@ -11,6 +12,11 @@ issue 14. "cold" points $XDG_CACHE_HOME at an empty folder; "warm" runs the
 same command again on the cache the cold run filled. CPU time says more than
 wall time on a machine shared with other work; the header says how busy the
 machine was.
+
+``--profile DIR`` runs each figure once more under cProfile (CPU time): the
+command's own process and every worker (``WEBNN_HARNESS_PROFILE``, see
+harness/worker.py) write ``DIR/<figure>/*.prof``, and the functions with the
+most cumulative CPU time over all of them are printed.
 """
 from __future__ import annotations
 
@@ -52,6 +58,36 @@ def timed(command: list[str], cache: Path) -> tuple[float, float, int]:
     return wall, cpu, proc.returncode
 
 
+# The command's own process under cProfile, measuring CPU time; its stats go to argv[1].
+PROFILED_MAIN = """\
+import cProfile, runpy, sys, time
+out = sys.argv.pop(1)
+profiler = cProfile.Profile(time.process_time)
+sys.argv[0] = "webnn-harness"
+profiler.enable()
+try:
+    runpy.run_module("webnn_harness", run_name="__main__")
+finally:
+    profiler.disable()
+    profiler.dump_stats(out)
+"""
+
+
+def profile(kind: str, backend: str, wpt: Path, cache: Path, folder: Path, out: Path) -> None:
+    """One more run of the figure under cProfile; prints the top functions over all its processes."""
+    import pstats
+
+    folder.mkdir(parents=True, exist_ok=True)
+    command = command_for(kind, backend, wpt, out)
+    command[1:3] = ["-c", PROFILED_MAIN, str(folder / "main.prof")]  # replaces "-m webnn_harness"
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "WEBNN_HARNESS_PROFILE": str(folder)}
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    files = sorted(folder.glob("*.prof"))
+    stats = pstats.Stats(*map(str, files), stream=sys.stdout)
+    print(f"  profile: {len(files)} processes, {stats.total_tt:.2f} CPU-s under the profiler, in {folder}")
+    stats.sort_stats("cumulative").print_stats(25)
+
+
 def command_for(kind: str, backend: str, wpt: Path, out: Path) -> list[str]:
     exe = [sys.executable, "-m", "webnn_harness"]
     if kind == "run":
@@ -86,6 +122,7 @@ def main() -> int:
     p.add_argument("--only", choices=("run", "probe"))
     p.add_argument("--backend", action="append", help="default: reference, onnxruntime, openvino")
     p.add_argument("--repeat", type=int, default=1, help="runs per figure; the median is printed")
+    p.add_argument("--profile", metavar="DIR", help="also profile each figure (cold, then warm) into DIR")
     args = p.parse_args()
     print(header())
     print(f"{'what':28} {'cache':5} {'wall s':>7} {'cpu s':>7} {'target':>7}")
@@ -108,6 +145,12 @@ def main() -> int:
                 missed += ok == "MISSED"
                 print(f"{kind + ' ' + backend:28} {state:5} {wall:7.2f} {statistics.median(cpus):7.2f} "
                       f"{target:7.1f} {ok}", flush=True)
+                if args.profile:
+                    profiled_cache = Path(tmp) / f"profiled-{state}"
+                    if state == "warm":
+                        shutil.copytree(cache, profiled_cache, dirs_exist_ok=True)
+                    profile(kind, backend, Path(args.wpt), profiled_cache,
+                            Path(args.profile) / f"{kind}-{backend}-{state}", Path(tmp) / "out")
     return 1 if missed else 0
 
 

@@ -46,8 +46,11 @@ class LocalExecutors:
 
     def describe(self, backend: str, options: Mapping[str, str]) -> dict[str, Any]:
         from webnn_harness import backends
+        from webnn_harness.runner import describe_in_worker
 
-        return backends.create(backend, options).info().to_json()
+        # Asked of a worker where that is cheap (harness/runner.py); here otherwise, and for a backend
+        # that cannot start, so that its own exception (and message) is raised.
+        return describe_in_worker(backend, options) or backends.create(backend, options).info().to_json()
 
     def bench_executor(self) -> None:
         """None: the bench runs its own local worker process (harness/bench/run.py)."""

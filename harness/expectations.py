@@ -29,7 +29,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import jsonschema
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
@@ -104,10 +103,25 @@ def schema() -> dict:
     return json.loads(resources.files("webnn_harness").joinpath("schema/expectations.schema.json").read_text())
 
 
+@lru_cache(maxsize=1)
+def _is_valid():
+    """The compiled yes/no check (jsonschema-rs, as for case files, harness/cases.py): importing
+    jsonschema cost every run 0.2 s; it now explains only a document this rejects."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return lambda doc: False  # the full validation below says yes or no
+    return jsonschema_rs.Draft202012Validator(schema()).is_valid
+
+
 def parse_expectations(doc: Any, source: str) -> tuple[Expectation, ...]:
     """Entries from a parsed expectations document; ExpectationsError names the first problem."""
-    validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    errors = []
+    if not _is_valid()(doc):
+        import jsonschema
+
+        validator = jsonschema.Draft202012Validator(schema())
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         err = min(errors, key=lambda e: len(e.absolute_path)) if any(
             e.validator == "oneOf" for e in errors) else max(errors, key=lambda e: len(e.absolute_path))

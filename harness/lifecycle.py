@@ -85,8 +85,13 @@ def _watch_parent(sentinel) -> None:
     os._exit(70)  # the parent is gone: nobody will read what we compute
 
 
-def die_with_parent() -> None:
-    """Called first thing in a worker process (see the module docstring)."""
+def die_with_parent(forked_by_server: bool = False) -> None:
+    """Called first thing in a worker process (see the module docstring).
+
+    ``forked_by_server``: the worker's own parent is multiprocessing's fork
+    server (harness/runner.py), which exits when the run's process does (its
+    "alive" pipe closes), so PR_SET_PDEATHSIG still ends the worker then; the
+    watchdog watches the run's process itself."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
@@ -97,7 +102,7 @@ def die_with_parent() -> None:
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):
             pass  # the watchdog below still covers it
-        if parent is not None and os.getppid() != parent.pid:
+        if parent is not None and os.getppid() != parent.pid and not forked_by_server:
             os._exit(70)  # the parent died before prctl took effect
     if parent is not None and parent.sentinel is not None:
         threading.Thread(target=_watch_parent, args=(parent.sentinel,), name="parent-watchdog",

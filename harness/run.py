@@ -17,7 +17,7 @@ from webnn_harness.expectations import ExpectationSet
 from webnn_harness.lifecycle import stop_reason
 from webnn_harness.outfolder import Mode, OutputFolder, record_key
 from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
-from webnn_harness.runner import RunOptions
+from webnn_harness.runner import RunOptions, prestart
 from webnn_harness.selection import Shard, select_cases
 
 
@@ -121,6 +121,8 @@ def run(
     ``executor`` says where cases run (default: local worker processes; harness/executor.py).
     """
     executor = executor or LocalExecutors()
+    if isinstance(executor, LocalExecutors):
+        prestart(r.name for r in requests)  # the workers' imports overlap the loading of cases (harness/runner.py)
     folder = OutputFolder(Path(out_dir), mode)
     folder.precheck()
     loaded = select_cases(case_paths, ops, name_filter, ids, shard, max_case_bytes)

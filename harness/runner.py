@@ -1,7 +1,12 @@
 """Running cases on a backend in isolated worker processes.
 
-Workers are long-lived processes (spawned, so no backend state is shared)
-that take batches of cases. Isolation stays cheap because a batch crosses the
+Workers are long-lived processes that take batches of cases. They are
+forked from multiprocessing's fork server, a fresh interpreter started
+(``prestart``) while the parent still loads cases, which imports the
+worker's modules and the backend's packages once: a spawned worker imported
+numpy, onnx and onnxruntime again, about 0.5 CPU-s each. The server forks
+before any backend is created, so no backend state is shared. Where there
+is no fork server (Windows), workers are spawned. Isolation stays cheap because a batch crosses the
 process boundary once, and stays exact because each worker says which case
 it is on before starting it: when a worker dies (segfault, abort) or a case
 runs past the timeout, that case is recorded as ``crash`` or ``timeout``, the
@@ -16,14 +21,17 @@ then ("done", id).
 """
 from __future__ import annotations
 
+import atexit
 import multiprocessing as mp
 import os
+import select
 import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from multiprocessing import forkserver
 from multiprocessing.connection import wait
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError
 from webnn_harness.cases import Case
@@ -32,8 +40,48 @@ from webnn_harness.results import Record
 from webnn_harness.uniform import register_pickling
 from webnn_harness.worker import base_record, worker_main
 
-_CTX = mp.get_context("spawn")
+_START = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+_CTX = mp.get_context(_START)
 register_pickling()  # a 144 MB one-value tensor goes to a worker as one value
+
+# What the fork server imports before forking workers: the worker itself
+# (numpy, the harness, the reference), and per backend its heavy packages.
+WORKER_MODULES = ("webnn_harness.worker", "webnn_harness.backends.reference.evaluate")
+BACKEND_MODULES = {
+    "onnxruntime": ("onnx", "onnxruntime", "webnn_harness.backends.onnxruntime.lower",
+                    "webnn_harness.backends.onnxruntime.batch"),
+    "openvino": ("openvino",),
+}
+
+
+def prestart(backends: Iterable[str] = ()) -> None:
+    """Start the fork server now (it imports while the caller goes on), with
+    the modules the workers of ``backends`` need. The first call in a
+    process decides what the server imports; later ones do nothing."""
+    if _START != "forkserver":
+        return
+    server = forkserver._forkserver
+    if server._forkserver_pid is None:
+        _CTX.set_forkserver_preload([*WORKER_MODULES, *(m for b in backends for m in BACKEND_MODULES.get(b, ()))])
+        atexit.register(_reap_server)
+    with sigint_blocked():  # inherited across its exec, by the server and so by every worker it forks
+        server.ensure_running()
+
+
+def _reap_server() -> None:
+    """At exit, end the fork server and wait for it, so that its CPU time and
+    its workers' count in this process's children (getrusage), as a spawned
+    worker's did; unreaped, it would exit a moment later, uncounted."""
+    server = forkserver._forkserver  # CPython's own singleton: no public way to stop it
+    pid, alive = server._forkserver_pid, server._forkserver_alive_fd
+    if pid is None:
+        return
+    server._forkserver_pid = server._forkserver_alive_fd = None
+    try:
+        os.close(alive)  # the server exits when its "alive" pipe closes
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
 
 
 @dataclass
@@ -60,11 +108,31 @@ class WorkerPool:
     def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping):
         self.backend, self.options, self.run, self.info = backend, dict(options), run, info
         self.workers: list[_Worker] = []
+        self._poller, self._polled = None, ()
+
+    def _ready(self, timeout: float) -> set:
+        """The workers' connections that have a message (or were closed).
+        One poll object kept while the workers stay the same: a wait() per
+        message built and tore down a selector each time, more CPU than
+        handling the message (about 15,000 calls for both corpora)."""
+        conns = [w.conn for w in self.workers]
+        if not hasattr(select, "poll"):
+            return set(wait(conns, timeout=timeout))
+        by_fd = {c.fileno(): c for c in conns}
+        if tuple(by_fd) != self._polled:
+            self._poller, self._polled = select.poll(), tuple(by_fd)
+            for fd in by_fd:
+                self._poller.register(fd, select.POLLIN)
+        return {by_fd[fd] for fd, _ in self._poller.poll(timeout * 1000)}
 
     def _spawn(self) -> _Worker:
+        prestart([self.backend])
         parent, child = _CTX.Pipe()
-        proc = _CTX.Process(target=worker_main, args=(child, self.backend, self.options, self.run.reference_cache),
-                            daemon=True)
+        # A forked worker starts with the server's environment; it takes this process's as it is now
+        # (XDG_CACHE_HOME, WEBNN_HARNESS_*), as a spawned one inherited it.
+        environ = dict(os.environ) if _START == "forkserver" else None
+        proc = _CTX.Process(target=worker_main, daemon=True,
+                            args=(child, self.backend, self.options, self.run.reference_cache, environ))
         with sigint_blocked():  # Ctrl-C is the parent's to answer (harness/lifecycle.py)
             proc.start()
         child.close()
@@ -84,6 +152,11 @@ class WorkerPool:
 
     def close(self) -> None:
         for w in list(self.workers):
+            try:  # a worker whose last record came in is about to say "done": let it stop cleanly
+                if w.batch and len(w.done) == len(w.batch) and w.conn.poll(2) and w.conn.recv()[0] == "done":
+                    w.phase, w.batch = "idle", None
+            except (OSError, EOFError):
+                pass
             try:
                 if w.phase == "idle":
                     w.conn.send(("stop",))
@@ -126,39 +199,42 @@ class WorkerPool:
                     w.conn.send(("batch", 0, w.batch))
             if not self.workers:
                 self._spawn()
-            ready = wait([w.conn for w in self.workers], timeout=0.25)
+            ready = self._ready(0.25)
             for w in [w for w in self.workers if w.conn in ready]:
-                try:
-                    msg = w.conn.recv()
-                except (EOFError, OSError):
-                    code = w.process.exitcode if not w.process.is_alive() else None
-                    if w.phase == "starting":
-                        start_failures += 1
+                while True:  # every message already here: one wait() per message cost more than the rest of the loop
+                    try:
+                        msg = w.conn.recv()
+                    except (EOFError, OSError):
+                        code = w.process.exitcode if not w.process.is_alive() else None
+                        if w.phase == "starting":
+                            start_failures += 1
+                            self._kill(w)
+                            if start_failures > 3:
+                                raise BackendError(f"{self.backend} workers keep dying at start-up (exit code {code})")
+                            self._spawn()
+                            break
+                        w.process.join(1)
+                        code = w.process.exitcode
+                        finish(w, "crash", _describe_exit(code))
+                        break
+                    kind = msg[0]
+                    if kind == "ready":
+                        w.phase = "idle"
+                    elif kind == "fatal":
                         self._kill(w)
-                        if start_failures > 3:
-                            raise BackendError(f"{self.backend} workers keep dying at start-up (exit code {code})")
-                        self._spawn()
-                        continue
-                    w.process.join(1)
-                    code = w.process.exitcode
-                    finish(w, "crash", _describe_exit(code))
-                    continue
-                kind = msg[0]
-                if kind == "ready":
-                    w.phase = "idle"
-                elif kind == "fatal":
-                    self._kill(w)
-                    raise BackendError(f"{self.backend} cannot start in a worker: {msg[1]}")
-                elif kind == "building":
-                    w.since = time.monotonic()
-                elif kind == "start":
-                    w.phase, w.current, w.since = "running", msg[1], time.monotonic()
-                elif kind == "record":
-                    w.done.add(msg[1])
-                    on_record(msg[2])
-                    remaining -= 1
-                elif kind == "done":
-                    w.phase, w.batch = "idle", None
+                        raise BackendError(f"{self.backend} cannot start in a worker: {msg[1]}")
+                    elif kind == "building":
+                        w.since = time.monotonic()
+                    elif kind == "start":
+                        w.phase, w.current, w.since = "running", msg[1], time.monotonic()
+                    elif kind == "record":
+                        w.done.add(msg[1])
+                        on_record(msg[2])
+                        remaining -= 1
+                    elif kind == "done":
+                        w.phase, w.batch = "idle", None
+                    if kind in ("ready", "done") or not w.conn.poll():
+                        break  # an idle worker gets its next batch at the top of the loop
             now = time.monotonic()
             for w in list(self.workers):
                 if w.phase == "building" and now - w.since > self.run.timeout * max(1, len(w.batch or [])):
@@ -170,6 +246,28 @@ class WorkerPool:
                     raise BackendError(f"{self.backend} worker did not start within {self.run.start_timeout:g} s")
                 elif w.phase != "starting" and not w.process.is_alive() and w.conn not in ready:
                     finish(w, "crash", _describe_exit(w.process.exitcode))
+
+
+def describe_in_worker(backend: str, options: Mapping[str, str]) -> dict | None:
+    """The backend's info as a worker forked from the fork server reports it,
+    so the run's own process need not import the backend's packages (onnx
+    and onnxruntime: ~0.3 CPU-s); None without a fork server or when the
+    backend cannot start (the caller then creates it here, for its error)."""
+    if _START != "forkserver":
+        return None
+    pool = WorkerPool(backend, options, RunOptions(workers=1), {})
+    worker = pool._spawn()
+    try:
+        if worker.conn.poll(pool.run.start_timeout):
+            msg = worker.conn.recv()
+            if msg[0] == "ready":
+                worker.phase = "idle"  # told to stop by close()
+                return msg[1]
+    except (EOFError, OSError):
+        pass
+    finally:
+        pool.close()
+    return None
 
 
 def requeue_lost(queue: deque, batch: list[Case], phase: str, current: int, done: set) -> Case | None:

@@ -63,10 +63,36 @@ def _flatten(data: Any) -> list:
     return [data]
 
 
+def _plain_numbers(data: list, data_type: str, dtype: np.dtype) -> np.ndarray | None:
+    """A flat list of plain JSON numbers as ``to_array`` makes it, in one
+    numpy call (most of the corpus: decoding value by value was half the
+    load time); None where the value-by-value path must decide or explain."""
+    types = set(map(type, data))
+    if not types <= {int, float}:  # strings, {"bigint"}, nested lists, bools
+        return None
+    if is_float(data_type):
+        with np.errstate(over="ignore"):
+            return np.asarray(data, dtype=np.float64).astype(dtype)
+    if float in types:
+        return None
+    try:
+        values = np.asarray(data)
+    except OverflowError:
+        return None
+    lo, hi = integer_range(data_type)
+    if values.dtype != np.int64 or (values.size and (values.min() < lo or values.max() > hi)):
+        return None
+    return values.astype(dtype)
+
+
 def to_array(data: Any, shape: Sequence[int], data_type: str) -> np.ndarray:
     """JSON data (list, nested list or scalar) to an array of ``shape`` and ``data_type``."""
     dtype = numpy_dtype(data_type)
     count = prod(shape)
+    if isinstance(data, list) and len(data) == count and dtype not in INT4_DTYPES:
+        values = _plain_numbers(data, data_type, dtype)
+        if values is not None:
+            return values.reshape(shape)
     scalar = not isinstance(data, list)
     flat = [decode_number(data)] if scalar else [decode_number(v) for v in _flatten(data)]
     if not scalar and len(flat) != count:

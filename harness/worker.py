@@ -6,6 +6,7 @@ starts, so a crash or hang can be pinned on exactly that case.
 """
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from dataclasses import replace
@@ -105,10 +106,10 @@ def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record
     return base_record(case, info, "error", message=f"build raised {tb}"[:2000], build_seconds=seconds)
 
 
-def open_backend(conn, backend_name: str, options: Mapping[str, str]):
+def open_backend(conn, backend_name: str, options: Mapping[str, str], forked_by_server: bool = False):
     """Create a worker's backend and tell the parent: ("ready", info), or
     ("fatal", message) and None. Shared by the run and bench workers."""
-    die_with_parent()  # first: a worker must never outlive its parent (harness/lifecycle.py)
+    die_with_parent(forked_by_server)  # first: a worker must never outlive its parent (harness/lifecycle.py)
     try:
         backend = backends.create(backend_name, options)
         info = backend.info().to_json()
@@ -119,10 +120,37 @@ def open_backend(conn, backend_name: str, options: Mapping[str, str]):
     return backend, info
 
 
-def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool = True) -> None:
-    """Entry point of a worker process. Protocol in harness/runner.py."""
+def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool = True,
+                environ: Mapping[str, str] | None = None) -> None:
+    """Entry point of a worker process. Protocol in harness/runner.py.
+
+    ``environ``: the run's environment, given to a worker forked from the
+    fork server (whose own environment is the one it started with).
+
+    With ``WEBNN_HARNESS_PROFILE=DIR`` set, the worker's cProfile statistics
+    are written to ``DIR/worker-PID.prof`` when it stops
+    (benchmarks/harness_speed.py --profile)."""
+    forked_by_server = environ is not None
+    if forked_by_server:
+        os.environ.clear()
+        os.environ.update(environ)
+    folder = os.environ.get("WEBNN_HARNESS_PROFILE")
+    if not folder:
+        return _serve(conn, backend_name, options, reference_cache, forked_by_server)
+    import cProfile
+
+    profiler = cProfile.Profile(time.process_time)  # CPU seconds: wall time on a shared machine says little
+    profiler.enable()
+    try:
+        return _serve(conn, backend_name, options, reference_cache, forked_by_server)
+    finally:
+        profiler.disable()
+        profiler.dump_stats(os.path.join(folder, f"worker-{os.getpid()}.prof"))
+
+
+def _serve(conn, backend_name: str, options: Mapping[str, str], reference_cache: bool, forked_by_server: bool) -> None:
     refcache.configure(reference_cache)
-    opened = open_backend(conn, backend_name, options)
+    opened = open_backend(conn, backend_name, options, forked_by_server)
     if opened is None:
         return
     backend, info = opened

@@ -36,6 +36,16 @@ def children(pid: int) -> list[int]:
     return [p for p in _pids() if parent_of(p) == pid]
 
 
+def descendants(pid: int) -> list[int]:
+    """Children, their children, and so on (workers are the fork server's children)."""
+    out, todo = [], [pid]
+    while todo:
+        kids = children(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
 def _pids() -> list[int]:
     return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from processes import alive, children, command, wait_gone
+from processes import alive, children, command, descendants, wait_gone
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; signals as on POSIX")
 
@@ -49,8 +49,8 @@ def _wait_for_hang(proc: subprocess.Popen, out: Path) -> list[int]:
     while time.monotonic() < deadline:
         if results.exists() and len(results.read_text().splitlines()) >= 3:
             time.sleep(0.3)
-            kids = children(proc.pid)
-            assert any("spawn_main" in command(k) for k in kids), "no worker is running"
+            kids = descendants(proc.pid)  # workers are children of multiprocessing's fork server
+            assert any("spawn_main" in command(k) or "forkserver" in command(k) for k in kids), "no worker is running"
             return kids
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.1)

@@ -24,7 +24,8 @@ pytest.importorskip("onnxruntime")
 
 from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.onnxruntime.lower import Unlowerable, lower_graph  # noqa: E402
-from webnn_harness.backends.onnxruntime.opsets import KernelTable, loadable_opset, schema_version, signatures  # noqa: E402
+from webnn_harness.backends.onnxruntime.opsets import (  # noqa: E402
+    OLDEST_OPSET, KernelTable, _builds, all_typed, loadable_opset, registry_has_kernel, schema_version, signatures)
 from webnn_harness.cases import Case  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
 from webnn_harness.expectations import ExpectationSet  # noqa: E402
@@ -139,21 +140,70 @@ def test_explicit_opset_wins(backend):
     assert backend.info().settings["opset_choice"] == "newest with kernels"
 
 
-def test_kernel_table_answers_per_schema_version_and_caches_on_disk(tmp_path):
+def test_kernel_table_chooses_the_newest_opset_with_a_kernel(tmp_path):
     import onnxruntime as ort
 
     opset, ir_version = loadable_opset()
-    graph = _one_node("dequantizeLinear", "int8", "float32")
-    model = lower_graph(graph, opset, ir_version)
+    model = lower_graph(_one_node("dequantizeLinear", "int8", "float32"), opset, ir_version)
+    table = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, tmp_path / "kernels.json")
+    chosen = table.choose(model, opset)
+    # ORT 1.32 has DequantizeLinear kernels up to schema 25 only (issue #10).
+    sig = ("DequantizeLinear", (onnx.TensorProto.INT8, onnx.TensorProto.FLOAT, onnx.TensorProto.INT8),
+           (onnx.TensorProto.FLOAT,))
+    assert registry_has_kernel(sig[0], schema_version("DequantizeLinear", chosen), sig[1], sig[2]) is True
+    assert all(registry_has_kernel(sig[0], schema_version("DequantizeLinear", newer), sig[1], sig[2]) is False
+               for newer in range(chosen + 1, opset + 1))
+    assert not (tmp_path / "kernels.json").exists()  # registry answers are not worth a disk entry
+
+
+def _elu_float16() -> Graph:
+    return Graph(("x",), {}, (Node("elu", {"input": "x"}, {"alpha": 1.0}, ("y",)),), ("y",),
+                 {"x": TensorDesc((2, 3), "float16"), "y": TensorDesc((2, 3), "float16")})
+
+
+def test_probed_answers_are_cached_on_disk(tmp_path):
+    """A float16 node of a schema with a function body is one the registry
+    cannot answer (ORT may inline the body or cast around a float kernel):
+    it is probed with a one-node session, and the answer kept on disk."""
+    import onnxruntime as ort
+
+    opset, ir_version = loadable_opset()
+    model = lower_graph(_elu_float16(), opset, ir_version)
     cache = tmp_path / "kernels.json"
     table = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, cache)
     chosen = table.choose(model, opset)
-    # The choice has a kernel for DequantizeLinear, and every newer opset whose
-    # schema differs was refused for a reason recorded in the cache.
-    answers = {int(k.rsplit("|", 1)[1]): ok for k, ok in json.loads(cache.read_text()).items()
-               if k.startswith(f"{ort.__version__}|CPUExecutionProvider|DequantizeLinear|")}
-    assert answers[schema_version("DequantizeLinear", chosen)] is True
-    assert all(not answers[schema_version("DequantizeLinear", newer)] for newer in range(chosen + 1, opset + 1))
+    answers = {k: ok for k, ok in json.loads(cache.read_text()).items()
+               if k.startswith(f"{ort.__version__}|CPUExecutionProvider|Elu|")}
+    assert answers and answers[next(k for k in answers if k.endswith(f"|{schema_version('Elu', chosen)}"))] is True
     again = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, cache)
-    assert again._known == table._known  # read back, nothing re-probed
-    assert again.choose(model, opset) == chosen and not again._new
+    assert again.choose(model, opset) == chosen and not again._new  # read back, nothing probed again
+
+
+@pytest.fixture(scope="module")
+def registry_and_probe():
+    """For every signature of our corpus and every schema version it has in
+    [OLDEST_OPSET, newest]: (the registry's answer, a one-node session's)."""
+    opset, ir_version = loadable_opset()
+    out = {}
+    for sig, cases in SAMPLES.items():
+        model = lower_graph(cases[0].graph, opset, ir_version)
+        sigs, infos = signatures(model)
+        node = sigs[sig]
+        for at in range(OLDEST_OPSET, opset + 1):
+            since = schema_version(sig[0], at)
+            if since is None or (sig, since) in out:
+                continue
+            registry = registry_has_kernel(sig[0], since, sig[1], sig[2]) if all_typed(node, sig) else None
+            out[sig, since] = (registry, _builds(node, model, infos, at, ir_version, "CPUExecutionProvider"))
+    return out
+
+
+def test_the_kernel_registry_agrees_with_session_creation(registry_and_probe):
+    """The registry is a fast path only where it gives what building a
+    session gives: every answer it gives for our corpus's signatures is
+    checked against a one-node session (issue #14)."""
+    wrong = [f"{_signature_id(sig)} schema {since}: registry {r}, session {p}"
+             for (sig, since), (r, p) in registry_and_probe.items() if r is not None and r != p]
+    assert not wrong, "\n".join(wrong)
+    answered = sum(r is not None for r, _ in registry_and_probe.values())
+    assert answered > 0.8 * len(registry_and_probe)  # the fast path is the common path

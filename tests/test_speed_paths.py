@@ -134,6 +134,29 @@ def test_onnxruntime_merged_sessions_give_what_sessions_of_their_own_give(tmp_pa
     assert any(isinstance(c, BaseException) for c in computed)
 
 
+def test_onnxruntime_large_uniform_constant_is_handed_to_the_session_not_copied_into_the_model():
+    """A 1 MiB+ one-value constant is an external initializer naming its
+    value (backends/onnxruntime/emitter.py); the session computes what the
+    model with every byte in it computes, and ``lower`` (saved by bench)
+    still holds every byte."""
+    pytest.importorskip("onnxruntime")
+    from webnn_harness import backends
+    from webnn_harness.cases import load_case
+
+    raw = _case("add large uniform", {"a": _tensor(-1.5, [512, 600], constant=True), "b": _tensor(2.25, [512, 600])},
+                [{"name": "add", "arguments": [{"a": "a"}, {"b": "b"}], "outputs": "out"}])
+    case = load_case(raw, "t.json", 0)
+    backend = backends.create("onnxruntime", {})
+    compiled = backend.build(case.graph)
+    lowered = backend.lower(case.graph, external_uniform=True)
+    assert lowered.ByteSize() < 1000 and lowered.graph.initializer[0].data_location == 1  # EXTERNAL
+    full = backend.lower(case.graph)
+    assert full.graph.initializer[0].raw_data and full.ByteSize() > 512 * 600 * 4
+    alone = backend.session(full).run(None, {"b": np.ascontiguousarray(case.inputs["b"])})[0]
+    out = backend.compute(compiled, case.inputs)["out"]
+    assert out.dtype == np.float32 and np.array_equal(out, alone) and np.all(out == np.float32(0.75))
+
+
 def test_openvino_batch_compute_gives_what_compute_gives(tmp_path):
     pytest.importorskip("openvino")
     _backend_batch_equals_one_by_one("openvino", _mixed_batch(), tmp_path)
@@ -202,3 +225,25 @@ def test_bundled_corpus_cases_carry_source_keys():
     loaded = load_cases([bundled_corpus() / "elementwise"])
     keys = [c.source_key for c in loaded if isinstance(c, Case)]
     assert keys and all(keys) and len(set(keys)) == len(keys)
+
+
+@pytest.mark.parametrize("data_type", ["float32", "float16", "int8", "uint8", "int32", "uint32", "int64", "uint64"])
+@pytest.mark.parametrize("data", [[1, 2.5, -0.0], [0, 127, 128, 255, 256, -1], [2**53 + 1, -(2**63)], [2**63, 2**64 - 1],
+                                  [2**64], [True, 1], [1e300, -1e300], []])
+def test_plain_number_lists_decode_in_one_call_as_value_by_value(monkeypatch, data_type, data):
+    """values._plain_numbers gives the value-by-value decoding's array, bit
+    for bit, or leaves the list to it (and so to its error message)."""
+    from webnn_harness import values
+
+    def decoded(fast: bool):
+        if not fast:
+            monkeypatch.setattr(values, "_plain_numbers", lambda *a: None)
+        try:
+            array = values.to_array(data, [len(data)], data_type)
+            return array.dtype.name, array.tobytes()
+        except values.TensorValueError as exc:
+            return str(exc)
+        finally:
+            monkeypatch.undo()
+
+    assert decoded(True) == decoded(False)

@@ -132,30 +132,43 @@ class OnnxRuntimeBackend:
             },
         )
 
-    def lower(self, graph: Graph):
-        """The ONNX ModelProto for ``graph`` (public for tests and debugging)."""
+    def lower(self, graph: Graph, external_uniform: bool = False):
+        """The ONNX ModelProto for ``graph`` (public for tests and debugging).
+        ``external_uniform``: large one-value constants are left for
+        ``session`` to supply (the model alone is then not runnable)."""
         from webnn_harness.backends.onnxruntime.lower import Unlowerable, lower_graph
 
         try:
-            model = lower_graph(graph, self.opset, self.ir_version)
+            model = lower_graph(graph, self.opset, self.ir_version, external_uniform)
             if self._kernels is None:
                 return model
             opset = self._kernels.choose(model, self.opset)
-            return model if opset == self.opset else lower_graph(graph, opset, self.ir_version)
+            return model if opset == self.opset else lower_graph(graph, opset, self.ir_version, external_uniform)
         except Unlowerable as exc:
             raise Unsupported(str(exc)) from exc
 
     def session(self, model):
-        """An InferenceSession for an ONNX model with this backend's options."""
+        """An InferenceSession for an ONNX model with this backend's options
+        (and the values of its uniform external initializers, see emitter.py)."""
+        from webnn_harness.backends.onnxruntime.emitter import uniform_values
+
+        options = self._session_options
+        uniform = uniform_values(model)
+        if uniform:
+            options = self._make_session_options()
+            options.add_external_initializers(list(uniform), [self._ort.OrtValue.ortvalue_from_numpy(v)
+                                                              for v in uniform.values()])
         try:
-            return self._ort.InferenceSession(
-                model.SerializeToString(), self._session_options, providers=[self.provider]
-            )
+            session = self._ort.InferenceSession(model.SerializeToString(), options, providers=[self.provider])
+            # ORT uses these numpy buffers in place, without a copy or a reference of its own:
+            # they live as long as the session.
+            session.webnn_uniform_values = uniform
+            return session
         except Exception as exc:  # noqa: BLE001 - every ORT build error is "ORT does not support this graph"
             raise Unsupported(f"{_ort_message(exc)} (ONNX opset {model.opset_import[0].version})") from exc
 
     def build(self, graph: Graph) -> Compiled:
-        model = self.lower(graph)
+        model = self.lower(graph, external_uniform=True)
         session = self.session(model)
         opset = model.opset_import[0].version
         input_types = {i.name: _NUMPY_OF_ORT.get(i.type) for i in session.get_inputs()}

@@ -14,6 +14,7 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 from webnn_harness.graph import Node, TensorDesc
+from webnn_harness.uniform import is_uniform, uniform_value
 
 # WebNN data type -> ONNX element type.
 ONNX_TYPES: dict[str, int] = {
@@ -75,9 +76,42 @@ class Call:
         return self.out_descs[0]
 
 
+# A uniform constant (one value broadcast, harness/uniform.py) of this many
+# bytes or more is emitted as an external initializer that names its value
+# instead of holding its bytes (``uniform_external``): WPT's "large inputs"
+# constant is 144 MB, which cost more to convert, type-infer, serialise and
+# parse than every other case of the corpus to build.
+UNIFORM_EXTERNAL_MIN_BYTES = 1 << 20
+UNIFORM_LOCATION = "webnn-harness:uniform"
+
+
+def uniform_external(name: str, array: np.ndarray):
+    """An initializer for ``array`` (uniform) whose data ORT is handed at
+    session creation (``uniform_values``), with the one value in its entry."""
+    tensor = TensorProto(name=name, data_type=helper.np_dtype_to_tensor_dtype(array.dtype), dims=array.shape,
+                         data_location=TensorProto.EXTERNAL)
+    for key, value in (("location", UNIFORM_LOCATION), ("value", uniform_value(array).tobytes().hex())):
+        entry = tensor.external_data.add()
+        entry.key, entry.value = key, value
+    return tensor
+
+
+def uniform_values(model) -> dict[str, np.ndarray]:
+    """name -> full array, for the initializers ``uniform_external`` made."""
+    out = {}
+    for tensor in model.graph.initializer:
+        entries = {e.key: e.value for e in tensor.external_data}
+        if tensor.data_location == TensorProto.EXTERNAL and entries.get("location") == UNIFORM_LOCATION:
+            dtype = helper.tensor_dtype_to_np_dtype(tensor.data_type)
+            value = np.frombuffer(bytes.fromhex(entries["value"]), dtype)[0]
+            out[tensor.name] = np.full(tuple(tensor.dims), value, dtype)
+    return out
+
+
 class Emitter:
-    def __init__(self, opset: int, reserved: set[str]):
+    def __init__(self, opset: int, reserved: set[str], external_uniform: bool = False):
         self.opset = opset
+        self.external_uniform = external_uniform  # large uniform constants as uniform_external
         self.nodes: list = []
         self.initializers: list = []
         self.reserved = reserved  # WebNN operand names: never reused for temporaries
@@ -105,9 +139,13 @@ class Emitter:
         return names[0] if single else names
 
     def initializer(self, name: str, value: np.ndarray) -> str:
+        carrier = INT4_CARRIERS.get(np.asarray(value).dtype.name)
+        if self.external_uniform and carrier is None and is_uniform(value) \
+                and value.nbytes >= UNIFORM_EXTERNAL_MIN_BYTES:
+            self.initializers.append(uniform_external(name, value))
+            return name
         # np.asarray(order="C"), not ascontiguousarray: that one makes 0-D arrays 1-D.
         array = np.asarray(value, order="C")
-        carrier = INT4_CARRIERS.get(array.dtype.name)
         if carrier is not None:
             array = array.astype(carrier)
         self.initializers.append(numpy_helper.from_array(array, name))

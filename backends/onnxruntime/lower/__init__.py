@@ -33,15 +33,17 @@ def _call(node, env, descs) -> Call:
     return Call(node, inputs, in_descs, [descs[o] for o in node.outputs])
 
 
-def lower_graph(graph: Graph, opset: int, ir_version: int):
+def lower_graph(graph: Graph, opset: int, ir_version: int, external_uniform: bool = False):
     """The ONNX ModelProto for ``graph``. Graph inputs stay inputs (same
     names), constants become initializers (same names), outputs keep their
-    names. Raises Unlowerable for an op or option the lowering refuses."""
+    names. Raises Unlowerable for an op or option the lowering refuses.
+    ``external_uniform``: large one-value constants hold no bytes (see
+    emitter.uniform_external; ``OnnxRuntimeBackend.session`` supplies them)."""
     descs = graph.descs
     missing = sorted({n.op for n in graph.nodes} - set(LOWER))
     if missing:
         raise Unlowerable(f"no ONNX lowering for {', '.join(missing)}")
-    e = Emitter(opset, set(descs))
+    e = Emitter(opset, set(descs), external_uniform)
     env: dict[str, str] = {name: name for name in graph.inputs}
     for name, value in graph.constants.items():
         # The descriptor is the truth (a 0-D constant may arrive as shape [1]).
