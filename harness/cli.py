@@ -355,7 +355,8 @@ def cmd_fuzz(args) -> int:
         raise UsageError(str(exc).strip("'\"")) from None
     new = [f for f in result.findings if not f.known]
     print(f"{result.tally.graphs} graphs ({result.tally.shrinking} while shrinking) in {result.seconds:.1f} s: "
-          f"{len(result.findings)} finding(s), {len(new)} not related to a known failure; {result.summary_path}")
+          f"{len(result.findings)} finding(s), {len(new)} not related to a known failure, "
+          f"{sum(1 for f in result.findings if f.cause == 'precision')} precision effect(s); {result.summary_path}")
     return EXIT_FAILURES if new else EXIT_OK
 
 

@@ -4,7 +4,7 @@ A fuzz folder holds ``summary.json`` (the run header, ``"kind": "fuzz"``,
 graphs tried per op and data type, the findings), ``findings/<id>.json`` (each
 finding's minimal graph as a case file of our schema) and
 ``findings-details/<id>.json`` (what was seen: message, worst element, seed,
-hits, related known failures, the case's name). A run folder's summary.json
+hits, known failures, the cause: backend or precision, the case's name). A run folder's summary.json
 has no ``kind`` and sits beside ``results.jsonl``; that is how the two are
 told apart (``is_fuzz_summary``).
 
@@ -61,7 +61,10 @@ class FuzzFinding:
     worst: WorstElement | None
     hits: int
     required: bool
-    known: tuple[str, ...]  # reasons of the backend's related known failures; empty: new
+    known: tuple[str, ...]  # reasons of the backend's known failures that agree with it; empty: new
+    related: tuple[str, ...]  # expectations on the same op and data type about another kind of value
+    cause: str  # "backend", "precision" (harness/fuzz/precision.py) or "stale" (fuzz/reclassify.py)
+    cause_note: str  # one line saying why, for precision and stale findings
     case: str  # the minimal case's name
     graph: tuple[str, ...]  # one line per call: "sigmoid(input_0) -> output_0"
     inputs: tuple[str, ...]  # one line per input: "input_0: float32[2, 3] = [0, ..., -5]"
@@ -93,6 +96,10 @@ class FuzzRun:
     @property
     def new_findings(self) -> int:
         return sum(1 for f in self.findings if not f.known)
+
+    def by_cause(self, cause: str) -> tuple[FuzzFinding, ...]:
+        """Findings of one cause; "backend" includes runs older than the cause field."""
+        return tuple(f for f in self.findings if f.cause == cause)
 
 
 @dataclass(frozen=True)
@@ -189,7 +196,8 @@ def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, bac
         ops=tuple(entry.get("ops", ())), data_types=tuple(entry.get("dataTypes", ())),
         value_kind=str(entry.get("valueKind", "")), message=str(entry.get("message") or ""),
         worst=_worst(entry.get("worst")), hits=int(entry.get("hits") or 1), required=bool(entry.get("required", True)),
-        known=tuple(str(k) for k in entry.get("known", ())), case=name, graph=calls, inputs=inputs,
+        known=tuple(str(k) for k in entry.get("known", ())), related=tuple(str(k) for k in entry.get("related", ())),
+        cause=str(entry.get("cause") or "backend"), cause_note=str(entry.get("causeNote") or ""), case=name, graph=calls, inputs=inputs,
         elements=int(entry.get("elements") or 0), nodes=int(entry.get("nodes") or len(calls)), command=command,
     )
 

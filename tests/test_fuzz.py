@@ -73,6 +73,7 @@ def test_planted_negative_float16_bug_is_found_and_shrunk(tmp_path, capsys):
     assert result.findings, "the planted bug was not found"
     for f in result.findings:
         assert f.ops == ("relu",) and "float16" in f.data_types and f.status == "fail"
+        assert f.cause == "backend" and f.cause_note == ""  # relu in float16 does not give x + 1 either
     smallest = min(result.findings, key=lambda f: f.elements)
     assert smallest.elements <= 4 and smallest.nodes == 1
     case_file = tmp_path / "findings" / f"{smallest.id}.json"

@@ -1,5 +1,7 @@
 """The reference backend: every op in float64 numpy, rounded once to the
-output data type. Every verdict the harness gives is measured against it."""
+output data type. Every verdict the harness gives is measured against it.
+``-o precision=operand`` computes each op in its operands' own float type
+instead (backends/reference/evaluate.py says which ops still use float64)."""
 from __future__ import annotations
 
 import platform
@@ -8,7 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.backends.base import BackendInfo, Unsupported
-from webnn_harness.backends.reference.evaluate import ReferenceOutput, evaluate
+from webnn_harness.backends.reference.evaluate import PRECISIONS, ReferenceOutput, evaluate
 from webnn_harness import __version__
 from webnn_harness.graph import Graph
 
@@ -17,15 +19,20 @@ class ReferenceBackend:
     name = "reference"
 
     def __init__(self, options: Mapping[str, str]):
-        if options:
-            raise ValueError(f"the reference backend takes no options (got {', '.join(options)})")
+        unknown = sorted(set(options) - {"precision"})
+        if unknown:
+            raise ValueError(f"the reference backend takes only -o precision=float64|operand (got {', '.join(unknown)})")
+        self.precision = options.get("precision", "float64")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"reference -o precision={self.precision}: one of {', '.join(PRECISIONS)}")
 
     def info(self) -> BackendInfo:
         return BackendInfo(
             name=self.name,
             version=__version__,
             device=f"cpu ({platform.machine()}), numpy {np.__version__}",
-            settings={"precision": "float64 compute, rounded once to the output type"},
+            settings={"precision": "float64 compute, rounded once to the output type" if self.precision == "float64"
+                      else "operand type compute (float32 in float32, float16 as numpy computes it), rounded to the output type"},
         )
 
     def build(self, graph: Graph) -> Graph:
@@ -39,6 +46,8 @@ class ReferenceBackend:
     def compute(self, compiled: Graph, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from webnn_harness import refcache
 
+        if self.precision != "float64":  # the cache and the judge hold float64 evaluations only
+            return {name: out.values for name, out in evaluate(compiled, inputs, self.precision).items()}
         # Kept for the judging of the same case, which needs the same evaluation.
         return {name: out.values for name, out in refcache.current().evaluate(compiled, inputs).items()}
 

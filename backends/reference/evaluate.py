@@ -4,6 +4,18 @@ This is the one wrapper that handles data types for every op: float operands
 become float64, the op computes, and the result is rounded once to the
 output's data type (round to nearest even; float16 overflow gives infinity).
 It also tracks which output elements the spec leaves to the implementation.
+
+``precision="operand"`` is the one switch that instead computes every op in
+its operands' own float type (float32 stays float32; float16 is computed as
+numpy computes float16): the spec's formulas evaluated in the operand type,
+where an intermediate may overflow although the exact result does not. Fuzz
+uses it to tell a backend bug from such a float32 effect
+(harness/fuzz/precision.py). Integers are computed as in float64 mode. Ops
+that convert to float64 themselves still compute in float64 under it (found
+by evaluating every float32 case of WPT and our corpus in this mode and
+checking each op's result type): erf and gelu (math.erf), dequantizeLinear
+and quantizeLinear (exact float64 products), and resample2d linear (its
+interpolation weights). PRECISIONS lists the modes.
 """
 from __future__ import annotations
 
@@ -35,9 +47,12 @@ class ReferenceOutput:
     reason: str = ""
 
 
-def _as_compute_array(value: np.ndarray) -> np.ndarray:
+PRECISIONS = ("float64", "operand")
+
+
+def _as_compute_array(value: np.ndarray, precision: str = "float64") -> np.ndarray:
     value = np.asarray(value)
-    return value.astype(np.float64) if value.dtype.kind == "f" else value
+    return value.astype(np.float64) if value.dtype.kind == "f" and precision == "float64" else value
 
 
 def _round_to(result, data_type: str) -> np.ndarray:
@@ -59,7 +74,7 @@ def _uniform_operands(node: Node, env: Mapping[str, np.ndarray]) -> bool:
     return any(is_uniform(a) for a in arrays) and all(a.size == 1 or is_uniform(a) for a in arrays)
 
 
-def run_node(node: Node, env: Mapping[str, np.ndarray], graph: Graph) -> list[ReferenceOutput]:
+def run_node(node: Node, env: Mapping[str, np.ndarray], graph: Graph, precision: str = "float64") -> list[ReferenceOutput]:
     # Elementwise on one-value operands: compute one element and broadcast it
     # to the output shape, the same values as computing every element.
     one = _uniform_operands(node, env)
@@ -67,9 +82,9 @@ def run_node(node: Node, env: Mapping[str, np.ndarray], graph: Graph) -> list[Re
     kwargs = {}
     for param, ref in node.operands.items():
         if isinstance(ref, tuple):
-            kwargs[param] = [_as_compute_array(operand(env[r])) for r in ref]
+            kwargs[param] = [_as_compute_array(operand(env[r]), precision) for r in ref]
         else:
-            kwargs[param] = _as_compute_array(operand(env[ref]))
+            kwargs[param] = _as_compute_array(operand(env[ref]), precision)
     kwargs.update(node.attributes)
     with np.errstate(all="ignore"):
         result = OPS[node.op](**kwargs)
@@ -114,12 +129,14 @@ def _taint(node: Node, masks: Mapping[str, np.ndarray], outs: list[ReferenceOutp
     return tainted
 
 
-def evaluate(graph: Graph, inputs: Mapping[str, np.ndarray]) -> dict[str, ReferenceOutput]:
+def evaluate(graph: Graph, inputs: Mapping[str, np.ndarray], precision: str = "float64") -> dict[str, ReferenceOutput]:
+    if precision not in PRECISIONS:
+        raise ValueError(f"reference precision {precision!r}: one of {', '.join(PRECISIONS)}")
     env: dict[str, np.ndarray] = {**graph.constants, **inputs}
     masks: dict[str, np.ndarray] = {}
     reasons: dict[str, str] = {}
     for node in graph.nodes:
-        outs = _taint(node, masks, run_node(node, env, graph))
+        outs = _taint(node, masks, run_node(node, env, graph, precision))
         for name, out in zip(node.outputs, outs):
             env[name] = out.values
             if out.undefined is not None and out.undefined.any():

@@ -27,9 +27,11 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from webnn_harness import backends
 from webnn_harness.expectations import ExpectationSet
 from webnn_harness.fuzz.evidence import check_against_probe, load_probe_evidence, probe_known, probe_source
-from webnn_harness.fuzz.findings import (FINDING_STATUSES, Finding, Tally, finding_id, group_key, related_expectations,
-                                         same_root_cause,
+from webnn_harness.fuzz.findings import (FINDING_STATUSES, Finding, Tally, agreeing_expectations, finding_id,
+                                         finding_value_kinds, group_key, related_expectations, same_root_cause,
                                          worst_of, write_finding)
+from webnn_harness.fuzz.precision import classify_cause
+from webnn_harness.probe.deviations import present_classes
 from webnn_harness.fuzz.strategies import FuzzGraph, fuzzable_ops, graphs
 from webnn_harness.results import Record, run_header
 from webnn_harness.runner import RunOptions, WorkerPool
@@ -198,15 +200,19 @@ def _with_hits(finding: Finding, count: int) -> Finding:
 def _finding(failure: _Failure, config: FuzzSettings, known: ExpectationSet, count: int,
              evidence: Mapping | None, shrink: Mapping) -> Finding:
     record, graph = failure.record, failure.graph
+    worst = worst_of(record)
     related = related_expectations(record.ops, record.data_types, known.entries)
+    kinds = finding_value_kinds(worst, failure.key.split(" | ")[2], present_classes(graph.case))
+    agreeing, others = agreeing_expectations(related, kinds, record.message)
     verdicts = check_against_probe(evidence, graph.case) if evidence else []
+    cause, cause_note = classify_cause(graph.case, record.status, worst)
     return Finding(
         key=failure.key, id=finding_id(failure.key), status=record.status, ops=tuple(record.ops),
         data_types=tuple(record.data_types), value_kind=failure.key.split(" | ")[3], message=record.message,
-        worst=worst_of(record), required=record.required, seed=config.seed,
+        worst=worst, required=record.required, seed=config.seed,
         elements=sum(int(v.size) for v in graph.case.inputs.values()), nodes=len(graph.case.graph.nodes),
-        known=tuple(dict.fromkeys([e.reason for e in related] + probe_known(verdicts))), hits=count,  # each reason once
-        probe=tuple(verdicts), **shrink,
+        known=tuple(dict.fromkeys(agreeing + probe_known(verdicts))), related=tuple(others), hits=count,
+        cause=cause, cause_note=cause_note, probe=tuple(verdicts), **shrink,
     )
 
 
@@ -229,6 +235,9 @@ def write_fuzz_summary(out: Path, info: Mapping, config: FuzzSettings, tally: Ta
         "triedByOp": tally.generated,
         "findings": [f.to_json() for f in findings],
         "newFindings": sum(1 for f in findings if not f.known),
+        # A precision finding is the spec's formula evaluated in the operand type (harness/fuzz/precision.py).
+        "backendFindings": sum(1 for f in findings if f.cause == "backend"),
+        "precisionFindings": sum(1 for f in findings if f.cause == "precision"),
     }
     path.write_text(json.dumps(doc, indent=1) + "\n")
     return path

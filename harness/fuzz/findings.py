@@ -68,7 +68,8 @@ def snake(op: str) -> str:
 def related_expectations(ops: Sequence[str], data_types: Sequence[str], entries: Sequence[Expectation]) -> list[Expectation]:
     """Entries of the backend's expectations about the same op and data type
     (by the WPT file named after the op, and the data type in the entry's
-    case name or pattern): the finding may be that known failure."""
+    case name or pattern): the finding may be that known failure, or another
+    bug of the same op (``agreeing_expectations`` tells)."""
     out = []
     for e in entries:
         stem = Path(e.file or "").stem.replace("_", "").lower()
@@ -77,6 +78,69 @@ def related_expectations(ops: Sequence[str], data_types: Sequence[str], entries:
                 not any(t in text for t in ("float32", "float16", "int")) or any(t in text for t in data_types)):
             out.append(e)
     return out
+
+
+# How an expectation's reason or case names each kind of value a finding can
+# show: its worst element's expected and actual values, and the value classes
+# of its minimal case's inputs (harness/probe/deviations.py CLASSES).
+KIND_WORDS: Mapping[str, re.Pattern] = {kind: re.compile(pattern, re.IGNORECASE) for kind, pattern in {
+    "NaN": r"\bnan\b",
+    "Infinity": r"\binf(inity|inite)?\b|overflow",
+    "negative zero": r"-0\b|negative zero|signed zero",
+    "beyond 2^53": r"2\^53|\bdouble\b",
+    "beyond 2^31": r"2\^31|int32 range",
+    "beyond 2^24": r"2\^24|float32",
+    "integer extreme": r"\bwrap|saturat|two's complement",
+    "inexact": r"\bulp\b|approximat|rounded",
+}.items()}
+_QUOTED = re.compile(r"(?<!\w)'([^']{6,})'|\"([^\"]{6,})\"")  # not the ' of "ORT's"
+
+
+def finding_value_kinds(worst: Mapping[str, Any], output_type: str, input_classes: Sequence[str]) -> set[str]:
+    """The kinds of value (KIND_WORDS' keys) a finding shows."""
+    from webnn_harness.dtypes import integer_range, is_float
+
+    kinds = set(input_classes)
+    values = []
+    for v in (worst.get("expected"), worst.get("actual")):
+        try:
+            values.append(decode_number(v))
+        except ValueError:
+            pass
+    for v in values:
+        if isinstance(v, float) and math.isnan(v):
+            kinds.add("NaN")
+        elif isinstance(v, float) and math.isinf(v):
+            kinds.add("Infinity")
+        elif isinstance(v, float) and v == 0 and math.copysign(1, v) < 0:
+            kinds.add("negative zero")
+        elif isinstance(v, int) and not is_float(output_type):
+            # Beyond 2^53 is beyond int32 too (an int64-as-int32 bug shows there as well).
+            kinds |= {"beyond 2^53", "beyond 2^31"} if abs(v) > 2**53 else {"beyond 2^31"} if not -2**31 <= v < 2**31 else \
+                {"beyond 2^24"} if abs(v) > 2**24 else set()
+            if v != 0 and v in integer_range(output_type):  # the type's min or max: a wrap or a saturation
+                kinds.add("integer extreme")
+    if len(values) == 2 and is_float(output_type) and all(isinstance(v, float) and math.isfinite(v) for v in values):
+        kinds.add("inexact")
+    return kinds
+
+
+def agrees(entry: Expectation, kinds: set[str], message: str) -> bool:
+    """Whether ``entry`` describes this failure, not only its op and data type:
+    its reason or case names a kind of value the finding shows, or a phrase
+    it quotes is in the finding's message."""
+    text = f"{entry.reason} {entry.case or entry.match or ''}"
+    if any(KIND_WORDS[kind].search(text) for kind in kinds if kind in KIND_WORDS):
+        return True
+    quoted = [a or b for a, b in _QUOTED.findall(entry.reason)]
+    return any(q.lower() in (message or "").lower() for q in quoted)
+
+
+def agreeing_expectations(related: Sequence[Expectation], kinds: set[str], message: str) -> tuple[list[str], list[str]]:
+    """(reasons that make the finding known, reasons only related to it), each once."""
+    known = [e.reason for e in related if agrees(e, kinds, message)]
+    others = [e.reason for e in related if e.reason not in known]
+    return list(dict.fromkeys(known)), list(dict.fromkeys(others))
 
 
 @dataclass(frozen=True)
@@ -93,7 +157,10 @@ class Finding:
     seed: int
     elements: int  # input elements of the minimal graph
     nodes: int
-    known: tuple[str, ...] = ()  # reasons of related expectation entries and probe findings
+    known: tuple[str, ...] = ()  # reasons of agreeing expectation entries and probe findings
+    related: tuple[str, ...] = ()  # expectations on the same op and data type about another kind of value
+    cause: str = "backend"  # or "precision": the spec's formula in the operand type gives it too (precision.py)
+    cause_note: str = ""  # one line saying why, for "precision"
     hits: int = 1  # failing graphs with this key (before shrinking)
     probe: tuple[Mapping[str, Any], ...] = ()  # the probe's verdict per op (harness/fuzz/evidence.py)
     shrink_seconds: float = 0.0
@@ -102,10 +169,10 @@ class Finding:
 
     def to_json(self) -> dict:
         out = asdict(self)
-        for name in ("data_types", "value_kind", "shrink_seconds", "shrink_graphs", "shrink_stopped_by"):
+        for name in ("data_types", "value_kind", "shrink_seconds", "shrink_graphs", "shrink_stopped_by", "cause_note"):
             del out[name]
         return {**out, "ops": list(self.ops), "dataTypes": list(self.data_types), "valueKind": self.value_kind,
-                "known": list(self.known), "probe": [dict(v) for v in self.probe],
+                "known": list(self.known), "related": list(self.related), "causeNote": self.cause_note, "probe": [dict(v) for v in self.probe],
                 "shrink": {"seconds": self.shrink_seconds, "graphs": self.shrink_graphs, "stoppedBy": self.shrink_stopped_by}}
 
 

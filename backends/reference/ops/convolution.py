@@ -78,7 +78,7 @@ def convTranspose2d(input, filter, padding, strides, dilations, outputPadding, o
     full_w = (wd - 1) * strides[1] + (kw - 1) * dilations[1] + 1
     # Room for the crop window [begin, begin + out) even where it runs past
     # the full output (outputPadding / outputSizes): those rows stay zero.
-    full = np.zeros((n, o, max(full_h, padding[0] + out_h), max(full_w, padding[2] + out_w)))
+    full = np.zeros((n, o, max(full_h, padding[0] + out_h), max(full_w, padding[2] + out_w)), x.dtype)
     xg = x.reshape(n, groups, c // groups, h, wd)
     wg = w.reshape(groups, c // groups, og, kh, kw)
     for i in range(kh):

@@ -16,7 +16,7 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
     if np.prod(batch, dtype=np.int64) * m * k * n <= _PRODUCTS_AT_ONCE:
         return np.sum(a[..., :, :, None] * b[..., None, :, :], axis=-2)  # [..., M, K, N] summed over K
-    out = np.zeros(batch + (m, n))
+    out = np.zeros(batch + (m, n), np.result_type(a, b))
     for i in range(k):  # large operands: accumulate one rank-1 update at a time
         out += a[..., :, i, None] * b[..., None, i, :]
     return out

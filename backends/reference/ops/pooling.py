@@ -58,7 +58,7 @@ def averagePool2d(input, layout, **options):
     windows, valid = _pool_windows(input, layout=layout, op="averagePool2d", fill=0.0, **options)
     count = _flat(valid).sum(axis=-1)
     total = _flat(windows).sum(axis=-1)  # padding is 0.0: adds nothing
-    mean = total / np.maximum(count, 1)
+    mean = total / np.maximum(count, 1).astype(total.dtype)  # an int64 count would promote float32 to float64
     empty = count == 0
     out = from_nchw(np.where(empty, np.nan, mean), layout)
     if empty.any():

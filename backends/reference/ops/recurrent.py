@@ -93,8 +93,8 @@ def _directions(direction: str) -> list[bool]:
     return {"forward": [False], "backward": [True], "both": [False, True]}[direction]
 
 
-def _initial_state(given: np.ndarray | None, directions: int, batch: int, hidden: int) -> np.ndarray:
-    return np.zeros((directions, batch, hidden)) if given is None else given
+def _initial_state(given: np.ndarray | None, directions: int, batch: int, hidden: int, dtype) -> np.ndarray:
+    return np.zeros((directions, batch, hidden), dtype) if given is None else given
 
 
 def _run_directions(input, step_fn, states, direction):
@@ -119,7 +119,7 @@ def gru(input, weight, recurrentWeight, steps, hiddenSize, bias=None, recurrentB
         initialHiddenState=None, resetAfter=True, returnSequence=False, direction="forward",
         layout="zrn", activations=("sigmoid", "tanh")):
     directions = len(_directions(direction))
-    h0 = _initial_state(initialHiddenState, directions, input.shape[1], hiddenSize)
+    h0 = _initial_state(initialHiddenState, directions, input.shape[1], hiddenSize, input.dtype)
 
     def step(d, x, h):
         return (gruCell(x, weight[d], recurrentWeight[d], h, hiddenSize,
@@ -135,8 +135,8 @@ def lstm(input, weight, recurrentWeight, steps, hiddenSize, bias=None, recurrent
          peepholeWeight=None, initialHiddenState=None, initialCellState=None, returnSequence=False,
          direction="forward", layout="iofg", activations=("sigmoid", "tanh", "tanh")):
     directions = len(_directions(direction))
-    h0 = _initial_state(initialHiddenState, directions, input.shape[1], hiddenSize)
-    c0 = _initial_state(initialCellState, directions, input.shape[1], hiddenSize)
+    h0 = _initial_state(initialHiddenState, directions, input.shape[1], hiddenSize, input.dtype)
+    c0 = _initial_state(initialCellState, directions, input.shape[1], hiddenSize, input.dtype)
 
     def step(d, x, h, c):
         return lstmCell(x, weight[d], recurrentWeight[d], h, c, hiddenSize,

@@ -29,7 +29,7 @@ def _is_int(x: np.ndarray) -> bool:
 
 def _sum(x: np.ndarray, axes, keepDimensions: bool) -> np.ndarray:
     # Integer: accumulate in the input's own type (wraps, see module docstring).
-    dtype = x.dtype if _is_int(x) else np.float64
+    dtype = x.dtype  # integers wrap in-type; floats: float64, or the operand type (evaluate.py precision)
     return np.sum(x, axis=_axes(axes), keepdims=keepDimensions, dtype=dtype)
 
 
@@ -49,7 +49,7 @@ def reduceSumSquare(input, axes, keepDimensions):
 
 
 def reduceProduct(input, axes, keepDimensions):
-    dtype = input.dtype if _is_int(input) else np.float64
+    dtype = input.dtype  # float64, or the operand type (evaluate.py precision)
     return np.prod(input, axis=_axes(axes), keepdims=keepDimensions, dtype=dtype)
 
 
@@ -134,7 +134,7 @@ def cumulativeSum(input, axis, exclusive, reversed):
     if exclusive:
         zero = np.zeros_like(np.take(x, [0], axis=axis))
         x = np.concatenate([zero, np.delete(x, -1, axis=axis)], axis=axis)
-    dtype = x.dtype if _is_int(x) else np.float64
+    dtype = x.dtype  # integers wrap in-type; floats: float64, or the operand type (evaluate.py precision)
     out = np.cumsum(x, axis=axis, dtype=dtype)  # integers wrap in-type
     return np.flip(out, axis) if reversed else out
 
