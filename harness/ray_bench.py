@@ -36,8 +36,7 @@ from webnn_harness import __version__
 from webnn_harness.backends.base import BackendError
 from webnn_harness.bench.run import HOST_THREAD_VARIABLES, BenchOptions, bench_info, failure_record, thread_options
 from webnn_harness.bench.worker import Task
-from webnn_harness.ray_executor import RayExecutor, RayExecutors, actor_class, check_capacity, device_resources, \
-    ray_module
+from webnn_harness.ray_executor import RayExecutor, RayExecutors, actor_class, check_capacity, ray_module
 from webnn_harness.runner import RunOptions
 
 

@@ -2,9 +2,7 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
 
 from webnn_harness.cli import main
 

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
 
 from webnn_harness.backends.reference import evaluate
 from webnn_harness.cases import load_file
@@ -74,6 +74,7 @@ def test_planted_negative_float16_bug_is_found_and_shrunk(tmp_path, capsys):
     for f in result.findings:
         assert f.ops == ("relu",) and "float16" in f.data_types and f.status == "fail"
         assert f.cause == "backend" and f.cause_note == ""  # relu in float16 does not give x + 1 either
+    assert result.new_deviations == result.findings  # the command exits 1 on these
     smallest = min(result.findings, key=lambda f: f.elements)
     assert smallest.elements <= 4 and smallest.nodes == 1
     case_file = tmp_path / "findings" / f"{smallest.id}.json"

@@ -10,7 +10,6 @@ from webnn_harness.backends import create
 from webnn_harness.backends.reference import evaluate
 from webnn_harness.cases import load_file
 from webnn_harness.expectations import Expectation
-from webnn_harness.fuzz import FuzzSettings, fuzz
 from webnn_harness.fuzz.findings import agreeing_expectations, finding_value_kinds, related_expectations
 from webnn_harness.fuzz.precision import classify_cause
 from webnn_harness.fuzz.reclassify import reclassify
@@ -73,16 +72,21 @@ def test_a_float32_overflow_the_spec_formula_gives_too_is_precision(tmp_path):
     assert classify_cause(case, "crash", {"output": None, "index": None})[0] == "backend"
 
 
-def test_a_backend_computing_in_float32_is_classified_precision(tmp_path):
+def test_a_backend_computing_in_float32_is_classified_precision_and_does_not_fail_the_command(tmp_path):
     """The reference in operand precision is a backend that sums in float32: fuzzed
-    against the float64 reference, what it gets wrong is overflow (a mean of two -3.4e38s is -inf), and every finding is precision."""
-    result = fuzz(FuzzSettings("reference", {"precision": "operand"}, ("reduceMean", "reduceL2"), seconds=8, seed=3, shrink_cap=5),
-                  tmp_path)
-    assert result.findings, "a float32 sum of float32 extremes never overflowed"
-    assert all(f.cause == "precision" and "float32" in f.cause_note for f in result.findings if "float32" in f.data_types)
+    against the float64 reference, what it gets wrong is overflow (a mean of two -3.4e38s is -inf), and every
+    finding is precision; new precision effects alone exit 0 (FuzzResult.new_deviations)."""
+    from webnn_harness.cli import main
+
+    code = main(["fuzz", "--backend", "reference", "-o", "precision=operand", "--op", "reduceMean", "--op", "reduceL2",
+                 "--time", "8", "--seed", "3", "--shrink-cap", "5", "--out", str(tmp_path), "-q"])
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert summary["precisionFindings"] == sum(1 for f in result.findings if f.cause == "precision") > 0
+    findings = summary["findings"]
+    assert findings, "a float32 sum of float32 extremes never overflowed"
+    assert all(f["cause"] == "precision" and "float32" in f["causeNote"] for f in findings if "float32" in f["dataTypes"])
+    assert summary["precisionFindings"] == sum(1 for f in findings if f["cause"] == "precision") > 0
     assert summary["backend"]["settings"]["precision"].startswith("operand")
+    assert code == 0
 
 
 OV_UINT32 = Expectation("OpenVINO CPU plugin runs uint32 tensors as int32: values above 2^31-1 become negative",

@@ -4,7 +4,6 @@ batch), known failures data, and end-to-end agreement with the reference on
 a sample of the corpus."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np

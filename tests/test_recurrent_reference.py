@@ -23,7 +23,6 @@ that the conversions below bridge:
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np

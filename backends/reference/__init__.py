@@ -5,7 +5,7 @@ instead (backends/reference/evaluate.py says which ops still use float64)."""
 from __future__ import annotations
 
 import platform
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 

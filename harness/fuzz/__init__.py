@@ -82,6 +82,13 @@ class FuzzResult:
     rounds: int
     summary_path: Path
 
+    @property
+    def new_deviations(self) -> list[Finding]:
+        """What a CI fails on: findings that are not known and are the
+        backend's (a precision effect is what the spec's formula gives in
+        the operand's type, e.g. an intermediate overflowing float32)."""
+        return [f for f in self.findings if not f.known and f.cause != "precision"]
+
 
 class _BudgetSpent(BaseException):
     """Raised inside the hypothesis test when the time is up. A BaseException,

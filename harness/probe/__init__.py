@@ -28,7 +28,6 @@ from webnn_harness import backends
 from webnn_harness.backends.base import emulations
 from webnn_harness.builder import FieldError
 from webnn_harness.catalog import operators
-from webnn_harness.dtypes import DATA_TYPES
 from webnn_harness.opspec.base import SpecError
 from webnn_harness.probe import limits as limits_mod
 from webnn_harness.probe import deviations
