@@ -8,6 +8,7 @@ import pickle
 from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
+from batchcheck import assert_batch_equals_alone
 import pytest
 
 from webnn_harness import refcache
@@ -99,20 +100,7 @@ def _backend_batch_equals_one_by_one(name, raws, tmp_path):
     backend = backends.create(name, {})
     built = build_batch(backend, [c.graph for c in cases])
     computed = compute_batch(backend, built, [c.inputs for c in cases])
-    for case, handle, outputs in zip(cases, built, computed):
-        try:
-            alone = backend.compute(backend.build(case.graph), case.inputs)
-        except Exception as exc:  # noqa: BLE001
-            alone = exc
-        if isinstance(handle, BaseException):
-            assert isinstance(alone, BaseException) and str(handle) == str(alone)
-            continue
-        if isinstance(alone, BaseException):
-            assert isinstance(outputs, BaseException) and str(outputs) == str(alone), case.name
-            continue
-        assert set(outputs) == set(alone), case.name
-        for key in alone:
-            assert np.array_equal(outputs[key], alone[key], equal_nan=True), case.name
+    assert_batch_equals_alone(backend, cases, built, computed)
     return built, computed
 
 
