@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 from batchcheck import assert_batch_equals_alone
 import pytest
 
