@@ -71,6 +71,7 @@ class Latency:
     cv: float | None
     samples: int
     times: tuple[float, ...]
+    cpu_median: float | None = None  # process CPU seconds per call, every thread (older records: None)
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,8 @@ def _latency(raw: Any) -> Latency | None:
     times = tuple(t for t in (_number(x) for x in raw.get("times") or ()) if t is not None)
     return Latency(median=float(raw["median"]), mean=_number(raw.get("mean")), min=_number(raw.get("min")),
                    max=_number(raw.get("max")), p90=_number(raw.get("p90")), iqr=_number(raw.get("iqr")),
-                   cv=_number(raw.get("cv")), samples=_integer(raw.get("samples")) or len(times), times=times)
+                   cv=_number(raw.get("cv")), samples=_integer(raw.get("samples")) or len(times), times=times,
+                   cpu_median=_number(raw.get("cpuMedian")))
 
 
 def _setting(settings: Mapping[str, Any], keys: Sequence[str]) -> str:

@@ -33,7 +33,8 @@ def latency(times: list[float]) -> dict:
     sd = (sum((t - mean) ** 2 for t in times) / (len(times) - 1)) ** 0.5
     q = lambda f: ordered[int(f * (len(ordered) - 1))]  # noqa: E731 - a rough quantile is enough for a fixture
     return {"median": median(times), "mean": mean, "min": ordered[0], "max": ordered[-1], "p90": q(0.9),
-            "iqr": q(0.75) - q(0.25), "cv": sd / mean, "samples": len(times), "times": times}
+            "iqr": q(0.75) - q(0.25), "cv": sd / mean, "samples": len(times), "times": times,
+            "cpuMedian": 1.5 * median(times)}  # two threads, not both busy the whole call
 
 
 def record(benchmark, variant, times, *, backend=ORT, kind="scenario", status="ok", op=None, data_type="float32",
@@ -368,3 +369,14 @@ def test_strip_local_paths_leaves_markup_in_messages_alone():
     # A backend message may hold markup; "</b>" is a closing tag, not a folder.
     assert strip_local_paths("error in </b> tag") == "error in </b> tag"
     assert strip_local_paths("<i>/tmp/run/a.onnx</i>") == "<i>a.onnx</i>"
+
+
+def test_cpu_per_call_is_shown_beside_the_wall_median_and_older_records_go_without(bench, site, tmp_path):
+    perf = build_performance([bench])
+    fast = next(r for r in perf.records if r.is_speed)
+    assert fast.latency.cpu_median == pytest.approx(1.5 * fast.latency.median)
+    assert re.search(r"CV [0-9.]+%? · CPU [0-9.]+ [µm]?s", (site / "performance.html").read_text())
+    older = record("chain", "graph", [0.001, 0.002, 0.003])
+    del older["latency"]["cpuMedian"]  # written before the bench recorded CPU time
+    (old,) = build_performance([write_bench(tmp_path / "older", [older])]).records
+    assert old.latency.cpu_median is None
