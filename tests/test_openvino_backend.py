@@ -157,3 +157,21 @@ def test_backend_asks_for_batches_it_compiles_as_one_model(ov_backend):
     for i in (0, 1, size - 2, size - 1):
         want = evaluate(graphs[i], {"x": x})["y"].values
         np.testing.assert_allclose(ov_backend.compute(built[i], {"x": x})["y"], want, rtol=1e-6)
+
+
+def test_refusal_messages_do_not_carry_per_process_node_counters():
+    # OpenVINO names nodes MatMul_3, Parameter_1... counting per process, so the same refusal read
+    # differently in two workers or two runs (the probe's evidence changed between runs).
+    from openvino import opset13 as ops
+
+    from webnn_harness.backends.openvino import _first_line
+
+    messages = set()
+    for _ in range(2):
+        try:
+            ops.matmul(ops.parameter([2, 3], np.float32), ops.parameter([4, 5], np.float32), False, False)
+        except Exception as exc:  # noqa: BLE001 - OpenVINO raises its own RuntimeError subclass
+            messages.add(_first_line(exc))
+    (message,) = messages
+    assert "Incompatible MatMul matrix dimension" in message and "opset1::MatMul MatMul (" in message
+    assert "COL_INDEX_DIM=1" in message  # upper-case names with digits are not node counters

@@ -22,6 +22,7 @@ resulting failures are reported as they are.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -300,7 +301,12 @@ def _first_line(exc: BaseException) -> str:
     text = " ".join(reasons) or (lines[-1] if lines else type(exc).__name__)
     if node:
         text += f" ({node.split(' with friendly_name')[0].replace('While validating node ', '')})"
-    return text[:800]
+    # Auto-generated node names count nodes per process (MatMul_3, Negative_33995): without the
+    # counter the same refusal reads the same in every run and every worker.
+    return _NODE_COUNTER.sub(r"\1", text)[:800]
+
+
+_NODE_COUNTER = re.compile(r"\b([A-Z][a-z][A-Za-z0-9]*)_\d+\b")
 
 
 def _classify(exc: BaseException) -> BaseException:
