@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 from webnn_harness.backends.base import BackendError
 from webnn_harness.cases import Case
 from webnn_harness.results import Record
-from webnn_harness.runner import RunOptions, batches, requeue_lost
+from webnn_harness.runner import RunOptions, advance, batches, overdue, requeue_lost
 from webnn_harness.worker import base_record
 
 RESOURCE_PREFIX = "webnn_device:"
@@ -306,24 +306,16 @@ class RayExecutor:
                 except ray.exceptions.RayError as exc:  # the stream itself failed (e.g. a record Ray cannot pickle)
                     finish(slot, "crash", f"worker failed ({slot.where}): {str(exc).splitlines()[-1][:300]}")
                     continue
-                kind = msg[0]
-                if kind == "building":
-                    slot.since = time.monotonic()
-                elif kind == "start":
-                    slot.phase, slot.current, slot.since = "running", msg[1], time.monotonic()
-                elif kind == "record":
-                    slot.done.add(msg[1])
-                    on_record(self.received(slot, msg[2]))
+                if (record := advance(slot, msg)) is not None:
+                    on_record(self.received(slot, record))
                     self.cases_per_node[slot.where.split(" pid")[0]] += 1
                     remaining -= 1
-                elif kind == "done":
-                    slot.phase, slot.batch, slot.stream = "idle", None, None
+                elif msg[0] == "done":
+                    slot.stream = None
             now = time.monotonic()
             for slot in list(self.slots):
-                if slot.phase == "building" and now - slot.since > self.run.timeout * max(1, len(slot.batch or [])):
-                    finish(slot, "timeout", f"build did not finish within {self.run.timeout:g} s")
-                elif slot.phase == "running" and now - slot.since > self.run.timeout:
-                    finish(slot, "timeout", f"did not finish within {self.run.timeout:g} s")
+                if hung := overdue(slot, self.run.timeout, now):
+                    finish(slot, "timeout", hung)
                 elif slot.phase == "starting" and now - slot.since > self.run.start_timeout:
                     self._kill(slot)
                     raise BackendError(f"{self.backend} actor did not start within {self.run.start_timeout:g} s")

@@ -221,29 +221,48 @@ class WorkerPool:
                     elif kind == "fatal":
                         self._kill(w)
                         raise BackendError(f"{self.backend} cannot start in a worker: {msg[1]}")
-                    elif kind == "building":
-                        w.since = time.monotonic()
-                    elif kind == "start":
-                        w.phase, w.current, w.since = "running", msg[1], time.monotonic()
-                    elif kind == "record":
-                        w.done.add(msg[1])
-                        on_record(msg[2])
+                    elif (record := advance(w, msg)) is not None:
+                        on_record(record)
                         remaining -= 1
-                    elif kind == "done":
-                        w.phase, w.batch = "idle", None
                     if kind in ("ready", "done") or not w.conn.poll():
                         break  # an idle worker gets its next batch at the top of the loop
             now = time.monotonic()
             for w in list(self.workers):
-                if w.phase == "building" and now - w.since > self.run.timeout * max(1, len(w.batch or [])):
-                    finish(w, "timeout", f"build did not finish within {self.run.timeout:g} s")
-                elif w.phase == "running" and now - w.since > self.run.timeout:
-                    finish(w, "timeout", f"did not finish within {self.run.timeout:g} s")
+                if hung := overdue(w, self.run.timeout, now):
+                    finish(w, "timeout", hung)
                 elif w.phase == "starting" and now - w.since > self.run.start_timeout:
                     self._kill(w)
                     raise BackendError(f"{self.backend} worker did not start within {self.run.start_timeout:g} s")
                 elif w.phase != "starting" and not w.process.is_alive() and w.conn not in ready:
                     finish(w, "crash", _describe_exit(w.process.exitcode))
+
+
+def advance(slot, msg: tuple) -> Record | None:
+    """One message of the worker protocol (module docstring) applied to the
+    bookkeeping of the worker or Ray actor ``slot`` (phase, current case,
+    cases done, since when): the record, for a "record" message. "ready" and
+    "fatal" are the local pool's own."""
+    kind = msg[0]
+    if kind == "building":
+        slot.since = time.monotonic()
+    elif kind == "start":
+        slot.phase, slot.current, slot.since = "running", msg[1], time.monotonic()
+    elif kind == "record":
+        slot.done.add(msg[1])
+        return msg[2]
+    elif kind == "done":
+        slot.phase, slot.batch = "idle", None
+    return None
+
+
+def overdue(slot, timeout: float, now: float) -> str | None:
+    """Why ``slot``'s batch is hung, or None: its build past ``timeout`` per
+    case of the batch, or its current case past ``timeout``."""
+    if slot.phase == "building" and now - slot.since > timeout * max(1, len(slot.batch or [])):
+        return f"build did not finish within {timeout:g} s"
+    if slot.phase == "running" and now - slot.since > timeout:
+        return f"did not finish within {timeout:g} s"
+    return None
 
 
 def describe_in_worker(backend: str, options: Mapping[str, str]) -> dict | None:
