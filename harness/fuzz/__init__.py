@@ -27,7 +27,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from webnn_harness import backends
 from webnn_harness.expectations import ExpectationSet
 from webnn_harness.fuzz.evidence import check_against_probe, load_probe_evidence, probe_known, probe_source
-from webnn_harness.fuzz.findings import (FINDING_STATUSES, Finding, Tally, agreeing_expectations, finding_id,
+from webnn_harness.fuzz.findings import (FINDING_STATUSES, Finding, Tally, agreeing_expectations, finding_counts, finding_id,
                                          finding_value_kinds, group_key, related_expectations, same_root_cause,
                                          worst_of, write_finding)
 from webnn_harness.fuzz.precision import classify_cause
@@ -226,6 +226,7 @@ def _finding(failure: _Failure, config: FuzzSettings, known: ExpectationSet, cou
 def write_fuzz_summary(out: Path, info: Mapping, config: FuzzSettings, tally: Tally, findings: Sequence[Finding],
                        seconds: float, rounds: int, complete: bool, probe: Mapping | None = None) -> Path:
     path = out / "summary.json"
+    written = [f.to_json() for f in findings]
     doc = {
         **run_header(info),
         "kind": "fuzz",
@@ -240,11 +241,8 @@ def write_fuzz_summary(out: Path, info: Mapping, config: FuzzSettings, tally: Ta
         "probe": probe,
         "statuses": tally.statuses,
         "triedByOp": tally.generated,
-        "findings": [f.to_json() for f in findings],
-        "newFindings": sum(1 for f in findings if not f.known),
-        # A precision finding is the spec's formula evaluated in the operand type (harness/fuzz/precision.py).
-        "backendFindings": sum(1 for f in findings if f.cause == "backend"),
-        "precisionFindings": sum(1 for f in findings if f.cause == "precision"),
+        "findings": written,
+        **finding_counts(written),
     }
     path.write_text(json.dumps(doc, indent=1) + "\n")
     return path

@@ -143,6 +143,15 @@ def agreeing_expectations(related: Sequence[Expectation], kinds: set[str], messa
     return list(dict.fromkeys(known)), list(dict.fromkeys(others))
 
 
+def finding_counts(findings: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """summary.json's counts over findings as written (``Finding.to_json``):
+    new ones (no known failure agrees), and each cause (precision.py: a
+    precision finding is the spec's formula evaluated in the operand type)."""
+    return {"newFindings": sum(1 for f in findings if not f["known"]),
+            "backendFindings": sum(1 for f in findings if f["cause"] == "backend"),
+            "precisionFindings": sum(1 for f in findings if f["cause"] == "precision")}
+
+
 @dataclass(frozen=True)
 class Finding:
     key: str

@@ -18,7 +18,8 @@ from typing import Mapping
 
 from webnn_harness.cases import Case, load_file
 from webnn_harness.expectations import ExpectationSet
-from webnn_harness.fuzz.findings import agreeing_expectations, finding_value_kinds, related_expectations
+from webnn_harness.fuzz.findings import (agreeing_expectations, finding_counts, finding_value_kinds,
+                                         related_expectations)
 from webnn_harness.fuzz.precision import STALE, classify_cause, judge_worst
 from webnn_harness.probe.deviations import present_classes
 from webnn_harness.results import run_header
@@ -68,9 +69,7 @@ def reclassify(source: Path, out: Path) -> Path:
         extra = json.loads(old.read_text()) if old.exists() else {}
         (out / "findings-details" / f"{f['id']}.json").write_text(
             json.dumps({**extra, **f}, indent=1) + "\n")
-    summary.update(findings=findings, newFindings=sum(1 for f in findings if not f["known"]),
-                   backendFindings=sum(1 for f in findings if f["cause"] == "backend"),
-                   precisionFindings=sum(1 for f in findings if f["cause"] == "precision"),
+    summary.update(findings=findings, **finding_counts(findings),
                    reclassified={"from": source.name, **{k: v for k, v in run_header().items() if k != "harness"}})
     path = out / "summary.json"
     path.write_text(json.dumps(summary, indent=1) + "\n")
