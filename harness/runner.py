@@ -233,7 +233,10 @@ class WorkerPool:
                 elif w.phase == "starting" and now - w.since > self.run.start_timeout:
                     self._kill(w)
                     raise BackendError(f"{self.backend} worker did not start within {self.run.start_timeout:g} s")
-                elif w.phase != "starting" and not w.process.is_alive() and w.conn not in ready:
+                elif w.phase != "starting" and not w.process.is_alive() and w.conn not in ready and not w.conn.poll():
+                    # Dead, and nothing left to read: a worker that sent "record"/"start" and then died
+                    # after ``ready`` was taken has those messages read first (next turn, then EOF), so the
+                    # crash is blamed on the case it had started, not on the one before.
                     finish(w, "crash", _describe_exit(w.process.exitcode))
 
 
