@@ -304,25 +304,29 @@ def load_file(path: Path, named_explicitly: bool = True, file: str | None = None
         yield case
 
 
-def load_cases(
+def iter_cases(
     paths: Iterable[str | Path],
     ops: Iterable[str] | None = None,
     name_filter: str | None = None,
     file_ids: Iterable[str] | None = None,
     max_case_bytes: int | None = None,
-) -> list[Case | CaseError]:
-    """Every case under ``paths``, keeping those that use one of ``ops`` (if
-    given), whose name matches ``name_filter`` (a regex, if given) and whose
-    file has one of ``file_ids`` (if given; other files are not read)."""
+) -> Iterator[Case | CaseError]:
+    """Every case under ``paths`` as it loads, keeping those that use one of
+    ``ops`` (if given), whose name matches ``name_filter`` (a regex, if
+    given) and whose file has one of ``file_ids`` (if given; other files are
+    not read). The files are found (and a DuplicateCaseId raised) at the
+    call, before the first case is read."""
     wanted_files = set(file_ids) if file_ids is not None else None
-    wanted_ops = set(ops or ())
-    pattern = re.compile(name_filter) if name_filter else None
-    out: list[Case | CaseError] = []
-    for found in find_case_files(paths):
-        if wanted_files is not None and found.id not in wanted_files:
-            continue
+    found_files = [f for f in find_case_files(paths) if wanted_files is None or f.id in wanted_files]
+    return _iter_cases(found_files, set(ops or ()), re.compile(name_filter) if name_filter else None,
+                       max_case_bytes)
+
+
+def _iter_cases(found_files: list[CaseFile], wanted_ops: set[str], pattern: re.Pattern | None,
+                max_case_bytes: int | None) -> Iterator[Case | CaseError]:
+    for found in found_files:
         if not found.path.exists():
-            out.append(CaseError(found.id, "", -1, "", "no such file or folder", str(found.path)))
+            yield CaseError(found.id, "", -1, "", "no such file or folder", str(found.path))
             continue
         for case in load_file(found.path, found.named_explicitly, found.id, max_case_bytes):
             if pattern and not pattern.search(case.name):
@@ -331,5 +335,15 @@ def load_cases(
                 continue
             if wanted_ops and isinstance(case, CaseError) and not _mentions_op(case, wanted_ops):
                 continue
-            out.append(case)
-    return out
+            yield case
+
+
+def load_cases(
+    paths: Iterable[str | Path],
+    ops: Iterable[str] | None = None,
+    name_filter: str | None = None,
+    file_ids: Iterable[str] | None = None,
+    max_case_bytes: int | None = None,
+) -> list[Case | CaseError]:
+    """``iter_cases`` as a list: every selected case, loaded."""
+    return list(iter_cases(paths, ops, name_filter, file_ids, max_case_bytes))

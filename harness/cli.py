@@ -144,6 +144,7 @@ def cmd_run(args) -> int:
                          progress=progress.update, on_record=on_record, expectations=args.expectations or (),
                          shard=shard, ids=ids, label=args.label,
                          on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n),
+                         on_total=progress.set_total,
                          mode=mode, only=only, max_case_bytes=args.max_case_bytes, executor=executor)
     except (UnknownBackend, BackendError, SelectionError, ExpectationsError, DuplicateCaseId,
             OutputFolderError) as exc:

@@ -13,7 +13,7 @@ the backend actually runs, which matters when that is another machine; its
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from webnn_harness.cases import Case
 from webnn_harness.results import Record
@@ -23,7 +23,11 @@ EXECUTORS = ("local", "ray")
 
 
 class Executor(Protocol):
-    def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None: ...
+    def run_cases(self, cases: Iterable[Case], on_record: Callable[[Record], None]) -> None:
+        """Run ``cases``, each record to ``on_record`` as it completes. ``cases`` may be a generator
+        that loads them as they are taken (``run`` streams its selection): the local pool starts
+        workers on the first batches meanwhile, the Ray executor takes them all first."""
+        ...
 
     def close(self) -> None: ...
 

@@ -28,6 +28,13 @@ class Progress:
         if self.enabled and self.interactive:
             self._bar = tqdm(total=total, desc=label, unit=self.unit, file=self.file, dynamic_ncols=True)
 
+    def set_total(self, total: int) -> None:
+        """The phase's total, once known (``start`` said None: the cases were still loading)."""
+        self._total = total
+        if self._bar is not None:
+            self._bar.total = total
+            self._bar.refresh()
+
     def update(self, n: int = 1) -> None:
         self._n += n
         if self._bar is not None:

@@ -25,7 +25,7 @@ import socket
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError
 from webnn_harness.cases import Case
@@ -236,8 +236,11 @@ class RayExecutor:
         for slot in list(self.slots):
             self._kill(slot)
 
-    def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None:
+    def run_cases(self, cases: Iterable[Case], on_record: Callable[[Record], None]) -> None:
         ray = ray_module()
+        # A selection still loading (harness/run.py) is loaded whole first: how many actors to place
+        # depends on how many batches there are.
+        cases = list(cases)
         queue = batches(cases, self.run, self.info)
         remaining = len(cases)
         if not remaining:

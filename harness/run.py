@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import shlex
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Container, Iterable, Mapping, Sequence
+from typing import Callable, Container, Iterable, Iterator, Mapping, Sequence
 
 from webnn_harness.backends import BackendError
 from webnn_harness.caseid import BUNDLED_CORPUS, corpus_root
@@ -18,7 +19,7 @@ from webnn_harness.lifecycle import stop_reason
 from webnn_harness.outfolder import Mode, OutputFolder, record_key
 from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
 from webnn_harness.runner import RunOptions, prestart
-from webnn_harness.selection import Shard, select_cases
+from webnn_harness.selection import Selection, Shard
 
 
 @dataclass(frozen=True)
@@ -104,16 +105,24 @@ def run(
     shard: Shard | None = None,
     ids: Sequence[str] = (),
     label: str | None = None,
-    on_backend: Callable[[Mapping, int], object] | None = None,
+    on_backend: Callable[[Mapping, int | None], object] | None = None,
     mode: Mode = "new",
     only: Mapping[str, Container[tuple[str, str]]] | None = None,
     max_case_bytes: int | None = None,
     executor: ExecutorFactory | None = None,
+    on_total: Callable[[int], object] | None = None,
 ) -> RunResult:
     """Run the selected cases on each backend into ``out_dir``, locked for the
     run. Raises SelectionError (a ValueError) before writing anything when the
     selection is malformed or empty, ExpectationsError when an expectations
     file is, and OutputFolderError when ``out_dir`` cannot be used as asked.
+
+    The cases load while the first backend runs (``Selection``): its workers
+    get their first batch as soon as it is loaded. Nothing is written until
+    the selection holds a case and every backend and expectations file has
+    been checked. ``on_backend(info, n)`` says a backend starts with ``n``
+    cases to run, or None while they are still loading; ``on_total(n)`` then
+    gives ``n`` once loading ends.
 
     ``mode``: "new" refuses a folder holding a run, "overwrite" replaces it,
     "resume" keeps its records and runs only the cases they do not cover.
@@ -125,25 +134,54 @@ def run(
         prestart(r.name for r in requests)  # the workers' imports overlap the loading of cases (harness/runner.py)
     folder = OutputFolder(Path(out_dir), mode)
     folder.precheck()
-    loaded = select_cases(case_paths, ops, name_filter, ids, shard, max_case_bytes)
-    cases = [c for c in loaded if isinstance(c, Case)]
-    errors = sorted((c for c in loaded if isinstance(c, CaseError)), key=lambda e: (e.file, e.index))
-    files_run = sorted({c.file for c in loaded})
+    selection = Selection(case_paths, ops, name_filter, ids, shard, max_case_bytes)
+    resolved = _resolve_backends(requests, expectations, executor, selection)
+    selection.first()
     label = label or default_label(case_paths)
-    resolved: list[tuple[BackendRequest, Mapping, ExpectationSet]] = []
-    for req in requests:  # every backend and expectations file checked before anything is written
-        try:
-            info = executor.describe(req.name, req.options)
-        except (ValueError, TypeError) as exc:  # a factory refusing its options; not a case problem
-            raise BackendError(f"{req.name}: {exc}") from exc
-        resolved.append((req, info, ExpectationSet.for_backend(req.name, info["version"], req.options, expectations)))
     with folder:
-        return _run_in(folder, loaded, cases, errors, files_run, label, resolved, shard, options, progress,
-                       on_record, on_backend, only, case_paths, executor)
+        return _run_in(folder, selection, label, resolved, shard, options, progress, on_record, on_backend,
+                       on_total, only, case_paths, executor)
 
 
-def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resolved, shard, options, progress,
-            on_record, on_backend, only, case_paths, executor: ExecutorFactory) -> RunResult:
+def _resolve_backends(requests: Sequence[BackendRequest], expectations: Sequence[str | Path],
+                      executor: ExecutorFactory, selection: Selection,
+                      ) -> list[tuple[BackendRequest, Mapping, ExpectationSet]]:
+    """Every backend described and its expectations read, before anything is
+    written. The cases load meanwhile: a local worker can describe its
+    backend only once the fork server has imported it (harness/runner.py),
+    and a Ray task waits for its node. When a backend or an expectations
+    file is refused, an empty selection is still said first, as it was
+    when the cases were loaded before the backends were described."""
+    described: list[Mapping] = []
+    failed: list[BaseException] = []
+
+    def describe() -> None:
+        try:
+            for req in requests:
+                try:
+                    described.append(executor.describe(req.name, req.options))
+                except (ValueError, TypeError) as exc:  # a factory refusing its options; not a case problem
+                    raise BackendError(f"{req.name}: {exc}") from exc
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=describe, name="describe backends", daemon=True)
+    thread.start()
+    while thread.is_alive() and selection.load_next():
+        pass
+    thread.join()
+    try:
+        if failed:
+            raise failed[0]
+        return [(req, info, ExpectationSet.for_backend(req.name, info["version"], req.options, expectations))
+                for req, info in zip(requests, described)]
+    except Exception:
+        selection.finish()  # raises SelectionError when nothing is selected
+        raise
+
+
+def _run_in(folder: OutputFolder, selection: Selection, label, resolved, shard, options, progress,
+            on_record, on_backend, on_total, only, case_paths, executor: ExecutorFactory) -> RunResult:
     out_dir = folder.path
     done = folder.done
     writer = ResultWriter(out_dir, append=folder.mode == "resume")
@@ -153,10 +191,15 @@ def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resol
     started_planned = [0]  # what the backends started so far will have recorded when they finish
     stopped = ""
 
+    def load_errors() -> list[CaseError]:
+        return sorted((c for c in selection.items if isinstance(c, CaseError)), key=lambda e: (e.file, e.index))
+
     def summarise(complete: bool) -> None:
+        loaded = selection.items
         recorded = sum(sum(t.counts.values()) for t in tallies)
         # Backends not started yet count every loaded case (an upper bound under --resume/--rerun-failures).
         planned = started_planned[0] + len(loaded) * (len(resolved) - len(tallies))
+        files_run = sorted({c.file for c in loaded})
         write_summary(
             out_dir,
             tallies,
@@ -164,13 +207,15 @@ def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resol
                 "complete": complete,
                 **({"stoppedBy": stopped} if stopped else {}),
                 "progress": {"recorded": recorded, "planned": max(planned, recorded),
-                             "backendsStarted": len(tallies), "backends": len(resolved)},
+                             "backendsStarted": len(tallies), "backends": len(resolved),
+                             # Still loading: "planned" counts only the cases loaded so far.
+                             **({} if selection.finished else {"loading": True})},
                 "label": label,
                 "shard": str(shard) if shard else None,
                 "cases": len(loaded),
                 "caseFiles": len(files_run),
                 "caseFileIds": files_run,
-                "loadErrors": sorted(str(e) for e in errors),
+                "loadErrors": sorted(str(e) for e in load_errors()),
                 "expectations": reports,
                 "seconds": round(time.perf_counter() - started, 3),
                 "command": public_command(sys.argv),
@@ -181,23 +226,12 @@ def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resol
     try:
         for req, info, known in resolved:
             name = str(info.get("name", req.name))
-
-            def wanted(file: str, case: str) -> bool:
-                if record_key(name, file, case) in done:
-                    return False
-                return only is None or (file, case) in only.get(name, ())
-
-            todo = [c for c in cases if wanted(c.file, c.name)]
-            todo_errors = [e for e in errors if wanted(e.file, e.name)]
             tally = BackendTally(info)
             for r in folder.previous:
                 if str(r.backend.get("name", "")) == name:
                     tally.add(r)
-            if on_backend:
-                on_backend(info, len(todo) + len(todo_errors))
             tallies.append(tally)
-            started_planned[0] += sum(tally.counts.values()) + len(todo) + len(todo_errors)
-            t0 = time.perf_counter()
+            counted = sum(tally.counts.values())
 
             def emit(record: Record) -> None:
                 record = known.apply(record)
@@ -208,12 +242,42 @@ def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resol
                 if progress:
                     progress(1)
 
-            for err in todo_errors:
-                emit(error_record(err, info))
+            def wanted(item: Case | CaseError) -> bool:
+                if record_key(name, item.file, item.name) in done:
+                    return False
+                return only is None or (item.file, item.name) in only.get(name, ())
+
+            def todo(streamed: bool) -> Iterator[Case]:
+                """The cases this backend runs, as they load; the load errors it has not recorded become
+                its error records on the way. Once loading ends, the count is known."""
+                n = 0
+                for item in selection:
+                    if not wanted(item):
+                        continue
+                    n += 1
+                    if streamed:  # "planned" grows with what has loaded
+                        started_planned[0] += 1
+                    if isinstance(item, CaseError):
+                        emit(error_record(item, info))
+                    else:
+                        yield item
+                if streamed:
+                    summarise(complete=False)  # now with every case loaded
+                    if on_total:
+                        on_total(n)
+
+            if selection.finished:
+                n = sum(map(wanted, selection.items))
+                started_planned[0] += counted + n
+            else:
+                n = None
+                started_planned[0] += counted
+            if on_backend:
+                on_backend(info, n)
+            t0 = time.perf_counter()
             pool = executor(req.name, req.options, options, info)
             try:
-                if todo:
-                    pool.run_cases(todo, emit)
+                pool.run_cases(todo(streamed=n is None), emit)
             finally:
                 pool.close()
                 tally.seconds = time.perf_counter() - t0
@@ -224,5 +288,5 @@ def _run_in(folder: OutputFolder, loaded, cases, errors, files_run, label, resol
     finally:
         writer.close()
         summarise(complete=not stopped)
-    return RunResult(tallies, errors, reports, out_dir, label, corpus_paths(case_paths),
+    return RunResult(tallies, load_errors(), reports, out_dir, label, corpus_paths(case_paths),
                      resumed=len(folder.previous), dropped_lines=folder.problems)

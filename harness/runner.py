@@ -22,6 +22,7 @@ then ("done", id).
 from __future__ import annotations
 
 import atexit
+import itertools
 import multiprocessing as mp
 import os
 import select
@@ -31,7 +32,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing import forkserver
 from multiprocessing.connection import wait
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError, preferred_batch_size
 from webnn_harness.cases import Case
@@ -167,15 +168,16 @@ class WorkerPool:
                 w.process.join(2)
             self._kill(w)
 
-    def run_cases(self, cases: Sequence[Case], on_record: Callable[[Record], None]) -> None:
-        queue = batches(cases, self.run, self.info)
-        remaining = len(cases)
-        n_workers = max(1, min(self.run.workers, len(queue)))
-        # Workers left idle by an earlier call are reused (the probe runs in passes, the pytest plugin
-        # sends one case per call, and a spawn costs a backend import).
-        for _ in range(n_workers - len(self.workers)):
-            self._spawn()
+    def run_cases(self, cases: Iterable[Case], on_record: Callable[[Record], None]) -> None:
+        """``cases`` may be a generator that loads them (harness/run.py): batches are cut from it
+        a turn at a time, so the workers compute the first while the parent loads the rest."""
+        feed = BatchFeed(cases, batch_size(self.run, self.info))
+        queue = feed.queue
+        remaining = 0
         start_failures = 0
+
+        def n_workers() -> int:
+            return max(1, min(self.run.workers, feed.made))
 
         def finish(w: _Worker, status: str, message: str) -> None:
             """Worker ``w`` died or hung: record its case, requeue the rest."""
@@ -186,18 +188,23 @@ class WorkerPool:
                 on_record(base_record(culprit, self.info, status, message=message))
                 remaining -= 1
             if queue or any(x.batch for x in self.workers):
-                if len(self.workers) < n_workers:
+                if len(self.workers) < n_workers():
                     self._spawn()
 
-        while remaining > 0:
+        while True:
             for w in self.workers:
                 if w.phase == "idle" and queue:
                     w.batch, w.current, w.done = queue.popleft(), -1, set()
                     w.phase, w.since = "building", time.monotonic()
                     w.conn.send(("batch", 0, w.batch))
-            if not self.workers:
+            remaining += feed.pull()  # while cases load, one batch a turn, between the workers' messages
+            if remaining == 0 and feed.exhausted:
+                break
+            # Workers left idle by an earlier call are reused (the probe runs in passes, the pytest plugin
+            # sends one case per call, and a spawn costs a backend import).
+            for _ in range(n_workers() - len(self.workers)):
                 self._spawn()
-            ready = self._ready(0.25)
+            ready = self._ready(0.25 if feed.exhausted else 0)
             for w in [w for w in self.workers if w.conn in ready]:
                 while True:  # every message already here: one wait() per message cost more than the rest of the loop
                     try:
@@ -290,11 +297,46 @@ def describe_in_worker(backend: str, options: Mapping[str, str]) -> dict | None:
     return None
 
 
+def batch_size(run: RunOptions, info: Mapping) -> int:
+    """Cases per worker batch: ``run.batch_size``, or the size the backend
+    prefers (backends/base.py) when the run does not set one."""
+    return run.batch_size or preferred_batch_size(info)
+
+
 def batches(cases: Sequence[Case], run: RunOptions, info: Mapping) -> deque[list[Case]]:
-    """``cases`` in worker batches of ``run.batch_size``, or of the size the
-    backend prefers (backends/base.py) when the run does not set one."""
-    size = run.batch_size or preferred_batch_size(info)
+    """``cases`` in worker batches of ``batch_size``."""
+    size = batch_size(run, info)
     return deque(list(cases[i:i + size]) for i in range(0, len(cases), size))
+
+
+class BatchFeed:
+    """Worker batches of ``size`` cut from ``cases`` a batch at a time
+    (``pull``), into ``queue``; the same batches as ``batches`` makes of a
+    list. ``cases`` may be a generator that loads each case as it is asked
+    for: then loading happens a batch a turn of the pool's loop, between
+    the workers' messages, while the workers compute."""
+
+    def __init__(self, cases: Iterable[Case], size: int):
+        self._cases: Iterator[Case] | None = iter(cases)
+        self.size = size
+        self.queue: deque[list[Case]] = deque()
+        self.made = 0  # batches cut so far
+
+    @property
+    def exhausted(self) -> bool:
+        return self._cases is None
+
+    def pull(self) -> int:
+        """Cut the next batch into ``queue``: how many cases it holds (0 once exhausted)."""
+        if self._cases is None:
+            return 0
+        batch = list(itertools.islice(self._cases, self.size))
+        if len(batch) < self.size:
+            self._cases = None
+        if batch:
+            self.queue.append(batch)
+            self.made += 1
+        return len(batch)
 
 
 def requeue_lost(queue: deque, batch: list[Case], phase: str, current: int, done: set) -> Case | None:

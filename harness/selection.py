@@ -10,10 +10,10 @@ import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence, TypeVar
+from typing import Iterable, Iterator, Sequence, TypeVar
 
 from webnn_harness.caseid import split_case_id
-from webnn_harness.cases import Case, CaseError, find_case_files, load_cases
+from webnn_harness.cases import Case, CaseError, find_case_files, iter_cases
 
 T = TypeVar("T", Case, CaseError)
 
@@ -79,6 +79,87 @@ def _id_selected(item: Case | CaseError, ids: Sequence[str]) -> bool:
     return False
 
 
+class Selection:
+    """The cases (and the cases that failed to load) a run takes, in load
+    order, loaded a case at a time as the run asks for them (``load_next``,
+    or iterating), so that workers compute the first batches while later
+    files are still read (harness/run.py). Whether the selection is empty is
+    known only once loading ends: ``first`` and ``finish`` raise the
+    SelectionError then. With a shard nothing is known before everything is
+    loaded (a shard takes every count-th case in stable-id order), so the
+    first ``load_next`` loads it all."""
+
+    def __init__(
+        self,
+        case_paths: Sequence[str | Path],
+        ops: Iterable[str] | None = None,
+        name_filter: str | None = None,
+        ids: Sequence[str] = (),
+        shard: Shard | None = None,
+        max_case_bytes: int | None = None,
+    ):
+        self.case_paths, self.ops, self.name_filter, self.ids, self.shard = \
+            case_paths, list(ops or ()), name_filter, ids, shard
+        check_ops(self.ops)
+        compile_filter(name_filter)
+        self.items: list[Case | CaseError] = []  # loaded so far
+        self._pending: Iterator[Case | CaseError] | None = iter_cases(
+            case_paths, self.ops, name_filter, {split_case_id(i)[0] for i in ids} if ids else None, max_case_bytes)
+
+    @property
+    def finished(self) -> bool:
+        return self._pending is None
+
+    def load_next(self) -> bool:
+        """Load until one more case is selected, or to the end: False once nothing is left to load."""
+        if self._pending is None:
+            return False
+        if self.shard:
+            pending, self._pending = self._pending, None
+            self._take_shard(list(pending))
+            return True
+        for item in self._pending:
+            if not self.ids or _id_selected(item, self.ids):
+                self.items.append(item)
+                return True
+        self._pending = None
+        return False
+
+    def _take_shard(self, loaded: list[Case | CaseError]) -> None:
+        shard = self.shard
+        if self.ids:
+            loaded = [c for c in loaded if _id_selected(c, self.ids)]
+        taken = {id(c) for c in shard.take(loaded)}
+        if loaded and not taken:
+            raise SelectionError(f"--shard {shard} selects nothing: the selection has only {len(loaded)} "
+                                 f"case{'s' if len(loaded) != 1 else ''}")
+        self.items = [c for c in loaded if id(c) in taken]
+
+    def first(self) -> None:
+        """Load until the selection holds a case; a SelectionError saying why when it never will."""
+        while not self.items and self.load_next():
+            pass
+        if not self.items:
+            raise SelectionError(_why_empty(self.case_paths, self.ops, self.name_filter, self.ids))
+
+    def finish(self) -> list[Case | CaseError]:
+        """Everything selected, loaded (a SelectionError when that is nothing)."""
+        while self.load_next():
+            pass
+        self.first()
+        return self.items
+
+    def __iter__(self) -> Iterator[Case | CaseError]:
+        """Every item, loading the rest as it is reached."""
+        i = 0
+        while True:
+            if i < len(self.items):
+                yield self.items[i]
+                i += 1
+            elif not self.load_next():
+                return
+
+
 def select_cases(
     case_paths: Sequence[str | Path],
     ops: Iterable[str] | None = None,
@@ -87,23 +168,8 @@ def select_cases(
     shard: Shard | None = None,
     max_case_bytes: int | None = None,
 ) -> list[Case | CaseError]:
-    """The cases (and the cases that failed to load) a run takes, in load order."""
-    ops = list(ops or ())
-    check_ops(ops)
-    compile_filter(name_filter)
-    loaded = load_cases(case_paths, ops, name_filter, {split_case_id(i)[0] for i in ids} if ids else None,
-                        max_case_bytes)
-    if ids:
-        loaded = [c for c in loaded if _id_selected(c, ids)]
-    if loaded and shard:
-        taken = {id(c) for c in shard.take(loaded)}
-        if not taken:
-            raise SelectionError(f"--shard {shard} selects nothing: the selection has only {len(loaded)} "
-                                 f"case{'s' if len(loaded) != 1 else ''}")
-        loaded = [c for c in loaded if id(c) in taken]
-    if not loaded:
-        raise SelectionError(_why_empty(case_paths, ops, name_filter, ids))
-    return loaded
+    """The cases (and the cases that failed to load) a run takes, in load order, all loaded."""
+    return Selection(case_paths, ops, name_filter, ids, shard, max_case_bytes).finish()
 
 
 def _why_empty(case_paths, ops, name_filter, ids) -> str:

@@ -220,7 +220,9 @@ def run_incomplete(summary: Mapping[str, Any], has_summary: bool) -> str:
     if summary.get("complete", True) is not False:
         return ""
     progress = summary.get("progress") if isinstance(summary.get("progress"), Mapping) else {}
-    how_far = (f"{progress.get('recorded')} of {progress.get('planned')} records"
+    # "loading": stopped while cases were still loading, so "planned" counts only those loaded.
+    at_least = "at least " if progress.get("loading") else ""
+    how_far = (f"{progress.get('recorded')} of {at_least}{progress.get('planned')} records"
                if "recorded" in progress and "planned" in progress else "")
     why = str(summary.get("stoppedBy") or "stopped before it finished (killed, or still running)")
     return f"{why}; {how_far}" if how_far else why

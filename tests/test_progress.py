@@ -26,3 +26,15 @@ def test_without_a_terminal_it_prints_whole_lines_with_total_rate_and_time_left(
 def test_lines_are_rate_limited_and_quiet_prints_nothing():
     assert len(lines_printed(1000, 1000, every=3600)) == 1  # only the final count
     assert lines_printed(2, 2, enabled=False) == []
+
+
+def test_a_total_known_only_at_the_end_is_shown_when_known():
+    out = io.StringIO()
+    p = Progress("case", file=out, interactive=False, every=0)
+    p.start("reference 0.1.0", None)  # the cases are still loading
+    p.update()
+    p.set_total(2)
+    p.update()
+    p.close()
+    lines = out.getvalue().splitlines()
+    assert "2/2" not in lines[0] and "2/2" in lines[-1]

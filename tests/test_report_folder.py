@@ -120,3 +120,13 @@ def test_only_a_whole_run_can_be_required_ok(tmp_path, summary, complete):
     assert ("required OK" in html) == complete and ("incomplete run" in html) != complete
     if summary and summary.get("progress"):
         assert "terminated (SIGTERM); 3 of 9 records" in html
+
+
+def test_a_run_stopped_while_cases_loaded_says_its_plan_was_at_least_that():
+    from webnn_harness.reports.conformance import run_incomplete
+
+    progress = {"recorded": 3, "planned": 9}
+    stopped = {"complete": False, "stoppedBy": "interrupted (SIGINT)"}
+    assert run_incomplete({**stopped, "progress": progress}, True).endswith("; 3 of 9 records")
+    assert run_incomplete({**stopped, "progress": {**progress, "loading": True}}, True).endswith(
+        "; 3 of at least 9 records")

@@ -1,0 +1,164 @@
+"""``run`` streams its selection: the executor is handed the cases as they
+load, so workers compute the first batches while later files are read; an
+empty selection is still known before anything is written."""
+import json
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+from webnn_harness import cases as cases_module
+from webnn_harness.cases import Case, load_cases
+from webnn_harness.cli import main
+from webnn_harness.executor import LocalExecutors
+from webnn_harness.run import BackendRequest, run
+from webnn_harness.runner import BatchFeed, RunOptions, WorkerPool, batches
+from webnn_harness.selection import Selection, SelectionError, Shard
+from webnn_harness.worker import base_record
+
+
+def relu_case(name, expected=(0, 2, 0, 4)):
+    return {"name": name, "graph": {
+        "inputs": {"x": {"data": [-1, 2, -3, 4], "descriptor": {"shape": [4], "dataType": "float32"}}},
+        "operators": [{"name": "relu", "arguments": [{"input": "x"}], "outputs": "y"}],
+        "expectedOutputs": {"y": {"data": list(expected), "descriptor": {"shape": [4], "dataType": "float32"}}}}}
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """A corpus "streamcases" of 5 files of 3 cases; the second holds a malformed case."""
+    root = tmp_path / "streamcases"
+    root.mkdir()
+    for f in range(5):
+        tests = [relu_case(f"relu {f}.{i}") for i in range(3)]
+        if f == 1:
+            tests[2] = {"name": "relu broken"}
+        (root / f"f{f}.json").write_text(json.dumps({"tests": tests}))
+    return root
+
+
+def test_a_selection_loads_a_case_at_a_time_in_load_order(corpus):
+    selection = Selection([corpus])
+    assert selection.items == [] and not selection.finished
+    assert selection.load_next() and [c.name for c in selection.items] == ["relu 0.0"]
+    assert [c.id for c in selection] == [c.id for c in load_cases([corpus])]
+    assert selection.finished and not selection.load_next()
+    assert [c.id for c in Selection([corpus], ids=["streamcases/f3.json"]).finish()] == \
+        [f"streamcases/f3.json::relu 3.{i}" for i in range(3)]
+
+
+def test_a_shard_is_known_only_once_everything_is_loaded(corpus):
+    selection = Selection([corpus], shard=Shard(2, 4))
+    assert selection.load_next() and selection.finished
+    assert [c.id for c in selection.items] == [c.id for c in Shard(2, 4).take(load_cases([corpus]))]
+    with pytest.raises(SelectionError, match="--shard 16/16 selects nothing: the selection has only 15 cases"):
+        Selection([corpus], shard=Shard(16, 16)).first()
+
+
+def test_an_empty_selection_says_why_when_loading_ends(corpus):
+    selection = Selection([corpus], name_filter="no such name")
+    with pytest.raises(SelectionError, match="no cases selected: no case under .* matches --filter 'no such name'"):
+        selection.first()
+    assert selection.finished
+
+
+def test_a_feed_cuts_the_batches_a_list_would_give():
+    feed = BatchFeed(iter(range(130)), 64)
+    assert [feed.pull(), feed.pull(), feed.pull(), feed.pull()] == [64, 64, 2, 0]
+    assert list(feed.queue) == list(batches(list(range(130)), RunOptions(batch_size=64), {}))
+    assert feed.exhausted and feed.made == 3
+
+
+class Recording(LocalExecutors):
+    """The local executor, with a pool that records each case as a pass and
+    notes what had been loaded when the first case reached it."""
+
+    def __init__(self, out, files_read):
+        self.out, self.files_read, self.seen_at_first = out, files_read, None
+
+    def describe(self, backend, options):
+        return {"name": backend, "version": "0.1.0", "device": "cpu", "settings": {}}
+
+    def __call__(self, backend, options, run, info):
+        executor = self
+
+        class Pool:
+            def run_cases(self, cases, on_record):
+                for case in cases:
+                    if executor.seen_at_first is None:
+                        summary = json.loads((executor.out / "summary.json").read_text())
+                        executor.seen_at_first = (list(executor.files_read), summary["progress"])
+                    on_record(base_record(case, info, "pass"))
+
+            def close(self):
+                pass
+
+        return Pool()
+
+
+def test_run_hands_the_executor_its_first_case_before_the_rest_is_loaded(tmp_path, corpus, monkeypatch):
+    files_read = []
+    load_file = cases_module.load_file
+
+    def logged(path, *args, **kwargs):
+        files_read.append(path.name)
+        if path.name == "f2.json":  # run() loads while backends are described: here that ends by f2
+            describing = [t for t in threading.enumerate() if t.name == "describe backends"]
+            for thread in describing:
+                thread.join(10)
+        return load_file(path, *args, **kwargs)
+
+    monkeypatch.setattr(cases_module, "load_file", logged)
+    out = tmp_path / "out"
+    executor = Recording(out, files_read)
+    started, totals = [], []
+    result = run([corpus], [BackendRequest("reference")], out, executor=executor,
+                 on_backend=lambda info, n: started.append(n), on_total=totals.append)
+    read_then, progress_then = executor.seen_at_first
+    assert read_then[0] == "f0.json" and not {"f3.json", "f4.json"} & set(read_then)  # the rest: not read yet
+    assert progress_then["loading"] is True  # and the summary written then says so
+    assert started == [None] and totals == [15]  # the count is given once loading ends
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is True and "loading" not in summary["progress"]
+    assert summary["progress"]["planned"] == summary["progress"]["recorded"] == summary["cases"] == 15
+    assert [str(e) for e in result.load_errors] == summary["loadErrors"] and len(summary["loadErrors"]) == 1
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["id"] for r in records) == sorted(c.id for c in load_cases([corpus]))
+    assert [r["status"] for r in records].count("error") == 1
+
+
+def test_the_pool_runs_the_first_batches_while_cases_are_still_produced():
+    """The generator stops producing as soon as a record has come back: it
+    can only do so if the pool ran a batch while it was still pulling cases."""
+    (relu,) = load_cases([cases_module.bundled_corpus() / "elementwise" / "relu.json"],
+                         name_filter="^relu float32 2D generated$")
+    records, produced = [], []
+
+    def produce():
+        for i in range(2000):  # 20 s at most
+            if records:
+                return
+            produced.append(replace(relu, name=f"relu {i}"))
+            yield produced[-1]
+            time.sleep(0.01)
+
+    info = LocalExecutors().describe("reference", {})
+    pool = WorkerPool("reference", {}, RunOptions(workers=1, batch_size=1), info)
+    try:
+        pool.run_cases(produce(), records.append)
+    finally:
+        pool.close()
+    assert 0 < len(produced) < 2000
+    assert sorted(r.case for r in records) == sorted(c.name for c in produced)
+    assert {r.status for r in records} == {"pass"}
+    assert all(isinstance(c, Case) for c in produced)
+
+
+def test_selecting_nothing_leaves_an_earlier_run_as_it_was(tmp_path, corpus, capsys):
+    args = ["run", "-q", "--workers", "1", "-b", "reference", "--cases", str(corpus), "--out", str(tmp_path / "o")]
+    assert main(args) == 1  # the malformed case
+    before = {p.name: p.read_bytes() for p in (tmp_path / "o").iterdir()}
+    assert main([*args, "--overwrite", "--filter", "no such name"]) == 2
+    assert "no cases selected" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "o").iterdir()} == before
