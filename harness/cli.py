@@ -98,6 +98,10 @@ def _add_executor_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args) -> int:
+    if args.backend and args.executor == "local":
+        from webnn_harness.forkserver import prestart
+
+        prestart(args.backend)  # first thing: the workers' imports overlap this process's (harness/forkserver.py)
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.cases import DuplicateCaseId, bundled_corpus
     from webnn_harness.expectations import ExpectationsError

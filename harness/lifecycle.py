@@ -89,7 +89,7 @@ def die_with_parent(forked_by_server: bool = False) -> None:
     """Called first thing in a worker process (see the module docstring).
 
     ``forked_by_server``: the worker's own parent is multiprocessing's fork
-    server (harness/runner.py), which exits when the run's process does (its
+    server (harness/forkserver.py), which exits when the run's process does (its
     "alive" pipe closes), so PR_SET_PDEATHSIG still ends the worker then; the
     watchdog watches the run's process itself."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

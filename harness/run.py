@@ -131,7 +131,7 @@ def run(
     """
     executor = executor or LocalExecutors()
     if isinstance(executor, LocalExecutors):
-        prestart(r.name for r in requests)  # the workers' imports overlap the loading of cases (harness/runner.py)
+        prestart(r.name for r in requests)  # the workers' imports overlap the loading of cases (harness/forkserver.py)
     folder = OutputFolder(Path(out_dir), mode)
     folder.precheck()
     selection = Selection(case_paths, ops, name_filter, ids, shard, max_case_bytes)

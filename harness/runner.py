@@ -1,10 +1,10 @@
 """Running cases on a backend in isolated worker processes.
 
 Workers are long-lived processes that take batches of cases. They are
-forked from multiprocessing's fork server, a fresh interpreter started
-(``prestart``) while the parent still loads cases, which imports the
-worker's modules and the backend's packages once: a spawned worker imported
-numpy, onnx and onnxruntime again, about 0.5 CPU-s each. The server forks
+forked from multiprocessing's fork server (harness/forkserver.py), a fresh
+interpreter started (``prestart``) while the parent still loads cases, which
+imports the worker's modules and the backend's packages once: a spawned
+worker imported numpy, onnx and onnxruntime again, about 0.5 CPU-s each. The server forks
 before any backend is created, so no backend state is shared. Where there
 is no fork server (Windows), workers are spawned. Isolation stays cheap because a batch crosses the
 process boundary once, and stays exact because each worker says which case
@@ -21,7 +21,6 @@ then ("done", id).
 """
 from __future__ import annotations
 
-import atexit
 import itertools
 import multiprocessing as mp
 import os
@@ -30,59 +29,18 @@ import signal
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError, preferred_batch_size
 from webnn_harness.cases import Case
+from webnn_harness.forkserver import CONTEXT as _CTX, START_METHOD as _START, prestart
 from webnn_harness.lifecycle import sigint_blocked
 from webnn_harness.results import Record
 from webnn_harness.uniform import register_pickling
 from webnn_harness.worker import base_record, worker_main
 
-_START = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-_CTX = mp.get_context(_START)
 register_pickling()  # a 144 MB one-value tensor goes to a worker as one value
-
-# What the fork server imports before forking workers: the worker itself
-# (numpy, the harness, the reference), and per backend its heavy packages.
-WORKER_MODULES = ("webnn_harness.worker", "webnn_harness.backends.reference.evaluate")
-BACKEND_MODULES = {
-    "onnxruntime": ("onnx", "onnxruntime", "webnn_harness.backends.onnxruntime.lower",
-                    "webnn_harness.backends.onnxruntime.batch"),
-    "openvino": ("openvino",),
-}
-
-
-def prestart(backends: Iterable[str] = ()) -> None:
-    """Start the fork server now (it imports while the caller goes on), with
-    the modules the workers of ``backends`` need. The first call in a
-    process decides what the server imports; later ones do nothing."""
-    if _START != "forkserver":
-        return
-    server = forkserver._forkserver
-    if server._forkserver_pid is None:
-        _CTX.set_forkserver_preload([*WORKER_MODULES, *(m for b in backends for m in BACKEND_MODULES.get(b, ()))])
-        atexit.register(_reap_server)
-    with sigint_blocked():  # inherited across its exec, by the server and so by every worker it forks
-        server.ensure_running()
-
-
-def _reap_server() -> None:
-    """At exit, end the fork server and wait for it, so that its CPU time and
-    its workers' count in this process's children (getrusage), as a spawned
-    worker's did; unreaped, it would exit a moment later, uncounted."""
-    server = forkserver._forkserver  # CPython's own singleton: no public way to stop it
-    pid, alive = server._forkserver_pid, server._forkserver_alive_fd
-    if pid is None:
-        return
-    server._forkserver_pid = server._forkserver_alive_fd = None
-    try:
-        os.close(alive)  # the server exits when its "alive" pipe closes
-        os.waitpid(pid, 0)
-    except OSError:
-        pass
 
 
 @dataclass

@@ -1,0 +1,60 @@
+"""The fork server that worker processes are forked from (harness/runner.py).
+
+A fresh interpreter started by ``prestart``: it imports the worker's
+modules and the backend's packages once, while the run's own process goes
+on importing and loading cases, and forks each worker from there (a spawned
+worker imported numpy, onnx and onnxruntime again, about 0.5 CPU-s each).
+This module imports no more than multiprocessing, so that ``run`` can start
+the server first thing (harness/cli.py), before its own heavy imports.
+"""
+from __future__ import annotations
+
+import atexit
+import multiprocessing as mp
+import os
+from multiprocessing import forkserver as mp_forkserver
+from typing import Iterable
+
+from webnn_harness.lifecycle import sigint_blocked
+
+START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+CONTEXT = mp.get_context(START_METHOD)
+
+# What the fork server imports before forking workers: the worker itself
+# (numpy, the harness, the reference), and per backend its heavy packages.
+WORKER_MODULES = ("webnn_harness.worker", "webnn_harness.backends.reference.evaluate")
+BACKEND_MODULES = {
+    "onnxruntime": ("onnx", "onnxruntime", "webnn_harness.backends.onnxruntime.lower",
+                    "webnn_harness.backends.onnxruntime.batch"),
+    "openvino": ("openvino",),
+}
+
+
+def prestart(backends: Iterable[str] = ()) -> None:
+    """Start the fork server now (it imports while the caller goes on), with
+    the modules the workers of ``backends`` need. The first call in a
+    process decides what the server imports; later ones do nothing."""
+    if START_METHOD != "forkserver":
+        return
+    server = mp_forkserver._forkserver
+    if server._forkserver_pid is None:
+        CONTEXT.set_forkserver_preload([*WORKER_MODULES, *(m for b in backends for m in BACKEND_MODULES.get(b, ()))])
+        atexit.register(_reap_server)
+    with sigint_blocked():  # inherited across its exec, by the server and so by every worker it forks
+        server.ensure_running()
+
+
+def _reap_server() -> None:
+    """At exit, end the fork server and wait for it, so that its CPU time and
+    its workers' count in this process's children (getrusage), as a spawned
+    worker's did; unreaped, it would exit a moment later, uncounted."""
+    server = mp_forkserver._forkserver  # CPython's own singleton: no public way to stop it
+    pid, alive = server._forkserver_pid, server._forkserver_alive_fd
+    if pid is None:
+        return
+    server._forkserver_pid = server._forkserver_alive_fd = None
+    try:
+        os.close(alive)  # the server exits when its "alive" pipe closes
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
