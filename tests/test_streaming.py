@@ -162,3 +162,14 @@ def test_selecting_nothing_leaves_an_earlier_run_as_it_was(tmp_path, corpus, cap
     assert main([*args, "--overwrite", "--filter", "no such name"]) == 2
     assert "no cases selected" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in (tmp_path / "o").iterdir()} == before
+
+
+def test_the_fork_server_starts_before_the_command_imports_numpy():
+    """``run`` starts the fork server first thing (harness/cli.py), so its
+    module must stay light: the server's imports then overlap the command's."""
+    import subprocess
+    import sys
+
+    code = "import sys, webnn_harness.forkserver; print(sorted({'numpy', 'webnn_harness.cases'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
