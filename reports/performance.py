@@ -160,6 +160,7 @@ class BenchColumn:
     precision: str
     runs: tuple[int, ...]  # indexes into PerformanceModel.runs
     machine: str = ""  # the machine that timed it (a column never mixes machines)
+    host_cpu: bool = True  # False: timed on an accelerator, which the host's peaks do not bound
 
 
 @dataclass(frozen=True)
@@ -566,6 +567,11 @@ def _backend_key(raw: Mapping[str, Any]) -> tuple[str, str, str, Mapping[str, An
             settings)
 
 
+def _host_cpu(raw: Mapping[str, Any]) -> bool:
+    backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
+    return backend.get("hostCpu", True) is not False
+
+
 def machine_label(machine: Mapping[str, Any]) -> str:
     """A machine in a few words: host, CPU and cores."""
     cores = f"{machine['cores']} cores" if machine.get("cores") else ""
@@ -601,18 +607,18 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
                     name, version, device, settings = _backend_key(group[0][1])
                     bid = ids.get(name, version, device, f"{identity}#{len(by_identity[identity])}")
                     slug = bid.slug
-                    columns[slug] = (bid, settings, set(), [])
+                    columns[slug] = (bid, settings, set(), [], _host_cpu(group[0][1]))
                     by_identity[identity].append(slug)
                 columns[slug][2].update(pairs)
                 columns[slug][3].append(index)
                 for number, raw in group:
                     records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
     built = []
-    for bid, settings, _, run_indexes in columns.values():
+    for bid, settings, _, run_indexes, host_cpu in columns.values():
         first = runs[run_indexes[0]]
         threads = _setting(settings, THREAD_KEYS) or (str(first.peaks.threads) if first.peaks.threads else "")
         built.append(BenchColumn(bid, settings, threads, _setting(settings, PRECISION_KEYS), tuple(run_indexes),
-                                 machine_label(first.machine)))
+                                 machine_label(first.machine), host_cpu))
     ordered = tuple(sorted(built, key=lambda c: (c.backend.name, _version_key(c.backend.version), c.runs,
                                                  c.backend.slug)))
     op_rows = rows((r for r in records if r.kind == "op"), ordered)
@@ -621,8 +627,10 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     ratios = scenario_ratios(records)
     ratio_rows = ratio_grid(ratios, ordered)
     roofline: dict[int, list[RooflinePoint]] = defaultdict(list)
+    on_host = {c.backend.slug for c in ordered if c.host_cpu}
     for r in records:
-        point = roofline_point(r, runs[r.run].peaks)
+        # The peaks were measured on the host CPU: they bound no accelerator.
+        point = roofline_point(r, runs[r.run].peaks) if r.column in on_host else None
         if point:
             roofline[r.run].append(point)
     return PerformanceModel(

@@ -380,3 +380,20 @@ def test_cpu_per_call_is_shown_beside_the_wall_median_and_older_records_go_witho
     del older["latency"]["cpuMedian"]  # written before the bench recorded CPU time
     (old,) = build_performance([write_bench(tmp_path / "older", [older])]).records
     assert old.latency.cpu_median is None
+
+
+def test_an_accelerator_column_gets_no_host_roofline(tmp_path, bench):
+    """The bench measures the host CPU's peaks: a backend timed on a GPU is
+    left out of the roofline, and the page says so, naming it."""
+    cuda = {**ORT, "device": "CUDAExecutionProvider (NVIDIA H100 80GB HBM3 #0)", "hostCpu": False,
+            "settings": {**ORT["settings"], "provider": "CUDAExecutionProvider"}}
+    gpu = write_bench(tmp_path / "bench-cuda", seed_records(cuda), backends=(cuda,))
+    perf = build_performance([bench, gpu])
+    (cpu_column, gpu_column) = sorted(perf.columns, key=lambda c: c.host_cpu, reverse=True)
+    assert cpu_column.host_cpu and not gpu_column.host_cpu
+    assert list(perf.roofline) == [0]  # the CPU folder's points only
+    assert all(p.column == cpu_column.backend.slug for p in perf.roofline[0])
+    out = tmp_path / "site"
+    build_site([gpu], out)
+    page = (out / "performance.html").read_text()
+    assert "timed on an accelerator whose peaks the bench does not measure" in page

@@ -137,6 +137,8 @@ class OpenVINOBackend:
             name=self.name,
             version=self._ov.get_version(),
             device=str(self._property("FULL_DEVICE_NAME") or self.device),
+            # AUTO, HETERO and MULTI may place work off the CPU: only "CPU" is the host for sure.
+            host_cpu=self.device.split(".")[0] == "CPU",
             settings={
                 "device": self.device,
                 "precision": self.precision,
