@@ -578,9 +578,10 @@ def roofs(records: Sequence[BenchRecord], runs: Sequence[BenchRun],
     measured itself (the host's peaks bound no accelerator). Accelerator
     columns without peak benchmarks are returned apart, undrawn."""
     host = {c.backend.slug for c in columns if c.host_cpu}
+    on_machine = lambda r: r.column in host or r.variant == "host"  # noqa: E731 - a host variant is numpy on the host CPU
     by_run: dict[int, list[RooflinePoint]] = defaultdict(list)
     for r in records:
-        if r.column in host and r.kind != "peak" and (point := roofline_point(r, runs[r.run].peaks)):
+        if on_machine(r) and r.kind != "peak" and (point := roofline_point(r, runs[r.run].peaks)):
             by_run[r.run].append(point)
     out = [Roof(runs[run].label, runs[run].peaks, "machine", tuple(points)) for run, points in sorted(by_run.items())]
     unroofed = []
@@ -592,7 +593,7 @@ def roofs(records: Sequence[BenchRecord], runs: Sequence[BenchRun],
         if peaks is None:
             unroofed.append(column)
             continue
-        points = tuple(p for r in own if r.kind != "peak" and (p := roofline_point(r, peaks)))
+        points = tuple(p for r in own if r.kind != "peak" and not on_machine(r) and (p := roofline_point(r, peaks)))
         out.append(Roof(f"{column.backend.label} ({column.machine})" if column.machine else column.backend.label,
                         peaks, "backend", points))
     return tuple(out), tuple(unroofed)

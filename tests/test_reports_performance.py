@@ -392,8 +392,11 @@ def test_an_accelerator_column_gets_no_host_roofline(tmp_path, bench):
     perf = build_performance([bench, gpu])
     (cpu_column, gpu_column) = sorted(perf.columns, key=lambda c: c.host_cpu, reverse=True)
     assert cpu_column.host_cpu and not gpu_column.host_cpu
-    (roof,) = perf.roofline  # the CPU folder's points only, under the machine's peaks
-    assert roof.source == "machine" and all(p.column == cpu_column.backend.slug for p in roof.points)
+    # Under the machine's peaks: the CPU folder's points, and the GPU folder's host variant (numpy on the host).
+    machine_roofs = perf.roofline
+    assert all(roof.source == "machine" for roof in machine_roofs)
+    assert all(p.column == cpu_column.backend.slug or p.variant == "host" for roof in machine_roofs for p in roof.points)
+    assert any(p.column == gpu_column.backend.slug and p.variant == "host" for p in machine_roofs[-1].points)
     assert perf.unroofed == (gpu_column,)
     out = tmp_path / "site"
     build_site([gpu], out)
@@ -416,8 +419,9 @@ def test_an_accelerator_is_drawn_under_the_peaks_it_attained_itself(tmp_path, be
                suite="peaks", flops=32 << 20, bytes_=add_bytes, peak="bandwidth")], backends=(cuda,))
     perf = build_performance([bench, gpu, peaks])
     assert not perf.unroofed
-    machine, own = perf.roofline
-    assert machine.source == "machine" and own.source == "backend"
+    *machine, own = perf.roofline
+    assert [roof.source for roof in machine] == ["machine", "machine"] and own.source == "backend"
+    assert not any(p.variant == "host" for p in own.points)  # numpy on the host is not under the GPU's roof
     assert own.peaks.flops == pytest.approx(matmul_flops / 0.0004)
     assert own.peaks.bandwidth == pytest.approx(add_bytes / 0.0002)
     fused = next(p for p in own.points if p.benchmark == "seed-conv2d-add-relu" and p.variant == "fused")
