@@ -13,7 +13,11 @@ node, attribute (by type and exact value) and constant byte, the device and
 every compile property go into a SHA-256 digest. A graph holding a value
 whose repr might not be exact gets no key and is compiled as before. Memory is bounded: at most MAX_MODELS compiled models are kept,
 least recently used first out, and only models of at most MAX_ELEMENTS tensor
-elements (a batch of small case graphs, never the probe's 1 GiB relu).
+elements (a batch of small case graphs, never the probe's 1 GiB relu). A
+kept model of 64 probe graphs holds about 11 MB: all 16 add about 175 MB to
+a worker's resident memory (measured over the probe's data-type sweep).
+In the probe about 250 of 2,150 graphs reuse a model (most reruns; a rerun
+whose original another worker compiled is compiled again).
 """
 from __future__ import annotations
 
