@@ -133,9 +133,16 @@ class BackendInfo:
     version: str
     device: str
     settings: Mapping[str, Any] = field(default_factory=dict)
+    # False when the graphs run on an accelerator (a GPU, an NPU) rather than
+    # the host CPU: the bench's measured peaks are the host's, so the
+    # performance page draws no roofline for it. Written only when False.
+    host_cpu: bool = True
 
     def to_json(self) -> dict:
-        return {"name": self.name, "version": self.version, "device": self.device, "settings": dict(self.settings)}
+        out = {"name": self.name, "version": self.version, "device": self.device, "settings": dict(self.settings)}
+        if not self.host_cpu:
+            out["hostCpu"] = False
+        return out
 
 
 @runtime_checkable

@@ -622,7 +622,7 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--backend", "-b", action="append",
                     help="backend name (repeatable; default: the installed default backends but the reference)")
     be.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option, e.g. threads=2")
-    be.add_argument("--suite", default="default", help="built-in suite name (default, seed, ops) or a suite JSON file")
+    be.add_argument("--suite", default="default", help="built-in suite name (default, seed, ops, peaks) or a suite JSON file")
     be.add_argument("--out", default="out/bench", help="output folder (default: out/bench)")
     be.add_argument("--overwrite", action="store_true", help="replace a bench already in --out")
     be.add_argument("--filter", help="only benchmarks whose id matches this regular expression")

@@ -123,6 +123,10 @@ class RayBenchExecutor(RayExecutor):
         return dict(failure_record(item, slot.info or {}, status, message),
                     node=self.nodes[slot.placement["node"]]["description"])
 
+    def placement_alive(self, placement: Mapping[str, Any]) -> bool:
+        """The node this placement pins its actor to is still in the cluster."""
+        return any(n.get("NodeID") == placement["node"] and n.get("Alive") for n in ray_module().nodes())
+
     def received(self, slot, payload) -> dict:
         record, files = payload
         for name, data in files.items():

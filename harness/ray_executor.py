@@ -222,6 +222,11 @@ class RayExecutor:
         """The record to hand on, from what the actor streamed."""
         return payload
 
+    def placement_alive(self, placement: Mapping[str, Any]) -> bool:
+        """Whether an actor can still start with ``placement``: Ray places
+        these anywhere; the bench pins its actors to a node, which may be gone."""
+        return True
+
     def _spawn(self, placement: Mapping[str, Any]) -> _Slot:
         actor = self.new_actor(placement)
         slot = _Slot(actor, placement, ready_ref=actor.ready.remote())
@@ -251,6 +256,23 @@ class RayExecutor:
             self._spawn(placement)
         start_failures = 0
 
+        def respawn(slot: _Slot) -> None:
+            """Start an actor in place of ``slot``'s, unless its placement's node is
+            gone: then the other placements carry on without it."""
+            nonlocal n_actors, remaining
+            if self.placement_alive(slot.placement):
+                self._spawn(slot.placement)
+            elif slot.placement in placements:
+                placements.remove(slot.placement)
+                n_actors -= 1
+            if not placements and not self.slots:  # every node that could run the rest is gone
+                for batch in queue:
+                    for item in batch:
+                        on_record(self.failure_record(item, slot, "crash", "not run: every Ray node that could run it "
+                                                      "is gone"))
+                        remaining -= 1
+                queue.clear()
+
         def finish(slot: _Slot, status: str, message: str) -> None:
             """The actor of ``slot`` died or hung: record its case, requeue the rest (as WorkerPool does)."""
             nonlocal remaining
@@ -261,7 +283,7 @@ class RayExecutor:
                 self.cases_per_node[slot.where.split(" pid")[0]] += 1
                 remaining -= 1
             if (queue or any(s.batch for s in self.slots)) and len(self.slots) < n_actors:
-                self._spawn(slot.placement)
+                respawn(slot)
 
         while remaining > 0:
             for slot in self.slots:
@@ -269,7 +291,7 @@ class RayExecutor:
                     slot.batch, slot.current, slot.done = queue.popleft(), -1, set()
                     slot.phase, slot.since = "building", time.monotonic()
                     slot.stream = slot.actor.run_batch.remote(0, slot.batch)
-            if not self.slots:
+            if not self.slots and placements:
                 self._spawn(placements[0])
             waiting = {id(s.ready_ref if s.phase == "starting" else s.stream): s
                        for s in self.slots if s.phase == "starting" or s.stream is not None}
@@ -286,9 +308,12 @@ class RayExecutor:
                 if slot.phase == "starting":
                     try:
                         fatal, slot.info, slot.where = ray.get(slot.ready_ref)
-                    except ray.exceptions.RayActorError as exc:
-                        start_failures += 1
+                    except ray.exceptions.RayError as exc:  # died, or cannot be placed (its node is gone)
                         self._kill(slot)
+                        if not self.placement_alive(slot.placement):
+                            respawn(slot)
+                            continue
+                        start_failures += 1
                         if start_failures > 3:
                             raise BackendError(f"{self.backend} actors keep dying at start-up: {_reason(exc)}") from None
                         self._spawn(slot.placement)
@@ -321,6 +346,9 @@ class RayExecutor:
                     finish(slot, "timeout", hung)
                 elif slot.phase == "starting" and now - slot.since > self.run.start_timeout:
                     self._kill(slot)
+                    if not self.placement_alive(slot.placement):
+                        respawn(slot)
+                        continue
                     raise BackendError(f"{self.backend} actor did not start within {self.run.start_timeout:g} s")
 
 

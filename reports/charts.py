@@ -126,15 +126,15 @@ def chart_name(text: str) -> str:
 
 def performance_charts(perf: PerformanceModel) -> dict[str, Any]:
     """Every chart of the performance page: {"files": {file name: SVG text},
-    "roofline": {run index: file name}, "distributions": [(title, file name)]}.
+    "roofline": {index in perf.roofline: file name}, "distributions": [(title, file name)]}.
     Only speeds are drawn: a record that is not "ok" has no place on a chart."""
     labels = {c.backend.slug: c.backend.label for c in perf.columns}
     files: dict[str, str] = {}
     roofline: dict[int, str] = {}
-    for run, points in sorted(perf.roofline.items()):
-        name = f"roofline-{run + 1}.svg"
-        files[name] = roofline_svg(points, perf.runs[run].peaks, labels)
-        roofline[run] = name
+    for index, roof in enumerate(perf.roofline):
+        name = f"roofline-{index + 1}.svg"
+        files[name] = roofline_svg(roof.points, roof.peaks, labels)
+        roofline[index] = name
     distributions = []
     by_benchmark: dict[str, list[tuple[str, Sequence[float]]]] = {}
     titles: dict[str, str] = {}

@@ -160,6 +160,7 @@ class BenchColumn:
     precision: str
     runs: tuple[int, ...]  # indexes into PerformanceModel.runs
     machine: str = ""  # the machine that timed it (a column never mixes machines)
+    host_cpu: bool = True  # False: timed on an accelerator, which the host's peaks do not bound
 
 
 @dataclass(frozen=True)
@@ -398,6 +399,19 @@ class RooflinePoint:
 
 
 @dataclass(frozen=True)
+class Roof:
+    """One roofline chart: the points timed under one pair of peaks. The
+    host CPU's columns of a bench folder share the peaks the bench measured
+    on its machine; a column timed on an accelerator is drawn under the
+    peaks it attained itself in the ``peaks`` suite (kind "peak")."""
+
+    label: str
+    peaks: Peaks
+    source: str  # "machine" (the bench's host peaks) | "backend" (the column's own peak benchmarks)
+    points: tuple[RooflinePoint, ...]
+
+
+@dataclass(frozen=True)
 class SpeedTier:
     """An op x data type far slower than its float32 twin on the same backend."""
 
@@ -420,7 +434,8 @@ class PerformanceModel:
     ratios: tuple[Ratio, ...]
     ratio_rows: tuple[RatioRow, ...]
     layout: tuple[LayoutCost, ...]
-    roofline: Mapping[int, tuple[RooflinePoint, ...]]  # run index -> its points (peaks are per machine)
+    roofline: tuple[Roof, ...]  # host columns per bench folder (machine peaks), then accelerator columns
+    unroofed: tuple[BenchColumn, ...]  # accelerator columns with no peak benchmarks: not drawn
     speed_tiers: tuple[SpeedTier, ...]
 
     @property
@@ -534,6 +549,56 @@ def roofline_point(r: BenchRecord, peaks: Peaks) -> RooflinePoint | None:
                          achieved / bound, intensity * peaks.bandwidth < peaks.flops)
 
 
+def backend_peaks(records: Iterable[BenchRecord]) -> Peaks | None:
+    """A column's own roofs from its peak benchmarks (the ``peaks`` suite):
+    the best flop rate of those marked ``peak: flops`` and the best rate of
+    bytes read and written of those marked ``peak: bandwidth``; None unless
+    both were measured."""
+    flops, bandwidth, named = [], [], []
+    for r in records:
+        if r.kind != "peak" or not r.is_speed:
+            continue
+        if r.params.get("peak") == "flops" and r.flops:
+            flops.append(r.flops / r.latency.median)
+            named.append(r.benchmark)
+        elif r.params.get("peak") == "bandwidth" and r.bytes:
+            bandwidth.append(r.bytes / r.latency.median)
+            named.append(r.benchmark)
+    if not flops or not bandwidth:
+        return None
+    return Peaks(bandwidth=max(bandwidth), flops=max(flops), threads=None,
+                 method=f"the backend's own, on its device: {', '.join(sorted(named))} (inputs resident, "
+                        "outputs left on the device; cost-function flops and bytes over the median)")
+
+
+def roofs(records: Sequence[BenchRecord], runs: Sequence[BenchRun],
+          columns: Sequence[BenchColumn]) -> tuple[tuple[Roof, ...], tuple[BenchColumn, ...]]:
+    """The roofline charts: per bench folder, its host-CPU columns under the
+    machine's peaks; per accelerator column, its points under the peaks it
+    measured itself (the host's peaks bound no accelerator). Accelerator
+    columns without peak benchmarks are returned apart, undrawn."""
+    host = {c.backend.slug for c in columns if c.host_cpu}
+    on_machine = lambda r: r.column in host or r.variant == "host"  # noqa: E731 - a host variant is numpy on the host CPU
+    by_run: dict[int, list[RooflinePoint]] = defaultdict(list)
+    for r in records:
+        if on_machine(r) and r.kind != "peak" and (point := roofline_point(r, runs[r.run].peaks)):
+            by_run[r.run].append(point)
+    out = [Roof(runs[run].label, runs[run].peaks, "machine", tuple(points)) for run, points in sorted(by_run.items())]
+    unroofed = []
+    for column in columns:
+        if column.host_cpu:
+            continue
+        own = [r for r in records if r.column == column.backend.slug]
+        peaks = backend_peaks(own)
+        if peaks is None:
+            unroofed.append(column)
+            continue
+        points = tuple(p for r in own if r.kind != "peak" and not on_machine(r) and (p := roofline_point(r, peaks)))
+        out.append(Roof(f"{column.backend.label} ({column.machine})" if column.machine else column.backend.label,
+                        peaks, "backend", points))
+    return tuple(out), tuple(unroofed)
+
+
 def _twin_key(r: BenchRecord) -> tuple:
     params = {k: v for k, v in r.params.items() if k != "dataType"}
     return r.column, r.op, r.variant, json.dumps(params, sort_keys=True, default=str)
@@ -564,6 +629,11 @@ def _backend_key(raw: Mapping[str, Any]) -> tuple[str, str, str, Mapping[str, An
     settings = backend.get("settings") if isinstance(backend.get("settings"), Mapping) else {}
     return (str(backend.get("name") or "?"), str(backend.get("version") or ""), str(backend.get("device") or ""),
             settings)
+
+
+def _host_cpu(raw: Mapping[str, Any]) -> bool:
+    backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
+    return backend.get("hostCpu", True) is not False
 
 
 def machine_label(machine: Mapping[str, Any]) -> str:
@@ -601,36 +671,32 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
                     name, version, device, settings = _backend_key(group[0][1])
                     bid = ids.get(name, version, device, f"{identity}#{len(by_identity[identity])}")
                     slug = bid.slug
-                    columns[slug] = (bid, settings, set(), [])
+                    columns[slug] = (bid, settings, set(), [], _host_cpu(group[0][1]))
                     by_identity[identity].append(slug)
                 columns[slug][2].update(pairs)
                 columns[slug][3].append(index)
                 for number, raw in group:
                     records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
     built = []
-    for bid, settings, _, run_indexes in columns.values():
+    for bid, settings, _, run_indexes, host_cpu in columns.values():
         first = runs[run_indexes[0]]
         threads = _setting(settings, THREAD_KEYS) or (str(first.peaks.threads) if first.peaks.threads else "")
         built.append(BenchColumn(bid, settings, threads, _setting(settings, PRECISION_KEYS), tuple(run_indexes),
-                                 machine_label(first.machine)))
+                                 machine_label(first.machine), host_cpu))
     ordered = tuple(sorted(built, key=lambda c: (c.backend.name, _version_key(c.backend.version), c.runs,
                                                  c.backend.slug)))
     op_rows = rows((r for r in records if r.kind == "op"), ordered)
-    scenario_rows = rows((r for r in records if r.kind not in ("op", "transfer")), ordered)
+    scenario_rows = rows((r for r in records if r.kind not in ("op", "transfer")), ordered)  # peaks too
     transfer_rows = rows((r for r in records if r.kind == "transfer"), ordered)
     ratios = scenario_ratios(records)
     ratio_rows = ratio_grid(ratios, ordered)
-    roofline: dict[int, list[RooflinePoint]] = defaultdict(list)
-    for r in records:
-        point = roofline_point(r, runs[r.run].peaks)
-        if point:
-            roofline[r.run].append(point)
+    roofline, unroofed = roofs(records, runs, ordered)
     return PerformanceModel(
         runs=tuple(runs), columns=ordered, records=tuple(records), op_rows=op_rows, scenario_rows=scenario_rows,
         transfer_rows=transfer_rows,
         published_rows=published_rows(scenario_rows + op_rows, records, ratio_rows),
         ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
-        roofline={k: tuple(v) for k, v in roofline.items()}, speed_tiers=speed_tiers(records, ordered),
+        roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered),
     )
 
 

@@ -249,6 +249,38 @@ def test_transfer_variants_move_the_bytes(tmp_path):
         assert record["verification"]["maxError"] == 0
 
 
+def test_peak_benchmarks_time_the_device_alone(tmp_path, monkeypatch):
+    """Kind "peak" (the ``peaks`` suite) runs the graph on inputs uploaded
+    once and leaves its outputs on the device: a timed call moves no bytes
+    between host and backend; the outputs are read back only to verify."""
+    from webnn_harness import backends
+    from webnn_harness.backends.onnxruntime.device import OrtDeviceSession
+    from webnn_harness.bench.variants import prepare
+
+    pytest.importorskip("onnxruntime")
+    graph = {"inputs": {"a": tensor([64, 64], 0.0, 1.0), "b": tensor([64, 64], 0.0, 1.0 / 64, constant=True)},
+             "operators": [{"name": "matmul", "arguments": [{"a": "a"}, {"b": "b"}], "outputs": "y"}]}
+    (bench,) = load_suite(str(suite_file(tmp_path, [
+        {"id": "peak-matmul-64", "kind": "peak", "variants": ["resident"], "params": {"peak": "flops"},
+         "graph": graph}]))).benchmarks
+    backend = backends.create("onnxruntime", {})
+    record = BenchWorker(backend, backend.info().to_json()).run(Task(bench, "resident", QUICK, str(tmp_path))).to_json()
+    assert record["status"] == "ok" and record["flops"] == 2 * 64**3 and record["verification"]["maxError"] is not None
+    moved = []
+    for method in ("upload", "share", "download"):
+        original = getattr(OrtDeviceSession, method)
+        monkeypatch.setattr(OrtDeviceSession, method,
+                            lambda self, *a, _m=method, _o=original: moved.append(_m) or _o(self, *a))
+    case = load_case({"name": "peak", "graph": graph}, "t", 0)
+    prepared = prepare("resident", "peak", case.graph, case.inputs, backend, None)
+    assert moved == ["upload"]  # once, before timing
+    for _ in range(3):
+        prepared.step()
+    assert moved == ["upload"]
+    prepared.check()
+    assert moved == ["upload", "download"]
+
+
 # --- the bench run: worker process, crash, hang, output contract ---------------------
 
 CONTRACT_KEYS = {"benchmark", "suite", "kind", "variant", "title", "op", "dataType", "params", "status", "message",

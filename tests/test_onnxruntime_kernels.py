@@ -25,7 +25,8 @@ pytest.importorskip("onnxruntime")
 from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.onnxruntime.lower import Unlowerable, lower_graph  # noqa: E402
 from webnn_harness.backends.onnxruntime.opsets import (  # noqa: E402
-    OLDEST_OPSET, KernelTable, _builds, all_typed, loadable_opset, registry_has_kernel, schema_version, signatures)
+    OLDEST_OPSET, KernelTable, _builds, _registry_readable, all_typed, loadable_opset, registry_has_kernel,
+    schema_version, signatures)
 from webnn_harness.cases import Case  # noqa: E402
 from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
 from webnn_harness.expectations import ExpectationSet  # noqa: E402
@@ -33,6 +34,9 @@ from webnn_harness.expectations import ExpectationSet  # noqa: E402
 from corpora import corpus_cases, judged_record  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[1] / "cases"  # the same Path test_onnxruntime_ops loads
+# Builds with providers beyond the CPU's are never asked through the registry (see _registry_readable).
+reads_registry = pytest.mark.skipif(not _registry_readable(), reason="this onnxruntime build's kernel registry "
+                                    "is not read (onnxruntime-gpu 1.31.1 dies listing it)")
 SAMPLES_PER_SIGNATURE = 3
 
 
@@ -140,6 +144,7 @@ def test_explicit_opset_wins(backend):
     assert backend.info().settings["opset_choice"] == "newest with kernels"
 
 
+@reads_registry
 def test_kernel_table_chooses_the_newest_opset_with_a_kernel(tmp_path):
     import onnxruntime as ort
 
@@ -154,6 +159,66 @@ def test_kernel_table_chooses_the_newest_opset_with_a_kernel(tmp_path):
     assert all(registry_has_kernel(sig[0], schema_version("DequantizeLinear", newer), sig[1], sig[2]) is False
                for newer in range(chosen + 1, opset + 1))
     assert not (tmp_path / "kernels.json").exists()  # registry answers are not worth a disk entry
+
+
+def test_a_build_with_other_providers_asks_sessions_not_the_registry(tmp_path, monkeypatch):
+    """onnxruntime-gpu 1.31.1 dies listing its kernel registry: where the
+    build has providers beyond the CPU's the registry is never read, and the
+    same opset is chosen from one-node sessions."""
+    import onnxruntime as ort
+
+    from webnn_harness.backends.onnxruntime import opsets
+
+    opset, ir_version = loadable_opset()
+    model = lower_graph(_one_node("dequantizeLinear", "int8", "float32"), opset, ir_version)
+    expected = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, tmp_path / "a.json").choose(model, opset)
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    opsets._registry_readable.cache_clear()
+    monkeypatch.setattr(opsets, "_registry", lambda provider: pytest.fail("the registry was read"))
+    built = []
+    monkeypatch.setattr(opsets, "_builds", lambda *args: built.append(args) or _builds(*args))
+    try:
+        assert registry_has_kernel("Relu", 14, (onnx.TensorProto.FLOAT,), (onnx.TensorProto.FLOAT,)) is None
+        table = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, tmp_path / "b.json")
+        assert table.choose(model, opset) == expected and built  # found by one-node sessions
+    finally:
+        opsets._registry_readable.cache_clear()
+
+
+def test_a_lone_node_refused_for_cpu_fallback_has_no_kernel_on_that_provider(monkeypatch):
+    """With CPU fallback disabled, ORT refuses a one-node session whose node
+    the provider has no kernel for as "assigned to the default CPU EP", not
+    NOT_IMPLEMENTED; on a non-CPU provider that refusal means "no kernel", so
+    the opset choice steps down (it kept opset 26 for MaxPool on CUDA before)."""
+    import onnxruntime as ort
+
+    opset, ir_version = loadable_opset()
+    model = lower_graph(_relu("float32"), opset, ir_version)
+    sigs, infos = signatures(model)
+    node = next(n for sig, n in sigs.items() if sig[0] == "Relu")
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("[ONNXRuntimeError] : 1 : FAIL : This session contains graph nodes that are assigned to "
+                           "the default CPU EP, but fallback to CPU EP has been explicitly disabled by the user.")
+
+    monkeypatch.setattr(ort, "InferenceSession", refuse)
+    assert _builds(node, model, infos, opset, ir_version, "CUDAExecutionProvider") is False
+    # Anything else, and on the CPU provider, is left for the real build to report.
+    assert _builds(node, model, infos, opset, ir_version, "CPUExecutionProvider") is True
+
+
+def test_missing_names_the_nodes_without_a_kernel(tmp_path):
+    import onnxruntime as ort
+
+    opset, ir_version = loadable_opset()
+    table = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, tmp_path / "kernels.json")
+    assert table.missing(lower_graph(_relu("int64"), opset, ir_version)) == ["Relu(int64 -> int64)"]
+    assert table.missing(lower_graph(_relu("float32"), opset, ir_version)) == []
+
+
+def _relu(data_type: str) -> Graph:
+    return Graph(("x",), {}, (Node("relu", {"input": "x"}, {}, ("y",)),), ("y",),
+                 {"x": TensorDesc((2,), data_type), "y": TensorDesc((2,), data_type)})
 
 
 def _elu_float16() -> Graph:
@@ -173,7 +238,7 @@ def test_probed_answers_are_cached_on_disk(tmp_path):
     table = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, cache)
     chosen = table.choose(model, opset)
     answers = {k: ok for k, ok in json.loads(cache.read_text()).items()
-               if k.startswith(f"{ort.__version__}|CPUExecutionProvider|Elu|")}
+               if k.startswith(f"{table.prefix}Elu|")}
     assert answers and answers[next(k for k in answers if k.endswith(f"|{schema_version('Elu', chosen)}"))] is True
     again = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, cache)
     assert again.choose(model, opset) == chosen and not again._new  # read back, nothing probed again
@@ -198,6 +263,7 @@ def registry_and_probe():
     return out
 
 
+@reads_registry
 def test_the_kernel_registry_agrees_with_session_creation(registry_and_probe):
     """The registry is a fast path only where it gives what building a
     session gives: every answer it gives for our corpus's signatures is

@@ -86,7 +86,8 @@ def test_graph_that_breaks_the_batch_is_isolated(ov_backend):
     np.testing.assert_array_equal(got, np.ones((2, 3), np.float32))
 
 
-def test_compile_failure_in_batch_isolated_by_bisection(ov_backend, monkeypatch):
+def test_compile_failure_in_batch_isolated_by_bisection(monkeypatch):
+    ov_backend = backends.create("openvino", {})  # its own: no graph compiled before (reuse)
     graphs = [unary("exp"), unary("neg"), unary("abs"), unary("relu")]
     real = ov_backend._compile
 
@@ -144,17 +145,21 @@ def test_corpus_sample_agrees_with_reference(ov_backend, name):
                 np.testing.assert_array_equal(actual, want, err_msg=case.name)
 
 
-def test_backend_asks_for_batches_it_compiles_as_one_model(ov_backend):
+def test_backend_asks_for_batches_it_compiles_as_one_model():
     from webnn_harness.backends.base import preferred_batch_size
     from webnn_harness.backends.openvino import MAX_GRAPHS_PER_MODEL
 
+    ov_backend = backends.create("openvino", {})  # its own: nothing compiled before (reuse)
     size = preferred_batch_size(ov_backend.info().to_json())
     assert size == MAX_GRAPHS_PER_MODEL > 16
-    graphs = [unary(op) for op in ("exp", "neg", "abs", "relu")] * (size // 4)
+    ops = ("exp", "neg", "abs", "relu")
+    graphs = [unary(ops[i % 4], shape=(2, 1 + i)) for i in range(size)]  # all different: none shares a model
     built = build_batch(ov_backend, graphs)
     assert len({id(b.batch) for b in built}) == 1  # one compile_model for the whole batch
-    x = np.array([[-1.5, 0.0, 2.0], [3.0, -0.25, 1.0]], np.float32)
+    assert sorted(p for b in built for p in b.input_ports) == list(range(size))
+    rng = np.random.default_rng(0)
     for i in (0, 1, size - 2, size - 1):
+        x = rng.uniform(-3, 3, (2, 1 + i)).astype(np.float32)
         want = evaluate(graphs[i], {"x": x})["y"].values
         np.testing.assert_allclose(ov_backend.compute(built[i], {"x": x})["y"], want, rtol=1e-6)
 
@@ -175,3 +180,75 @@ def test_refusal_messages_do_not_carry_per_process_node_counters():
     (message,) = messages
     assert "Incompatible MatMul matrix dimension" in message and "opset1::MatMul MatMul (" in message
     assert "COL_INDEX_DIM=1" in message  # upper-case names with digits are not node counters
+
+
+def _cases_of(graph, count):
+    """``count`` different input values for one graph: what the probe's reruns send."""
+    rng = np.random.default_rng(0)
+    return [{n: rng.uniform(-2, 2, graph.descs[n].shape).astype(np.float32) for n in graph.inputs} for _ in range(count)]
+
+
+def test_reuse_runs_an_identical_graph_on_its_compiled_model_with_its_own_inputs():
+    ov_backend = backends.create("openvino", {})
+    first = [unary("exp"), unary("abs"), unary("relu")]
+    built = build_batch(ov_backend, first)
+    again = unary("abs")  # another Graph object, the same structure
+    rebuilt = build_batch(ov_backend, [again, again, unary("neg")])
+    assert rebuilt[0].batch is built[1].batch and rebuilt[1].batch is built[1].batch
+    assert rebuilt[2].batch is not built[1].batch  # not compiled before: compiled now
+    assert ov_backend.compiled_models.hits == 2
+    # Two cases on the same ports of one model: each gets its own inference and its own values.
+    inputs = _cases_of(again, 2) + _cases_of(unary("neg"), 1)
+    outputs = ov_backend.compute_batch(rebuilt, inputs)
+    np.testing.assert_allclose(outputs[0]["y"], np.abs(inputs[0]["x"]))
+    np.testing.assert_allclose(outputs[1]["y"], np.abs(inputs[1]["x"]))
+    np.testing.assert_allclose(outputs[2]["y"], -inputs[2]["x"])
+
+
+def test_identical_graphs_of_one_batch_compile_once(monkeypatch):
+    ov_backend = backends.create("openvino", {})
+    compiled = []
+    real = ov_backend._compile
+    monkeypatch.setattr(ov_backend, "_compile", lambda members, config: compiled.append(len(members)) or real(members, config))
+    built = build_batch(ov_backend, [unary("exp"), unary("exp"), unary("abs")])
+    assert compiled == [2] and built[0].batch is built[1].batch and built[0].input_ports == built[1].input_ports
+
+
+def test_reuse_key_tells_apart_what_changes_the_model():
+    from webnn_harness.backends.openvino.reuse import structure_key
+
+    def key(graph, config=None):
+        return structure_key(graph, "CPU", config or {"INFERENCE_PRECISION_HINT": "f32"})
+
+    def constant_add(value, dtype=np.float32):
+        return build_graph({"x": TensorDesc((2,), "float32")}, {"c": np.asarray(value, dtype)},
+                           [{"name": "add", "arguments": [{"a": "x"}, {"b": "c"}], "outputs": "y"}], None)
+
+    def leaky(alpha):
+        return build_graph({"x": TensorDesc((2,), "float32")}, {},
+                           [{"name": "leakyRelu", "arguments": [{"input": "x"}, {"options": {"alpha": alpha}}],
+                             "outputs": "y"}], None)
+
+    assert key(unary("exp")) == key(unary("exp"))
+    assert key(unary("exp")) != key(unary("exp"), {"INFERENCE_PRECISION_HINT": "f16"})  # compile properties
+    assert key(unary("exp")) != key(unary("exp", shape=(3, 2)))  # shapes
+    assert key(unary("exp")) != key(unary("exp", data_type="float16"))  # data types
+    assert key(unary("exp")) != key(unary("log"))  # ops
+    assert key(constant_add([1, 2])) == key(constant_add([1, 2]))
+    assert key(constant_add([1, 2])) != key(constant_add([1, 3]))  # constant bytes
+    assert key(constant_add([0.0, 1])) != key(constant_add([-0.0, 1]))  # a sign bit
+    assert key(leaky(0.5)) != key(leaky(0.25)) and key(leaky(0.5)) == key(leaky(0.5))  # attributes
+    assert structure_key(unary("exp", shape=(1000, 1000)), "CPU", {}) is None  # too large to keep
+
+
+def test_reuse_keeps_a_bounded_number_of_models():
+    from webnn_harness.backends.openvino.reuse import CompiledModels
+
+    ov_backend = backends.create("openvino", {})
+    ov_backend.compiled_models = CompiledModels(max_models=2)
+    ops = ["exp", "abs", "neg"]
+    for op in ops:  # one model each
+        build_batch(ov_backend, [unary(op)])
+    assert len(ov_backend.compiled_models) == 2
+    assert build_batch(ov_backend, [unary("exp")])[0] is not None and ov_backend.compiled_models.hits == 0  # evicted
+    assert ov_backend.compiled_models.get(b"no such key") is None

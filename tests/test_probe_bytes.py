@@ -98,3 +98,12 @@ def test_a_byte_attempt_that_kills_the_process_beside_the_passes_costs_neither_m
     layout = result.evidence["preferredInputLayout"]
     assert layout["ended"] == "end" and all(w["nchw"]["runs"] >= 7 for w in layout["timings"].values())
     assert result.evidence["header"]["timeBounds"] == {"layoutTimingSeconds": 1.5, "byteSearchSeconds": search.TIME_BUDGET}
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, 4, 5, 4 * search.FILL_BLOCK - 1, 4 * search.FILL_BLOCK, 12 * search.FILL_BLOCK + 7])
+def test_the_tensor_tried_repeats_the_pattern_to_its_last_element(count):
+    import numpy as np
+
+    x = search._patterned(count)
+    assert x.dtype == np.float32 and x.shape == (count,)
+    assert np.array_equal(x, np.resize(search.PATTERN, count))

@@ -232,6 +232,38 @@ def bench_of_a_device_runs_on_its_node(cluster, tmp_path):
                   BenchOptions(policy=QUICK, peaks=TINY_PEAKS), executor=factory.bench_executor())
 
 
+def test_a_bench_goes_on_without_a_node_that_is_gone(cluster, tmp_path, monkeypatch):
+    """A node described at the start and gone before its actor is placed:
+    its placement is dropped and the other nodes run every benchmark (the
+    bench used to start a replacement on the dead node until it gave up)."""
+    from test_bench import QUICK, TINY_PEAKS
+
+    from webnn_harness.ray_bench import RayBench
+
+    c = cluster[0]
+    extra = c.add_node(**NODE_ARGS)
+    c.wait_for_nodes()
+    describe = RayBench.header
+
+    def describe_then_lose_a_node(self, command, options):
+        header = describe(self, command, options)
+        assert extra.node_id in {n["id"] for n in self.nodes}
+        c.remove_node(extra)
+        return header
+
+    monkeypatch.setattr(RayBench, "header", describe_then_lose_a_node)
+    factory = RayExecutors(c.address)
+    try:
+        result = run_bench(tiny_bench_suite(tmp_path), [(FAULTY, {})], tmp_path / "out",
+                           BenchOptions(policy=QUICK, timeout=10, peaks=TINY_PEAKS, name_filter="^(relu|sigmoid)$"),
+                           executor=factory.bench_executor())
+    finally:
+        factory.close()
+    assert sorted((r["benchmark"], r["variant"], r["status"]) for r in result.records) == [
+        ("relu", "graph", "ok"), ("sigmoid", "graph", "ok"), ("sigmoid", "host", "unsupported")]  # no host sigmoid
+    assert extra.node_id not in {r["node"]["id"] for r in result.records}
+
+
 def test_bench_ray_address_needs_the_ray_executor(capsys):
     from webnn_harness.cli import main
 

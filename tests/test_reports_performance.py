@@ -167,7 +167,8 @@ def test_layout_share_is_what_the_transposes_add_over_nchw(bench):
 
 def test_roofline_fraction_is_achieved_over_the_lower_roof(bench):
     perf = build_performance([bench])
-    (points,) = perf.roofline.values()
+    (roof,) = perf.roofline
+    points = roof.points
     bandwidth, peak = PEAKS["memoryBandwidthBytesPerSecond"], PEAKS["float32FlopsPerSecond"]
     fused = next(p for p in points if p.variant == "fused")
     intensity = SEED_FLOPS / SEED_BYTES
@@ -197,7 +198,7 @@ def test_wrong_results_are_never_speeds(tmp_path, bench, site):
     wrong = next(r for r in perf.records if r.status == "wrong")
     assert not wrong.is_speed and wrong.seconds is None and wrong.flops_per_second is None
     assert wrong.problem.startswith("wrong: max error")
-    assert all(p.benchmark != "op-relu-float32" for pts in perf.roofline.values() for p in pts)
+    assert all(p.benchmark != "op-relu-float32" for roof in perf.roofline for p in roof.points)
     # A wrong baseline gives no ratios at all.
     records = [record("chain", "graph", [0.001, 0.001, 0.001], status="wrong"),
                record("chain", "opByOp", [0.002, 0.002, 0.002])]
@@ -234,7 +235,7 @@ def test_charts_are_deterministic_svg_with_no_external_references(bench, site):
     assert "distribution-seed-conv2d-add-relu.svg" in charts
     page = (site / "performance.html").read_text()
     perf = build_performance([bench])
-    again = {"roofline-1.svg": roofline_svg(perf.roofline[0], perf.runs[0].peaks,
+    again = {"roofline-1.svg": roofline_svg(perf.roofline[0].points, perf.roofline[0].peaks,
                                             {c.backend.slug: c.backend.label for c in perf.columns})}
     assert again["roofline-1.svg"] == (site / "charts" / "roofline-1.svg").read_text()
     for name in charts:
@@ -352,11 +353,11 @@ def test_a_column_never_mixes_machines_and_a_ray_bench_is_one_run_per_node(tmp_p
     assert [(r.machine["hostname"], r.peaks.flops) for r in perf.runs] == [("farm-2", 3.0e11), ("farm-1", 2.0e11)]
     assert [r.label.split(" on ")[1] for r in perf.runs] == ["farm-2 (Ray node bbbbbbbb)", "farm-1 (Ray node aaaaaaaa)"]
     assert [(c.runs, c.machine) for c in perf.columns] == [((0,), "farm-2, CPU B, 4 cores"), ((1,), "farm-1, CPU A, 4 cores")]
-    assert sorted(perf.roofline) == [0, 1]
-    for run, points in perf.roofline.items():  # each under its own node's roof
-        peak = perf.runs[run].peaks.flops
-        assert any(p.bound == peak for p in points)
-        for p in points:
+    assert [roof.peaks for roof in perf.roofline] == [run.peaks for run in perf.runs]
+    for roof in perf.roofline:  # each under its own node's roof
+        peak = roof.peaks.flops
+        assert any(p.bound == peak for p in roof.points)
+        for p in roof.points:
             assert p.bound == pytest.approx(min(peak, p.intensity * PEAKS["memoryBandwidthBytesPerSecond"]))
     assert sum(r.counts.get("ok", 0) for r in perf.runs) == sum(r["status"] == "ok" for r in ops)
     site = tmp_path / "site"
@@ -380,3 +381,53 @@ def test_cpu_per_call_is_shown_beside_the_wall_median_and_older_records_go_witho
     del older["latency"]["cpuMedian"]  # written before the bench recorded CPU time
     (old,) = build_performance([write_bench(tmp_path / "older", [older])]).records
     assert old.latency.cpu_median is None
+
+
+def test_an_accelerator_column_gets_no_host_roofline(tmp_path, bench):
+    """The bench measures the host CPU's peaks: a backend timed on a GPU is
+    left out of the roofline, and the page says so, naming it."""
+    cuda = {**ORT, "device": "CUDAExecutionProvider (NVIDIA H100 80GB HBM3 #0)", "hostCpu": False,
+            "settings": {**ORT["settings"], "provider": "CUDAExecutionProvider"}}
+    gpu = write_bench(tmp_path / "bench-cuda", seed_records(cuda), backends=(cuda,))
+    perf = build_performance([bench, gpu])
+    (cpu_column, gpu_column) = sorted(perf.columns, key=lambda c: c.host_cpu, reverse=True)
+    assert cpu_column.host_cpu and not gpu_column.host_cpu
+    # Under the machine's peaks: the CPU folder's points, and the GPU folder's host variant (numpy on the host).
+    machine_roofs = perf.roofline
+    assert all(roof.source == "machine" for roof in machine_roofs)
+    assert all(p.column == cpu_column.backend.slug or p.variant == "host" for roof in machine_roofs for p in roof.points)
+    assert any(p.column == gpu_column.backend.slug and p.variant == "host" for p in machine_roofs[-1].points)
+    assert perf.unroofed == (gpu_column,)
+    out = tmp_path / "site"
+    build_site([gpu], out)
+    page = (out / "performance.html").read_text()
+    assert "timed on an accelerator with no <code>peaks</code> suite bench of its own" in page
+
+
+def test_an_accelerator_is_drawn_under_the_peaks_it_attained_itself(tmp_path, bench):
+    """With a ``peaks`` suite bench of the same backend and options, the
+    accelerator's points sit under its own roofs: the best matmul flop rate
+    and the best add byte rate it measured (resident on the device)."""
+    cuda = {**ORT, "device": "CUDAExecutionProvider (NVIDIA H100 80GB HBM3 #0)", "hostCpu": False,
+            "settings": {**ORT["settings"], "provider": "CUDAExecutionProvider"}}
+    gpu = write_bench(tmp_path / "bench-cuda", seed_records(cuda), backends=(cuda,))
+    matmul_flops, add_bytes = 2 * 2048**3, 3 * 4 * (32 << 20)
+    peaks = write_bench(tmp_path / "peaks-cuda", [
+        record("peak-matmul-2048", "resident", [0.0004, 0.0005, 0.0004], backend=cuda, kind="peak", op="matmul",
+               suite="peaks", flops=matmul_flops, bytes_=3 * 4 * 2048**2, peak="flops"),
+        record("peak-add-128MiB", "resident", [0.0002, 0.0002, 0.0003], backend=cuda, kind="peak", op="add",
+               suite="peaks", flops=32 << 20, bytes_=add_bytes, peak="bandwidth")], backends=(cuda,))
+    perf = build_performance([bench, gpu, peaks])
+    assert not perf.unroofed
+    *machine, own = perf.roofline
+    assert [roof.source for roof in machine] == ["machine", "machine"] and own.source == "backend"
+    assert not any(p.variant == "host" for p in own.points)  # numpy on the host is not under the GPU's roof
+    assert own.peaks.flops == pytest.approx(matmul_flops / 0.0004)
+    assert own.peaks.bandwidth == pytest.approx(add_bytes / 0.0002)
+    fused = next(p for p in own.points if p.benchmark == "seed-conv2d-add-relu" and p.variant == "fused")
+    assert fused.bound == pytest.approx(min(own.peaks.flops, SEED_FLOPS / SEED_BYTES * own.peaks.bandwidth))
+    assert not any(p.benchmark.startswith("peak-") for roof in perf.roofline for p in roof.points)
+    out = tmp_path / "site"
+    build_site([gpu, peaks], out)
+    page = (out / "performance.html").read_text()
+    assert "attained by the backend" in page and "roofline-1.svg" in page

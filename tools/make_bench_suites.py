@@ -246,6 +246,27 @@ def seed_suite():
             *offload()]
 
 
+# --- the backend's own peaks ---------------------------------------------------
+
+def peaks_suite():
+    """What a backend attains on its device: a large float32 matmul (compute
+    roof) and a large elementwise add (memory roof), inputs uploaded once and
+    outputs left in the backend's memory, so neither host copies nor
+    transfers are timed. The performance page draws an accelerator's
+    roofline under these (the bench's own peaks are the host CPU's)."""
+    n = 2048  # 4096 would suit a GPU better, but verifying it took minutes on 2 cores
+    matmul = graph({"a": tensor([n, n], low=0.0, high=1.0), "b": weights([n, n], n)},
+                   [node("matmul", ("a", "a"), ("b", "b"), outputs="y")])
+    elements = 32 << 20
+    add = graph({"x": tensor([elements]), "y": tensor([elements])}, [node("add", ("a", "x"), ("b", "y"), outputs="z")])
+    return [
+        bench(f"peak-matmul-{n}", "peak", f"float32 matmul {n}x{n} @ {n}x{n}, resident on the device", ["resident"],
+              {"workload": f"{n}x{n}x{n}", "peak": "flops"}, graph=matmul, op="matmul"),
+        bench("peak-add-128MiB", "peak", "float32 add of two 128 MiB tensors, resident on the device", ["resident"],
+              {"workload": "32M elements", "peak": "bandwidth"}, graph=add, op="add"),
+    ]
+
+
 # --- per-op latency -----------------------------------------------------------
 
 def op_benchmarks(dt):
@@ -333,6 +354,8 @@ def main():
     write("seed", "The interop scenarios: the seed conv2d+add+relu, op-by-op vs fused chains, layouts, transfers, offload.",
           seed)
     write("ops", "Single-op latency at realistic shapes, float32 and float16.", ops)
+    write("peaks", "The backend's own compute and memory roofs on its device (a large matmul, a large add), "
+          "for the roofline of a backend that runs off the host CPU.", peaks_suite())
     write("default", "What `bench` runs with no --suite: the seed scenarios and the float32 single-op latencies.",
           seed + [b for b in ops if b["id"].endswith("-float32")])
 

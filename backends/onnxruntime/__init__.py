@@ -17,6 +17,12 @@ Options (``-o key=value``):
                 bench's default 0). With several sessions alive (op-by-op
                 benchmarks) each session's spinning pool competes with the
                 running one for the cores.
+    ep.KEY      a provider option, passed to the execution provider as is,
+                e.g. ``-o ep.use_tf32=0`` (CUDA: compute float32 MatMul/Conv
+                in float32, not TensorFloat-32) or ``-o ep.device_id=1``.
+                ORT checks the keys when the backend is created; a non-CPU
+                provider's effective options (its defaults included) are
+                recorded in the settings as ``provider_options``.
 
 Build-time errors from ORT (session creation) are ``Unsupported`` with ORT's
 message; the lowering refuses nothing silently.
@@ -31,7 +37,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
-from webnn_harness.backends.onnxruntime.opsets import OLDEST_OPSET, KernelTable, loadable_opset
+from webnn_harness.backends.onnxruntime.opsets import (
+    OLDEST_OPSET, KernelTable, is_cpu_fallback_refusal, loadable_opset)
 from webnn_harness.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
 from webnn_harness.graph import Graph
 
@@ -43,7 +50,10 @@ OPT_LEVELS = {
     "all": "ORT_ENABLE_ALL",
 }
 OPTIONS = ("ep", "opt_level", "threads", "opset", "spinning")
+PROVIDER_OPTION = "ep."  # -o ep.KEY=VALUE: an execution provider option
 CPU = "CPUExecutionProvider"
+# Providers whose kernels run on the host CPU (the bench's measured peaks apply).
+HOST_CPU_PROVIDERS = (CPU, "DnnlExecutionProvider", "XnnpackExecutionProvider")
 
 
 @dataclass
@@ -68,7 +78,7 @@ class OnnxRuntimeBackend:
                 "pip install 'webnn-harness[onnxruntime]'"
             ) from exc
         self._ort = ort
-        unknown = sorted(set(options) - set(OPTIONS))
+        unknown = sorted(k for k in options if k not in OPTIONS and not k.startswith(PROVIDER_OPTION))
         if unknown:
             raise BackendError(f"unknown onnxruntime option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
         available = ort.get_available_providers()
@@ -91,8 +101,46 @@ class OnnxRuntimeBackend:
                 raise BackendError(f"opset {requested}: this lowering needs >= {OLDEST_OPSET} and onnxruntime "
                                    f"{ort.__version__} loads <= {self.opset}")
             self.opset = requested
+        self.provider_options = {k[len(PROVIDER_OPTION):]: v for k, v in options.items()
+                                 if k.startswith(PROVIDER_OPTION)}
         self._kernels = None if self.fixed_opset else KernelTable(ort.__version__, self.provider, self.ir_version)
         self._session_options = self._make_session_options()
+        self._effective_provider_options = self._check_provider_options()
+
+    @property
+    def providers(self) -> list:
+        """The ``providers`` argument of every InferenceSession this backend makes."""
+        return [(self.provider, self.provider_options)] if self.provider_options else [self.provider]
+
+    def _check_provider_options(self) -> dict[str, str]:
+        """ORT's options in force for a non-CPU provider (its defaults too),
+        read from a one-node session; ORT refuses an unknown key there, which
+        makes ``-o ep.KEY`` a usage error at once rather than a build failure
+        per case. The CPU provider takes no options the harness records."""
+        if self.provider == CPU and not self.provider_options:
+            return {}
+        import onnx
+        from onnx import TensorProto, helper
+
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+        model = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "check", [x], [y]),
+                                  opset_imports=[helper.make_opsetid("", 14)])
+        model.ir_version = min(self.ir_version, onnx.IR_VERSION)
+        try:
+            session = self._ort.InferenceSession(model.SerializeToString(), self._session_options,
+                                                 providers=self.providers)
+        except Exception as exc:  # noqa: BLE001 - any refusal of the provider or its options
+            raise BackendError(f"onnxruntime: {self.provider} with options {self.provider_options}: "
+                               f"{_ort_message(exc)}") from exc
+        effective = dict(session.get_provider_options().get(self.provider, {}))
+        # ORT ignores keys a provider does not read (the CPU provider reads
+        # none): a key missing from the options in force was not applied.
+        ignored = sorted(set(self.provider_options) - set(effective))
+        if ignored:
+            raise BackendError(f"onnxruntime: {self.provider} has no option {', '.join(ignored)} "
+                               f"(its options: {', '.join(sorted(effective)) or 'none'})")
+        return effective
 
     def _make_session_options(self):
         ort = self._ort
@@ -113,10 +161,14 @@ class OnnxRuntimeBackend:
     def info(self) -> BackendInfo:
         import onnx
 
+        settings = {}
+        if self._effective_provider_options:
+            settings["provider_options"] = self._effective_provider_options
         return BackendInfo(
             name=self.name,
             version=self._ort.__version__,
-            device=f"{self.provider} ({platform.machine()})",
+            device=f"{self.provider} ({_device_name(self.provider, self._effective_provider_options)})",
+            host_cpu=self.provider in HOST_CPU_PROVIDERS,
             settings={
                 "provider": self.provider,
                 "cpu_fallback": "allowed" if self.provider == CPU else "disabled",
@@ -129,6 +181,7 @@ class OnnxRuntimeBackend:
                 "inter_op_threads": 1,
                 "intra_op_spinning": self.spinning == "1",
                 "onnx": onnx.__version__,
+                **settings,
             },
         )
 
@@ -159,13 +212,22 @@ class OnnxRuntimeBackend:
             options.add_external_initializers(list(uniform), [self._ort.OrtValue.ortvalue_from_numpy(v)
                                                               for v in uniform.values()])
         try:
-            session = self._ort.InferenceSession(model.SerializeToString(), options, providers=[self.provider])
+            session = self._ort.InferenceSession(model.SerializeToString(), options, providers=self.providers)
             # ORT uses these numpy buffers in place, without a copy or a reference of its own:
             # they live as long as the session.
             session.webnn_uniform_values = uniform
             return session
         except Exception as exc:  # noqa: BLE001 - every ORT build error is "ORT does not support this graph"
-            raise Unsupported(f"{_ort_message(exc)} (ONNX opset {model.opset_import[0].version})") from exc
+            raise Unsupported(f"{_ort_message(exc)}{self._unplaced(exc, model)} "
+                              f"(ONNX opset {model.opset_import[0].version})") from exc
+
+    def _unplaced(self, exc: Exception, model) -> str:
+        """For ORT's CPU-fallback refusal, which names no node: the nodes the
+        provider has no kernel for, found by one-node sessions."""
+        if self._kernels is None or not is_cpu_fallback_refusal(exc):
+            return ""
+        missing = self._kernels.missing(model)
+        return f"; no {self.provider} kernel for {', '.join(missing)}" if missing else ""
 
     def build(self, graph: Graph) -> Compiled:
         model = self.lower(graph, external_uniform=True)
@@ -218,7 +280,7 @@ class OnnxRuntimeBackend:
         try:
             model = merge_models([lowered[i] for i in indices], prefixes)
             session = self._ort.InferenceSession(
-                model.SerializeToString(), self._session_options, providers=[self.provider])
+                model.SerializeToString(), self._session_options, providers=self.providers)
         except Exception as exc:  # noqa: BLE001 - the graph ORT refuses is built alone, for its own message
             k = culprit(str(exc), len(indices))
             if k is None:
@@ -339,3 +401,19 @@ def create(options: Mapping[str, str]) -> OnnxRuntimeBackend:
 
 
 __all__ = ["OnnxRuntimeBackend", "create"]
+
+
+def _device_name(provider: str, provider_options: Mapping[str, str]) -> str:
+    """What the graphs run on: the host's architecture on CPU providers; for
+    CUDA, the GPU's name as nvidia-smi gives it (ORT does not expose it)."""
+    if provider != "CUDAExecutionProvider":
+        return platform.machine()
+    import subprocess
+
+    index = str(provider_options.get("device_id", "0"))
+    try:
+        name = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", f"--id={index}"],
+                              capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        name = ""
+    return f"{name or 'CUDA device'} #{index}"

@@ -27,8 +27,9 @@ promises only its start version. tests/test_onnxruntime_kernels.py checks
 the registry's answer against a built session for every signature of our
 corpus.
 
-Elsewhere (another provider, or a constraint the registry's answer cannot
-be read for) kernels are found by building one-node models, lazily, one per
+Elsewhere (another provider, a build of ORT with other providers, whose
+registry cannot be listed safely, or a constraint the registry's answer
+cannot be read for) kernels are found by building one-node models, lazily, one per
 (op type, types, schema version) the first time a graph needs it. Those
 answers are cached per (ORT version, execution provider): in-process, and
 on disk in ``$XDG_CACHE_HOME/webnn-harness/onnxruntime-kernels.json``
@@ -126,6 +127,18 @@ def _element_types() -> dict[str, int]:
 
 
 @lru_cache(maxsize=None)
+def _registry_readable() -> bool:
+    """Whether ORT's kernel registry can be listed in this build. In
+    onnxruntime-gpu 1.31.1 (CUDA 13; seen on an H100 with driver 580)
+    ``get_all_opkernel_def()`` kills the process with a segmentation fault,
+    whatever was loaded before it; the CPU-only package lists it. Builds with
+    providers beyond the CPU's are asked by one-node sessions instead."""
+    import onnxruntime as ort
+
+    return set(ort.get_available_providers()) <= {CPU, "AzureExecutionProvider"}
+
+
+@lru_cache(maxsize=None)
 def _registry(provider: str) -> dict[str, list[tuple[int, int, dict[str, frozenset[int]]]]]:
     """ORT's kernel registry for the default domain on ``provider``:
     op type -> [(start version, end version, {type constraint: element types})]."""
@@ -169,7 +182,7 @@ def registry_has_kernel(op_type: str, since: int, input_types: tuple, output_typ
     omitted optional argument), matched as ORT matches it; None when the
     answer cannot be read from the registry (another provider, a type
     constraint the schema does not bind, an argument of unknown type)."""
-    if provider != CPU:
+    if provider != CPU or not _registry_readable():
         return None
     found = _registry_match(op_type, since, input_types, output_types, provider)
     if found is not False:
@@ -248,12 +261,17 @@ def _registry_match(op_type: str, since: int, input_types: tuple, output_types: 
     return False
 
 
+ANSWERS = 2
+
+
 class KernelTable:
     """Per (op type, types, schema version): does ORT have a kernel on this
     provider? Answered by one-node models, cached in memory and on disk."""
 
     def __init__(self, ort_version: str, provider: str, ir_version: int, cache_path: Path | None = None):
-        self.prefix = f"{ort_version}|{provider}|"
+        # ANSWERS: bumped when what an answer means changes (2: a non-CPU
+        # provider's CPU-fallback refusal is "no kernel"), so older disk entries are not read.
+        self.prefix = f"{ort_version}|{provider}|{ANSWERS}|"
         self.provider = provider
         self.ir_version = ir_version
         self.cache_path = cache_path if cache_path is not None else default_cache_path()
@@ -290,6 +308,18 @@ class KernelTable:
         self._flush()
         self._chosen[key] = chosen
         return chosen
+
+    def missing(self, model) -> list[str]:
+        """The nodes of ``model`` with no kernel on this provider at its own
+        opset, as ``OpType(input types -> output types)``: what an error
+        that names no node (the CPU-fallback refusal) leaves out."""
+        from onnx import TensorProto
+
+        opset = model.opset_import[0].version
+        sigs, infos = signatures(model)
+        name = lambda t: TensorProto.DataType.Name(t).lower() if t else "-"  # noqa: E731
+        return [f"{sig[0]}({', '.join(map(name, sig[1]))} -> {', '.join(map(name, sig[2]))})"
+                for sig, node in sigs.items() if not self.has_kernel(sig, node, model, infos, opset)]
 
     # -- disk cache: a flat JSON object, merged on write, replaced atomically
 
@@ -374,12 +404,21 @@ def _builds(node, model, infos, opset: int, ir_version: int, provider: str) -> b
         try:
             ort.InferenceSession(one.SerializeToString(), options, providers=[provider])
         except Exception as exc:  # noqa: BLE001
-            return not is_not_implemented(exc)
+            # With CPU fallback disabled, a lone node the provider has no
+            # kernel for is refused as "assigned to the default CPU EP", not
+            # as NOT_IMPLEMENTED: on that provider it has no kernel either.
+            return not (is_not_implemented(exc) or (provider != CPU and is_cpu_fallback_refusal(exc)))
         try:
             ran = onnx.load(options.optimized_model_filepath).graph.node
         except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError, ValueError):
             return True  # nothing saved to read back: the build at least succeeded
         return any(n.op_type == node.op_type and n.domain == node.domain for n in ran)
+
+
+def is_cpu_fallback_refusal(exc: BaseException) -> bool:
+    """ORT's refusal of a session whose nodes would run on the CPU provider
+    when ``session.disable_cpu_ep_fallback`` is set (the message names no node)."""
+    return "fallback to CPU EP has been explicitly disabled" in str(exc)
 
 
 def is_not_implemented(exc: BaseException) -> bool:

@@ -13,6 +13,9 @@ gets a handle (the shared compiled model plus which inputs and outputs are
 its own); ``compute`` sets only that case's inputs (the other cases' inputs
 keep whatever they last held) and reads only its outputs. A batch that fails
 to compile is split in halves until the graph that breaks it stands alone.
+A graph identical to one this backend compiled before but for its input
+values (the probe's special-value reruns) runs on that compiled model
+(``reuse``), and identical graphs in one batch are compiled once.
 
 Precision: by default the inference precision hint is forced to the data
 type under test (f32 whenever a graph has float32 operands), because CPUs
@@ -22,6 +25,7 @@ resulting failures are reported as they are.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -58,6 +62,7 @@ class CompiledBatch:
     request: Any  # ov.InferRequest
     size: int
     zeros: list  # one zero array per input port: what the other cases' inputs get
+    elements: int = 0  # tensor elements of its case graphs (reuse.MAX_ELEMENTS bounds what is kept)
 
 
 @dataclass(eq=False)
@@ -97,6 +102,9 @@ class OpenVINOBackend:
         self.threads = options.get("threads")
         if self.threads is not None and (not self.threads.isdigit() or int(self.threads) < 1):
             raise BackendError(f"openvino: threads must be a positive integer, got {self.threads!r}")
+        from webnn_harness.backends.openvino.reuse import CompiledModels
+
+        self.compiled_models = CompiledModels()
 
     def _property(self, name):
         try:
@@ -129,6 +137,8 @@ class OpenVINOBackend:
             name=self.name,
             version=self._ov.get_version(),
             device=str(self._property("FULL_DEVICE_NAME") or self.device),
+            # AUTO, HETERO and MULTI may place work off the CPU: only "CPU" is the host for sure.
+            host_cpu=self.device.split(".")[0] == "CPU",
             settings={
                 "device": self.device,
                 "precision": self.precision,
@@ -154,34 +164,62 @@ class OpenVINOBackend:
 
     # ---- build -----------------------------------------------------------
     def build(self, graph: Graph) -> CompiledCase:
-        result = self.build_batch([graph])[0]
+        """``graph`` compiled alone, into a model of its own (never one reused)."""
+        result = self.build_batch([graph], reuse=False)[0]
         if isinstance(result, BaseException):
             raise result
         return result
 
-    def build_batch(self, graphs: Sequence[Graph]) -> list[Any]:
+    def build_batch(self, graphs: Sequence[Graph], reuse: bool = True) -> list[Any]:
+        """One handle (or exception) per graph; ``reuse``: a graph compiled
+        before runs on that model, identical graphs here are compiled once."""
         from webnn_harness.backends.openvino.lower import lower_graph
+        from webnn_harness.backends.openvino.reuse import structure_key
 
         results: list[Any] = [None] * len(graphs)
+        keys: list[bytes | None] = [None] * len(graphs)
+        first_with: dict[bytes, int] = {}  # key -> the graph of this batch compiled for it
         pending: dict[tuple, list[tuple[int, Any]]] = {}
         for index, graph in enumerate(graphs):
+            config = self.config_for(graph)
+            if reuse and (key := structure_key(graph, self.device, config)) is not None:
+                keys[index] = key
+                known = self.compiled_models.get(key)
+                if known is not None:
+                    results[index] = dataclasses.replace(known, graph=graph)
+                    continue
+                if key in first_with:
+                    continue  # shares the outcome of the first, below
+                first_with[key] = index
             try:
                 lowered = lower_graph(graph, prefix=f"c{index}_")
             except Exception as exc:  # noqa: BLE001 - classified below
                 results[index] = _classify(exc)
                 continue
-            config = self.config_for(graph)
             pending.setdefault(tuple(sorted(config.items())), []).append((index, lowered))
         for key, members in pending.items():
             for chunk in _chunks(members, graphs):
                 self._compile_isolating(chunk, graphs, dict(key), results)
+        for index, key in enumerate(keys):
+            if key is None:
+                continue
+            first = first_with.get(key, index)
+            if first == index:
+                if isinstance(results[index], CompiledCase):
+                    self.compiled_models.put(key, results[index])
+            elif results[index] is None:  # the same graph as ``first``: the same outcome
+                done = results[first]
+                results[index] = dataclasses.replace(done, graph=graphs[index]) if isinstance(done, CompiledCase) else done
         return results
 
     def _compile_isolating(self, members, graphs, config, results) -> None:
         """Compile members into one model; on failure split until the graph
         that fails alone is found (its error is its own verdict)."""
+        from webnn_harness.backends.openvino.reuse import graph_elements
+
         try:
             batch, ports = self._compile(members, config)
+            batch.elements = sum(graph_elements(graphs[index]) for index, _ in members)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError subclasses
             if len(members) == 1:
                 results[members[0][0]] = Unsupported(f"OpenVINO compile_model failed: {_first_line(exc)}")
@@ -216,10 +254,14 @@ class OpenVINOBackend:
         each case's inputs at its own ports. If that inference fails, each
         case is computed as ``compute`` does, so its verdict is its own."""
         results: list[Any] = [None] * len(compiled)
-        groups: dict[int, list[int]] = {}
+        groups: dict[tuple, list[int]] = {}
+        uses: dict[tuple, int] = {}
         for index, handle in enumerate(compiled):
             if isinstance(handle, CompiledCase):
-                groups.setdefault(id(handle.batch), []).append(index)
+                # Cases on the same ports (one compiled graph reused for several cases) need an inference each.
+                ports = (id(handle.batch), tuple(handle.input_ports), tuple(handle.output_ports))
+                uses[ports] = uses.get(ports, -1) + 1
+                groups.setdefault((id(handle.batch), uses[ports]), []).append(index)
         for indices in groups.values():
             batch = compiled[indices[0]].batch
             feed = dict(enumerate(batch.zeros))

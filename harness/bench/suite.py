@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-KINDS = ("scenario", "op", "transfer")
+KINDS = ("scenario", "op", "transfer", "peak")
 
 
 @dataclass(frozen=True)

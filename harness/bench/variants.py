@@ -21,6 +21,9 @@ intermediates are uploaded (copied into a backend tensor) on purpose.
     host: every op in host numpy
     upload / download: (kind transfer) copying the graph's input into a
         backend tensor / a backend tensor back to a new host array
+    resident: (kind peak) the whole graph on inputs uploaded once, its
+        outputs left in the backend's memory: the device's own rate, with no
+        host copy or transfer timed (outputs are read back only to verify)
 """
 from __future__ import annotations
 
@@ -182,6 +185,15 @@ def _transfer(graph: Graph, inputs, sessions: _Sessions, direction: str) -> Prep
     return sessions.prepared(step, check)
 
 
+def _resident(graph: Graph, inputs, sessions: _Sessions) -> Prepared:
+    session = sessions.session(graph)
+    feeds = {name: session.upload(name, inputs[name]) for name in graph.inputs}
+    step = lambda: session.run(feeds)  # noqa: E731
+    check = lambda: {name: session.download(tensor) for name, tensor in step().items()  # noqa: E731
+                     if name in graph.outputs}
+    return sessions.prepared(step, check)
+
+
 WHOLE_GRAPH = ("graph", "fused", "backend", "cells", "nchw", "nhwc", "nhwcTransposed")
 
 
@@ -194,6 +206,10 @@ def prepare(variant: str, kind: str, graph: Graph, inputs: Mapping[str, np.ndarr
         if variant not in ("upload", "download"):
             raise ValueError(f"transfer variants are upload and download, not {variant!r}")
         return _transfer(graph, inputs, sessions, variant)
+    if kind == "peak":
+        if variant != "resident":
+            raise ValueError(f"the peak variant is resident, not {variant!r}")
+        return _resident(graph, inputs, sessions)
     if variant == "host":
         return Prepared(_host(graph, inputs), None)
     if variant in WHOLE_GRAPH:

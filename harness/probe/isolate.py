@@ -3,18 +3,37 @@ out-of-memory kill or a hang ends that process, not the probe. The function
 reports through ``send(message)``; the parent keeps every message that
 arrived before the end, so a search that dies part-way still says how far
 it got. ``start_isolated`` starts it now and ``Isolated.collect`` gathers it
-later, so it can run beside other work (``probe.beside``)."""
+later, so it can run beside other work (``probe.beside``).
+
+The process is forked from the run's fork server (harness/runner.py), which
+has imported numpy, the harness and the backend's packages once for the
+workers: a spawned process spent about half a CPU-second importing them
+again (issue 14). It takes this process's environment, ignores Ctrl-C (the
+probe answers it) and dies with the probe, as a worker does
+(harness/lifecycle.py).
+"""
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-_CTX = mp.get_context("spawn")
+from webnn_harness.lifecycle import die_with_parent, sigint_blocked
+from webnn_harness.runner import prestart
+
+# The workers' start method: multiprocessing has one fork server per process, so this
+# context forks from the server runner.prestart started, with what it imported.
+START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+_CTX = mp.get_context(START_METHOD)
 
 
-def _child(conn, target: Callable, args: tuple) -> None:
+def _child(conn, target: Callable, args: tuple, environ: dict | None = None) -> None:
+    if environ is not None:  # forked by the server: it has the environment it started with
+        os.environ.clear()
+        os.environ.update(environ)
+    die_with_parent(forked_by_server=environ is not None)
     try:
         target(conn.send, *args)
         conn.send(("end", None))
@@ -62,9 +81,15 @@ class Isolated:
 
 
 def start_isolated(target: Callable, args: tuple) -> Isolated:
+    """``target(send, *args)`` in a process of its own, started now. The
+    probe started the fork server with its backend's packages; started here
+    first, the server imports only the harness and the child the rest."""
+    prestart()
     parent, child = _CTX.Pipe(duplex=False)
-    proc = _CTX.Process(target=_child, args=(child, target, args), daemon=True)
-    proc.start()
+    environ = dict(os.environ) if START_METHOD == "forkserver" else None
+    proc = _CTX.Process(target=_child, args=(child, target, args, environ), daemon=True)
+    with sigint_blocked():  # until die_with_parent ignores it: Ctrl-C is the probe's to answer
+        proc.start()
     child.close()
     return Isolated(proc, parent)
 

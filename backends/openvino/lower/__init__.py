@@ -14,7 +14,7 @@ import openvino.opset16 as ops
 
 from webnn_harness.families import join
 from webnn_harness.backends.openvino.lower.base import (
-    NUMPY_OF, OPSET, OV_TYPES, LoweringUnsupported, carried, data_type, output, shape,
+    NUMPY_OF, OPSET, OV_TYPES, LoweringUnsupported, carried, constant, data_type, output, shape,
 )
 from webnn_harness.graph import Graph
 
@@ -45,9 +45,9 @@ def lower_graph(graph: Graph, prefix: str = "") -> LoweredGraph:
     for name, value in graph.constants.items():
         desc = graph.descs[name]
         # Contiguous: a one-value tensor arrives as a broadcast view (harness/uniform.py),
-        # and ops.constant reads a non-contiguous float16 array as i16 (OpenVINO 2026.4).
+        # and ov.op.Constant (under ops.constant too) reads a non-contiguous float16 array as i16 (OpenVINO 2026.4).
         array = np.ascontiguousarray(np.asarray(value).astype(NUMPY_OF[desc.data_type])).reshape(desc.shape)
-        env[name] = ops.constant(array).output(0)
+        env[name] = constant(array)
     for node in graph.nodes:
         fn = LOWER.get(node.op)
         if fn is None:

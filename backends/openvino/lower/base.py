@@ -71,14 +71,25 @@ def is_float(x) -> bool:
     return data_type(x) in ("float32", "float16")
 
 
+def constant(array: np.ndarray) -> ov.Output:
+    """A Constant holding a copy of ``array``, a numpy array of its final type.
+
+    ``ov.op.Constant`` itself: ``opset.constant`` makes exactly this call for
+    an array with no dtype given, after about 18 us of argument dispatch
+    (its overloading and checks), five times the node's own cost; lowering
+    makes some 10,000 constants in a probe (issue 14). The IR is the same:
+    benchmarks/probe_lowering_dump.py."""
+    return ov.op.Constant(array).output(0)
+
+
 def const(value, like_or_type) -> ov.Output:
     """A constant of the data type of ``like_or_type`` (an operand or a WebNN type name)."""
     dt = like_or_type if isinstance(like_or_type, str) else data_type(like_or_type)
-    return output(ops.constant(np.asarray(value, dtype=NUMPY_OF[dt])))
+    return constant(np.asarray(value, dtype=NUMPY_OF[dt]))
 
 
 def i64(values: Sequence[int] | int) -> ov.Output:
-    return output(ops.constant(np.asarray(values, dtype=np.int64)))
+    return constant(np.asarray(values, dtype=np.int64))
 
 
 def to_bool(x) -> ov.Output:
@@ -89,7 +100,7 @@ def to_bool(x) -> ov.Output:
     once and returns that first result on every later inference."""
     node = output(x).get_node()
     if node.get_type_name() == "Constant":
-        return output(ops.constant(node.get_data() != 0))
+        return constant(node.get_data() != 0)
     return output(ops.not_equal(x, const(0, x)))
 
 

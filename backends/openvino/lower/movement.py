@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from webnn_harness.backends.openvino.lower.base import const, convert, data_type, i64, output, reshape, shape
+from webnn_harness.backends.openvino.lower.base import const, constant, convert, data_type, i64, output, reshape, shape
 
 
 def concat(out, inputs, axis):
@@ -112,7 +112,7 @@ def triangular(out, input, upper, diagonal):
     rows, cols = shape(input)[-2:]
     offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
     keep = offset >= diagonal if upper else offset <= diagonal
-    return output(ops.select(ops.constant(keep), input, const(0, input)))
+    return output(ops.select(constant(keep), input, const(0, input)))
 
 
 def resample2d(out, input, mode, scales, sizes, axes):

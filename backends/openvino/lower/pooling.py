@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from webnn_harness.backends.openvino.lower.base import NUMPY_OF, data_type, output, shape, transpose
+from webnn_harness.backends.openvino.lower.base import NUMPY_OF, constant, data_type, output, shape, transpose
 from webnn_harness.backends.openvino.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW
 
 
@@ -46,7 +46,7 @@ def _average(x, window, strides, dilations, begin, end, rounding, floor_sizes, w
     # elements, both as depthwise convolutions.
     sums = _window_sum(x, window, strides, dilations, begin, end, floor_sizes, wanted)
     in_h, in_w = shape(x)[2:]
-    ones = ops.constant(np.ones((1, 1, in_h, in_w), dtype=NUMPY_OF[data_type(x)]))
+    ones = constant(np.ones((1, 1, in_h, in_w), dtype=NUMPY_OF[data_type(x)]))
     counts = _window_sum(ones, window, strides, dilations, begin, end, floor_sizes, wanted)
     return ops.divide(sums, counts)
 
@@ -56,7 +56,7 @@ def _window_sum(x, window, strides, dilations, begin, end, floor_sizes, wanted):
     convolution with a filter of ones. Extra end padding stands in for ceil
     rounding."""
     channels = shape(x)[1]
-    ones = ops.constant(np.ones((channels, 1, 1, *window), dtype=NUMPY_OF[data_type(x)]))
+    ones = constant(np.ones((channels, 1, 1, *window), dtype=NUMPY_OF[data_type(x)]))
     end = [e + max(0, w - f) * s for e, w, f, s in zip(end, wanted, floor_sizes, strides)]
     return ops.group_convolution(x, ones, strides, begin, end, dilations)
 

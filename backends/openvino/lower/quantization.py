@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from webnn_harness.backends.openvino.lower.base import carried, const, convert, data_type, output, reshape, shape
+from webnn_harness.backends.openvino.lower.base import carried, const, convert, data_type, i64, output, reshape, shape
 from webnn_harness.dtypes import integer_range
 
 
@@ -21,7 +21,7 @@ def blockwise(operand, target_shape):
         interleaved += [size, 1]
         blocks += [size, target // size]
     x = reshape(operand, interleaved)
-    x = ops.broadcast(x, ops.constant(np.asarray(blocks, np.int64)), None, "NUMPY")
+    x = ops.broadcast(x, i64(blocks), None, "NUMPY")
     return reshape(x, target_shape)
 
 

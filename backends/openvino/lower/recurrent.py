@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from webnn_harness.backends.openvino.lower.base import const, output, shape, slice_axis, squeeze, transpose, unsqueeze
+from webnn_harness.backends.openvino.lower.base import const, constant, output, shape, slice_axis, squeeze, transpose, unsqueeze
 
 GRU_ORDER = {"zrn": (0, 1, 2), "rzn": (1, 0, 2)}  # WebNN layout -> positions of z, r, n
 LSTM_TO_FICO = {"iofg": (2, 0, 3, 1), "ifgo": (1, 0, 2, 3)}  # positions of f, i, g, o
@@ -82,7 +82,7 @@ def _direction(direction):
 
 
 def _lengths(batch, steps):
-    return output(ops.constant(np.full([batch], steps, np.int32)))
+    return constant(np.full([batch], steps, np.int32))
 
 
 def _batch_major_state(input, state, num_dir, batch, hidden):
