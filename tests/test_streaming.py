@@ -7,6 +7,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from test_vendor_ci import relu_case
 
 from webnn_harness import cases as cases_module
 from webnn_harness.cases import Case, load_cases
@@ -16,13 +17,6 @@ from webnn_harness.run import BackendRequest, run
 from webnn_harness.runner import BatchFeed, RunOptions, WorkerPool, batches
 from webnn_harness.selection import Selection, SelectionError, Shard
 from webnn_harness.worker import base_record
-
-
-def relu_case(name, expected=(0, 2, 0, 4)):
-    return {"name": name, "graph": {
-        "inputs": {"x": {"data": [-1, 2, -3, 4], "descriptor": {"shape": [4], "dataType": "float32"}}},
-        "operators": [{"name": "relu", "arguments": [{"input": "x"}], "outputs": "y"}],
-        "expectedOutputs": {"y": {"data": list(expected), "descriptor": {"shape": [4], "dataType": "float32"}}}}}
 
 
 @pytest.fixture
