@@ -10,10 +10,11 @@ the server first thing (harness/cli.py), before its own heavy imports.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing as mp
 import os
 from multiprocessing import forkserver as mp_forkserver
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from webnn_harness.lifecycle import sigint_blocked
 
@@ -30,6 +31,19 @@ BACKEND_MODULES = {
 }
 
 
+# The server's own environment, over the run's. `import openvino` sends a
+# telemetry event (openvino/tools/ovc/__init__.py: telemetry.send_event("ov",
+# "import", ...)) from a thread that starts a multiprocessing.Process, and so
+# imports multiprocessing.popen_fork, just after the import returns; a worker
+# forked in that moment inherits the held import lock and blocks forever on its
+# first import (seen in 1 of 11 OpenVINO runs: the describing worker stuck in
+# importlib's _lock_unlock_module until the 120 s start timeout). The sender
+# stays silent where CI=true (openvino_telemetry/utils/opt_in_checker.py,
+# _run_in_ci; ovc asks for disable_in_ci). Workers take the run's own
+# environment (harness/worker.py), so nothing they run sees it.
+SERVER_ENVIRONMENT = {"CI": "true"}
+
+
 def prestart(backends: Iterable[str] = ()) -> None:
     """Start the fork server now (it imports while the caller goes on), with
     the modules the workers of ``backends`` need. The first call in a
@@ -37,11 +51,28 @@ def prestart(backends: Iterable[str] = ()) -> None:
     if START_METHOD != "forkserver":
         return
     server = mp_forkserver._forkserver
-    if server._forkserver_pid is None:
+    starting = server._forkserver_pid is None
+    if starting:
         CONTEXT.set_forkserver_preload([*WORKER_MODULES, *(m for b in backends for m in BACKEND_MODULES.get(b, ()))])
         atexit.register(_reap_server)
-    with sigint_blocked():  # inherited across its exec, by the server and so by every worker it forks
+    # SIGINT blocked: inherited across its exec, by the server and so by every worker it forks.
+    with sigint_blocked(), (_environment(SERVER_ENVIRONMENT) if starting else contextlib.nullcontext()):
         server.ensure_running()
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """``values`` in os.environ (so in a process started now), then as before."""
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _reap_server() -> None:

@@ -167,3 +167,25 @@ def test_the_fork_server_starts_before_the_command_imports_numpy():
     code = "import sys, webnn_harness.forkserver; print(sorted({'numpy', 'webnn_harness.cases'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_fork_server_starts_with_openvino_telemetry_off_and_the_run_keeps_its_environment(tmp_path):
+    """harness/forkserver.py: SERVER_ENVIRONMENT (why: its comment). Workers
+    replace theirs with the run's (harness/worker.py)."""
+    import os
+    import subprocess
+    import sys
+
+    code = """if __name__ == "__main__":
+    import os
+    from multiprocessing import forkserver
+    from webnn_harness.forkserver import prestart
+    prestart()
+    server = open(f"/proc/{forkserver._forkserver._forkserver_pid}/environ", "rb").read().split(b"\\0")
+    print(b"CI=true" in server, "CI" in os.environ)
+"""
+    script = tmp_path / "server_env.py"
+    script.write_text(code)
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert out.stdout.split() == ["True", "False"], out.stderr
