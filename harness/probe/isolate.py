@@ -5,7 +5,7 @@ arrived before the end, so a search that dies part-way still says how far
 it got. ``start_isolated`` starts it now and ``Isolated.collect`` gathers it
 later, so it can run beside other work (``probe.beside``).
 
-The process is forked from the run's fork server (harness/runner.py), which
+The process is forked from the run's fork server (harness/forkserver.py), which
 has imported numpy, the harness and the backend's packages once for the
 workers: a spawned process spent about half a CPU-second importing them
 again (issue 14). It takes this process's environment, ignores Ctrl-C (the
@@ -14,19 +14,15 @@ probe answers it) and dies with the probe, as a worker does
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from webnn_harness.lifecycle import die_with_parent, sigint_blocked
-from webnn_harness.runner import prestart
-
 # The workers' start method: multiprocessing has one fork server per process, so this
-# context forks from the server runner.prestart started, with what it imported.
-START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-_CTX = mp.get_context(START_METHOD)
+# context forks from the server prestart started, with what it imported.
+from webnn_harness.forkserver import CONTEXT as _CTX, START_METHOD, prestart
+from webnn_harness.lifecycle import die_with_parent, sigint_blocked
 
 
 def _child(conn, target: Callable, args: tuple, environ: dict | None = None) -> None:
