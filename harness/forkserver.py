@@ -14,9 +14,9 @@ import contextlib
 import multiprocessing as mp
 import os
 from multiprocessing import forkserver as mp_forkserver
-from typing import Iterable, Iterator
+from typing import Iterable
 
-from webnn_harness.lifecycle import sigint_blocked
+from webnn_harness.lifecycle import child_environment, sigint_blocked
 
 START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 CONTEXT = mp.get_context(START_METHOD)
@@ -56,23 +56,8 @@ def prestart(backends: Iterable[str] = ()) -> None:
         CONTEXT.set_forkserver_preload([*WORKER_MODULES, *(m for b in backends for m in BACKEND_MODULES.get(b, ()))])
         atexit.register(_reap_server)
     # SIGINT blocked: inherited across its exec, by the server and so by every worker it forks.
-    with sigint_blocked(), (_environment(SERVER_ENVIRONMENT) if starting else contextlib.nullcontext()):
+    with sigint_blocked(), (child_environment(SERVER_ENVIRONMENT) if starting else contextlib.nullcontext()):
         server.ensure_running()
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """``values`` in os.environ (so in a process started now), then as before."""
-    before = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in before.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def _reap_server() -> None:

@@ -80,6 +80,22 @@ def sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+@contextlib.contextmanager
+def child_environment(values: dict[str, str]) -> Iterator[None]:
+    """``values`` in os.environ while a child is started (a spawned or
+    fork-server process takes the environment as it is then), then as before."""
+    before = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def _watch_parent(sentinel) -> None:
     wait([sentinel])
     os._exit(70)  # the parent is gone: nobody will read what we compute

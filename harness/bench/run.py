@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
-import os
 import re
 import shutil
 from collections import Counter
@@ -27,6 +26,7 @@ from webnn_harness.bench.measure import TimingPolicy, timer_overhead
 from webnn_harness.bench.record import STATUSES, BenchRecord
 from webnn_harness.bench.suite import Suite
 from webnn_harness.bench.worker import Task, worker_main
+from webnn_harness.lifecycle import child_environment
 
 _CTX = mp.get_context("spawn")
 # Backends whose ``threads`` option the bench sets (to every usable core
@@ -91,16 +91,8 @@ class _Worker:
     def __init__(self, backend: str, options: Mapping[str, str], start_timeout: float, host_threads: int):
         parent, child = _CTX.Pipe()
         self.process = _CTX.Process(target=worker_main, args=(child, backend, dict(options)), daemon=True)
-        saved = {name: os.environ.get(name) for name in HOST_THREAD_VARIABLES}
-        os.environ.update({name: str(host_threads) for name in HOST_THREAD_VARIABLES})
-        try:  # a spawned process starts with the parent's environment as it is now
+        with child_environment({name: str(host_threads) for name in HOST_THREAD_VARIABLES}):
             self.process.start()
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
         child.close()
         self.conn = parent
         if not parent.poll(start_timeout):
