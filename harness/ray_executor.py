@@ -250,8 +250,7 @@ class RayExecutor:
         remaining = len(cases)
         if not remaining:
             return
-        placements = self.placements(len(queue))
-        n_actors = len(placements)
+        placements = self.placements(len(queue))  # a placement whose node is gone is dropped (respawn)
         for placement in placements:
             self._spawn(placement)
         start_failures = 0
@@ -259,12 +258,11 @@ class RayExecutor:
         def respawn(slot: _Slot) -> None:
             """Start an actor in place of ``slot``'s, unless its placement's node is
             gone: then the other placements carry on without it."""
-            nonlocal n_actors, remaining
+            nonlocal remaining
             if self.placement_alive(slot.placement):
                 self._spawn(slot.placement)
             elif slot.placement in placements:
                 placements.remove(slot.placement)
-                n_actors -= 1
             if not placements and not self.slots:  # every node that could run the rest is gone
                 for batch in queue:
                     for item in batch:
@@ -282,7 +280,7 @@ class RayExecutor:
                 on_record(self.failure_record(culprit, slot, status, message))
                 self.cases_per_node[slot.where.split(" pid")[0]] += 1
                 remaining -= 1
-            if (queue or any(s.batch for s in self.slots)) and len(self.slots) < n_actors:
+            if (queue or any(s.batch for s in self.slots)) and len(self.slots) < len(placements):
                 respawn(slot)
 
         while remaining > 0:
