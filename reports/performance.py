@@ -556,13 +556,13 @@ def backend_peaks(records: Iterable[BenchRecord]) -> Peaks | None:
     both were measured."""
     flops, bandwidth, named = [], [], []
     for r in records:
-        if r.kind != "peak" or not r.is_speed:
+        if r.kind != "peak":
             continue
-        if r.params.get("peak") == "flops" and r.flops:
-            flops.append(r.flops / r.latency.median)
+        if r.params.get("peak") == "flops" and r.flops_per_second:
+            flops.append(r.flops_per_second)
             named.append(r.benchmark)
-        elif r.params.get("peak") == "bandwidth" and r.bytes:
-            bandwidth.append(r.bytes / r.latency.median)
+        elif r.params.get("peak") == "bandwidth" and r.bytes_per_second:
+            bandwidth.append(r.bytes_per_second)
             named.append(r.benchmark)
     if not flops or not bandwidth:
         return None
