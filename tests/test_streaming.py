@@ -180,8 +180,14 @@ def test_the_fork_server_starts_with_openvino_telemetry_off_and_the_run_keeps_it
     import os
     from multiprocessing import forkserver
     from webnn_harness.forkserver import prestart
+    import time
     prestart()
-    server = open(f"/proc/{forkserver._forkserver._forkserver_pid}/environ", "rb").read().split(b"\\0")
+    pid = forkserver._forkserver._forkserver_pid
+    # Before its exec the server is a fork of this process, whose /proc environ is this one's at start.
+    deadline = time.monotonic() + 30
+    while b"forkserver" not in open(f"/proc/{pid}/cmdline", "rb").read() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    server = open(f"/proc/{pid}/environ", "rb").read().split(b"\\0")
     print(b"CI=true" in server, "CI" in os.environ)
 """
     script = tmp_path / "server_env.py"
