@@ -206,7 +206,10 @@ class DeviceSession(Protocol):
     Optional: ``build_settings()`` -> settings chosen for this build, as
     ``backend.build_settings`` gives them; ``share(name, array)`` -> a tensor
     reading the host array in place where the device can, as the backend's
-    own sync call does with host inputs (without it the bench uploads)."""
+    own sync call does with host inputs (without it the bench uploads);
+    ``run_to_host(inputs)`` -> the outputs as host arrays the session owns
+    and the next call rewrites, written there by the backend itself (without
+    it the bench runs and downloads each output)."""
 
     def save(self, stem: str) -> Sequence[str]: ...
 

@@ -195,7 +195,8 @@ def test_every_seed_variant_is_verified_and_timed(tmp_path, backend_name):
 def test_device_sessions_share_host_inputs_and_copy_uploads_and_outputs(backend_name):
     """What a whole graph's step pays per call (issue #11): the host input is
     read in place, as session.run / CompiledModel.__call__ read numpy inputs;
-    an upload and a download are one copy each."""
+    an upload and a download are one copy each; a whole graph's outputs are
+    written by the backend into host arrays (run_to_host), copied by nobody."""
     from webnn_harness import backends
     from webnn_harness.backends.base import device_session
 
@@ -219,6 +220,38 @@ def test_device_sessions_share_host_inputs_and_copy_uploads_and_outputs(backend_
     np.testing.assert_array_equal(first, np.maximum(x, 0))
     session.run({"x": session.share("x", -x)})
     np.testing.assert_array_equal(first, np.maximum(x, 0))  # a download is the caller's own copy
+    # run_to_host: the backend writes the outputs into host arrays the session
+    # keeps (bound once), with no download per call
+    downloads = []
+    original = session.download
+    session.download = lambda tensor: downloads.append(tensor) or original(tensor)
+    host = session.run_to_host({"x": session.share("x", x)})["y"]
+    np.testing.assert_array_equal(host, np.maximum(x, 0))
+    again = session.run_to_host({"x": session.share("x", -x)})["y"]
+    assert again is host and host.ctypes.data == again.ctypes.data
+    np.testing.assert_array_equal(host, np.maximum(-x, 0))
+    assert downloads == []
+    if backend_name == "openvino":  # the plugin's output tensor is the host array's memory
+        assert session._host_request.get_output_tensor(0).data.ctypes.data == host.ctypes.data
+    np.testing.assert_array_equal(first, np.maximum(x, 0))  # run_to_host left the download alone
+
+
+def test_a_session_without_run_to_host_is_read_back_by_download():
+    """A backend without ``run_to_host`` (HostSession) still has its whole
+    graph read back: one download per output, a new array per call."""
+    from webnn_harness import backends
+    from webnn_harness.backends.base import HostSession
+    from webnn_harness.bench.variants import to_host
+
+    backend = backends.create("reference", {})
+    case = load_case({"name": "relu", "graph": one_op_graph("relu")}, "t", 0)
+    session = HostSession(backend, case.graph)
+    assert not hasattr(session, "run_to_host")
+    x = np.array([[-1, 2, -3], [4, -5, 6]], dtype=np.float32)
+    first = to_host(session, {"x": session.upload("x", x)})["y"]
+    second = to_host(session, {"x": session.upload("x", -x)})["y"]
+    np.testing.assert_array_equal(first, np.maximum(x, 0))
+    np.testing.assert_array_equal(second, np.maximum(-x, 0))
 
 
 def test_wrong_outputs_are_recorded_wrong_and_never_timed(tmp_path):

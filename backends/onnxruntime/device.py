@@ -1,13 +1,16 @@
 """ONNX Runtime tensors that stay in the provider's memory: inputs are
 OrtValues, outputs are bound with IOBinding and handed on as OrtValues, so a
 chain of graphs passes tensors without a host copy (the "deviceTensor"
-benchmarks). Only ``share``, ``upload`` and ``download`` touch host arrays.
+benchmarks). Only ``share``, ``upload``, ``download`` and ``run_to_host``
+touch host arrays.
 
 Timing fidelity (issue #11): host inputs are read in place (``share``), as
 InferenceSession.run does with numpy inputs on the CPU provider (other
-providers copy them to the device); each output is then copied once into a
-new host array the caller owns (run hands back ORT's own buffer instead), so
-a whole graph costs ``session.run`` plus one copy of its outputs."""
+providers copy them to the device); a whole graph's outputs are bound to host
+arrays (``run_to_host``), so ORT writes them there itself: on the CPU
+provider no copy, as session.run hands back its own buffer, and on another
+provider the one copy to the host it needs."""
+
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -15,6 +18,11 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.graph import Graph
+
+# Host array types ORT's IOBinding takes as output buffers (int4 and the
+# float8 types of ml_dtypes are downloaded instead).
+BINDABLE = frozenset(map(np.dtype, ("float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                                    "uint8", "uint16", "uint32", "uint64", "bool")))
 
 # ORT's OrtValue device names per execution provider (others run on the CPU).
 DEVICE_OF_PROVIDER = {"CUDAExecutionProvider": "cuda", "DmlExecutionProvider": "dml"}
@@ -27,6 +35,7 @@ class OrtDeviceSession:
         self.session = backend.session(model)
         self.device = DEVICE_OF_PROVIDER.get(backend.provider, "cpu")
         self.graph = graph
+        self._host: dict[str, np.ndarray] | None = None  # run_to_host's arrays, made at its first call
         self._ort = ort
 
     def build_settings(self) -> dict:
@@ -69,3 +78,29 @@ class OrtDeviceSession:
     def download(self, tensor: Any) -> np.ndarray:
         # OrtValue.numpy() is a view of ORT's buffer on the CPU provider: copy.
         return np.array(tensor.numpy(), copy=True)
+
+    def run_to_host(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """Run on ``inputs`` and return the outputs as host arrays this
+        session owns, rewritten by the next call: ORT writes each output into
+        its array itself (an IOBinding output on a host buffer); an output of
+        a type IOBinding cannot take is downloaded."""
+        if self._host is None:
+            self._host = {}
+            for name in self.graph.outputs:
+                desc = self.graph.descs[name]
+                dtype = np.dtype(desc.data_type)
+                if dtype in BINDABLE:
+                    self._host[name] = np.empty(tuple(desc.shape), dtype)
+        binding = self.session.io_binding()
+        for name in self.graph.inputs:
+            binding.bind_ortvalue_input(name, inputs[name])
+        for name in self.graph.outputs:
+            if name in self._host:
+                array = self._host[name]
+                binding.bind_output(name, "cpu", 0, array.dtype, list(array.shape), array.ctypes.data)
+            else:
+                binding.bind_output(name, self.device)
+        self.session.run_with_iobinding(binding)
+        outputs = dict(zip(self.graph.outputs, binding.get_outputs()))
+        return {name: self._host[name] if name in self._host else self.download(outputs[name])
+                for name in self.graph.outputs}

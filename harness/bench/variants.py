@@ -7,8 +7,13 @@ verified against the reference before it is timed.
 The graph's host inputs enter every backend variant the same way: the
 session reads them in place where its device can (``share``, what
 InferenceSession.run and OpenVINO's CompiledModel.__call__ do with numpy
-inputs on a CPU), and each output the step returns is one copy into a new
-host array (``download``). Only the transfer benchmarks and opByOpReadback's
+inputs on a CPU), and each output the step returns is read back into a host
+array: by the backend itself where its session can (``run_to_host``: the
+output is bound to the host array, so on a CPU, where it already is host
+memory, it costs no copy, as in the backends' own run loops), else one copy
+into a new host array (``download``). The arrays of ``run_to_host`` are the
+session's and the next call rewrites them: the bench reads a step's outputs
+before it steps again. Only the transfer benchmarks and opByOpReadback's
 intermediates are uploaded (copied into a backend tensor) on purpose.
 
     graph (fused, backend, nchw, nhwc, ...): the whole graph as one backend graph
@@ -99,13 +104,22 @@ def share(session, name: str, array: np.ndarray) -> Any:
     return getattr(session, "share", session.upload)(name, array)
 
 
+def to_host(session, feeds: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Run ``session`` on ``feeds`` with every output read back to the host:
+    written there by the backend where the session has ``run_to_host``, else
+    one ``download`` per output."""
+    run_to_host = getattr(session, "run_to_host", None)
+    if run_to_host is not None:
+        return run_to_host(feeds)
+    return {name: session.download(tensor) for name, tensor in session.run(feeds).items()}
+
+
 def _whole(graph: Graph, inputs, sessions: _Sessions) -> Callable:
     session = sessions.session(graph)
 
     def step():
-        feeds = {name: share(session, name, inputs[name]) for name in graph.inputs}
-        outs = session.run(feeds)
-        return {name: session.download(outs[name]) for name in graph.outputs}
+        outs = to_host(session, {name: share(session, name, inputs[name]) for name in graph.inputs})
+        return {name: outs[name] for name in graph.outputs}
 
     return step
 
@@ -114,11 +128,16 @@ def _op_by_op(graph: Graph, inputs, sessions: _Sessions, read_back: bool) -> Cal
     parts = [(node_graph(graph, node), None) for node in graph.nodes]
     parts = [(g, sessions.session(g, i)) for i, (g, _) in enumerate(parts)]
     wanted = set(graph.outputs)
+    consumed = {name for part, _ in parts for name in part.inputs}
+    # A part whose every output is a graph output no later op reads (the
+    # chain's last op) is read back as the whole graph's outputs are.
+    last = [all(name in wanted and name not in consumed for name in part.outputs) for part, _ in parts]
 
     def step():
         # tensors: operand name -> (session that owns it, backend tensor)
         tensors: dict[str, tuple[Any, Any]] = {}
-        for part, session in parts:
+        host: dict[str, np.ndarray] = {}
+        for (part, session), read_to_host in zip(parts, last):
             feeds = {}
             for name in part.inputs:
                 if name in tensors:
@@ -126,9 +145,13 @@ def _op_by_op(graph: Graph, inputs, sessions: _Sessions, read_back: bool) -> Cal
                     feeds[name] = session.upload(name, owner.download(tensor)) if read_back else tensor
                 else:
                     feeds[name] = share(session, name, inputs[name])
+            if read_to_host:
+                host.update(to_host(session, feeds))
+                continue
             for name, tensor in session.run(feeds).items():
                 tensors[name] = (session, tensor)
-        return {name: tensors[name][0].download(tensors[name][1]) for name in graph.outputs if name in wanted}
+        return {name: host[name] if name in host else tensors[name][0].download(tensors[name][1])
+                for name in graph.outputs}
 
     return step
 
@@ -142,10 +165,9 @@ def _readback(graph: Graph, inputs, sessions: _Sessions) -> Callable:
     session = sessions.session(part)
 
     def step():
-        outs = session.run({name: share(session, name, inputs[name]) for name in part.inputs})
         values = dict(graph.constants)
         values.update(inputs)
-        values.update({name: session.download(tensor) for name, tensor in outs.items()})
+        values.update(to_host(session, {name: share(session, name, inputs[name]) for name in part.inputs}))
         values = run_nodes(graph, rest, values)
         return {name: values[name] for name in graph.outputs}
 
