@@ -248,6 +248,22 @@ def device_session(backend: Backend, graph: Graph) -> DeviceSession:
     return HostSession(backend, graph)
 
 
+def share(session, name: str, array: np.ndarray) -> Any:
+    """A host input as the session's tensor, read in place where the session
+    can (a session without ``share``, e.g. HostSession, uploads it)."""
+    return getattr(session, "share", session.upload)(name, array)
+
+
+def to_host(session, feeds: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """Run ``session`` on ``feeds`` with every output read back to the host:
+    written there by the backend where the session has ``run_to_host``, else
+    one ``download`` per output."""
+    run_to_host = getattr(session, "run_to_host", None)
+    if run_to_host is not None:
+        return run_to_host(feeds)
+    return {name: session.download(tensor) for name, tensor in session.run(feeds).items()}
+
+
 def emulations(backend: Backend) -> Mapping[str, str]:
     fn = getattr(backend, "emulations", None)
     return dict(fn()) if fn else {}

@@ -107,3 +107,29 @@ def test_the_tensor_tried_repeats_the_pattern_to_its_last_element(count):
     x = search._patterned(count)
     assert x.dtype == np.float32 and x.shape == (count,)
     assert np.array_equal(x, np.resize(search.PATTERN, count))
+
+
+@pytest.mark.parametrize("backend_name", ["onnxruntime", "openvino", "reference"])
+def test_an_attempt_runs_relu_and_checks_every_value(backend_name, monkeypatch):
+    """One real attempt per backend (4 MiB). A backend with device sessions
+    runs it there (input read in place, output written into a host array);
+    an output that differs anywhere, even in its last element, fails it."""
+    from webnn_harness import backends
+    from webnn_harness.backends import base
+
+    pytest.importorskip(backend_name if backend_name != "reference" else "numpy")
+    backend = backends.create(backend_name, {})
+    assert search._relu_ok(backend, 4 * MIB) is None
+    sessions = []
+    if hasattr(backend, "device_session"):
+        original = base.device_session
+        monkeypatch.setattr(base, "device_session", lambda b, g: sessions.append(g) or original(b, g))
+
+        def last_wrong(session, feeds, _to_host=base.to_host):
+            out = _to_host(session, feeds)
+            next(iter(out.values())).reshape(-1)[-1] = -1.0
+            return out
+
+        monkeypatch.setattr(base, "to_host", last_wrong)
+        assert search._relu_ok(backend, 4 * MIB) == "values differ from relu's"
+        assert len(sessions) == 1

@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import Unsupported, device_session
+from webnn_harness.backends.base import Unsupported, device_session, share, to_host
 from webnn_harness.bench.host import missing_host_ops, run_nodes
 from webnn_harness.graph import Graph, Node
 
@@ -96,22 +96,6 @@ class _Sessions:
             values = {k: list(dict.fromkeys(s.get(k) for s in self.settings)) for k in keys}
             merged = {k: v[0] if len(v) == 1 else v for k, v in values.items()}
         return Prepared(step, self.build_seconds, tuple(self.artifacts), artifact, check, merged)
-
-
-def share(session, name: str, array: np.ndarray) -> Any:
-    """A host input as the session's tensor, read in place where the session
-    can (a session without ``share``, e.g. HostSession, uploads it)."""
-    return getattr(session, "share", session.upload)(name, array)
-
-
-def to_host(session, feeds: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """Run ``session`` on ``feeds`` with every output read back to the host:
-    written there by the backend where the session has ``run_to_host``, else
-    one ``download`` per output."""
-    run_to_host = getattr(session, "run_to_host", None)
-    if run_to_host is not None:
-        return run_to_host(feeds)
-    return {name: session.download(tensor) for name, tensor in session.run(feeds).items()}
 
 
 def _whole(graph: Graph, inputs, sessions: _Sessions) -> Callable:
