@@ -273,3 +273,33 @@ def test_the_kernel_registry_agrees_with_session_creation(registry_and_probe):
     assert not wrong, "\n".join(wrong)
     answered = sum(r is not None for r, _ in registry_and_probe.values())
     assert answered > 0.8 * len(registry_and_probe)  # the fast path is the common path
+
+
+def test_new_answers_reach_the_disk_at_exit_of_a_worker_process(tmp_path):
+    """Writes are spaced FLUSH_INTERVAL apart; what a process learned after
+    its last write is written when it exits, a multiprocessing worker too."""
+    import multiprocessing
+
+    cache = tmp_path / "kernels.json"
+    ctx = multiprocessing.get_context("spawn")
+    process = ctx.Process(target=_choose_twice_quickly, args=(str(cache),))
+    process.start()
+    process.join(120)
+    assert process.exitcode == 0
+    keys = json.loads(cache.read_text())
+    assert any("|Elu|" in k for k in keys) and any("|Relu|" in k for k in keys)
+
+
+def _choose_twice_quickly(cache: str) -> None:
+    import onnxruntime as ort
+
+    from webnn_harness.backends.onnxruntime import opsets
+
+    opset, ir_version = loadable_opset()
+    table = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, Path(cache))
+    table.choose(lower_graph(_elu_float16(), opset, ir_version), opset)  # written at once: the first write
+    relu = Graph(("x",), {}, (Node("relu", {"input": "x"}, {}, ("y",)),), ("y",),
+                 {"x": TensorDesc((2, 3), "float16"), "y": TensorDesc((2, 3), "float16")})
+    opsets.FLUSH_INTERVAL = 3600.0  # the second answer waits for the exit
+    table.choose(lower_graph(relu, opset, ir_version), opset)
+    assert any("|Relu|" in k for k in table._new), "relu float16 was answered by the registry, not probed"

@@ -45,8 +45,10 @@ type inference once.
 from __future__ import annotations
 
 import json
+import multiprocessing.util
 import os
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -262,6 +264,10 @@ def _registry_match(op_type: str, since: int, input_types: tuple, output_types: 
 
 
 ANSWERS = 2
+# Seconds between rewrites of the disk cache (it is read, merged and
+# replaced whole: once per new answer cost a cold probe's workers about 0.2
+# CPU-s each); what is left is written when the process exits.
+FLUSH_INTERVAL = 1.0
 
 
 class KernelTable:
@@ -277,6 +283,10 @@ class KernelTable:
         self.cache_path = cache_path if cache_path is not None else default_cache_path()
         self._known: dict[str, bool] = self._read_disk()
         self._new: dict[str, bool] = {}
+        self._flushed_at = float("-inf")
+        if self.cache_path is not None:
+            # at exit, in a worker process too (multiprocessing runs these in its children)
+            multiprocessing.util.Finalize(self, self._flush, exitpriority=0)
         self._chosen: dict[tuple, int] = {}  # (newest, structure(model)) -> chosen opset
 
     def has_kernel(self, sig: Signature, node, model, infos, opset: int) -> bool:
@@ -305,7 +315,8 @@ class KernelTable:
             if all(self.has_kernel(sig, node, model, infos, opset) for sig, node in sigs.items()):
                 chosen = opset
                 break
-        self._flush()
+        if time.monotonic() - self._flushed_at >= FLUSH_INTERVAL:
+            self._flush()
         self._chosen[key] = chosen
         return chosen
 
@@ -350,6 +361,7 @@ class KernelTable:
         except OSError:
             return  # a read-only home is no reason to fail a run: the in-process cache still holds
         self._new = {}
+        self._flushed_at = time.monotonic()
 
 
 def structure(model) -> tuple:

@@ -29,6 +29,7 @@ from webnn_harness.backends.base import emulations
 from webnn_harness.builder import FieldError
 from webnn_harness.catalog import operators
 from webnn_harness.opspec.base import SpecError
+from webnn_harness.jsontext import readable_json
 from webnn_harness.probe import limits as limits_mod
 from webnn_harness.probe import deviations
 from webnn_harness.probe.beside import Beside
@@ -385,14 +386,14 @@ def probe(
                          layout_evidence, bytes_evidence, combos_seconds, len(session.cases), max_bytes, op_support,
                          len(collector.retries))
     limits_path = out_dir / f"{name}-opSupportLimits.json"
-    limits_path.write_text(json.dumps(op_support, indent=1) + "\n")
-    (out_dir / f"{name}-opSupportLimits.header.json").write_text(json.dumps(header, indent=1, default=str) + "\n")
+    limits_path.write_text(readable_json(op_support) + "\n")
+    (out_dir / f"{name}-opSupportLimits.header.json").write_text(readable_json(header, default=str) + "\n")
     evidence_path = out_dir / f"{name}-probe.json"
     if compare_file is not None:
         from webnn_harness.probe.compare import compare_declared
 
         evidence["compare"] = compare_declared(json.loads(Path(compare_file).read_text()), evidence, Path(compare_file).name)
-    evidence_path.write_text(json.dumps(evidence, indent=1, default=str) + "\n")
+    evidence_path.write_text(readable_json(evidence, default=str) + "\n")
     return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
 
 
