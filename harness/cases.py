@@ -11,11 +11,11 @@ import hashlib
 import json
 import re
 import stat
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -267,9 +267,30 @@ def _read_json(path: Path, file: str, max_bytes: int) -> tuple[Any, str] | CaseE
         return CaseError(file, "", -1, "", "JSON nested too deeply to read", local)
 
 
-def load_file(path: Path, named_explicitly: bool = True, file: str | None = None,
-              max_case_bytes: int | None = None) -> Iterator[Case | CaseError]:
-    """The cases of one file; ``file`` is its stable id (default: from its folder)."""
+@dataclass(frozen=True)
+class PendingCase:
+    """A case read from its file but not loaded yet (validated, built, its
+    values made): what a selection can decide from the raw JSON alone, its
+    id, index and operators, before paying for the rest."""
+
+    file: str
+    name: str
+    index: int
+    ops: frozenset[str] | None  # the operators it names, when its JSON lists them cleanly
+    _load: Callable[[], Case | CaseError] = field(repr=False, compare=False)
+
+    @property
+    def id(self) -> str:
+        return case_id(self.file, self.name)
+
+    def load(self) -> Case | CaseError:
+        return self._load()
+
+
+def read_file(path: Path, named_explicitly: bool = True, file: str | None = None,
+              max_case_bytes: int | None = None) -> Iterator[PendingCase | CaseError]:
+    """The cases of one file, read but not loaded; a file that cannot be
+    read is one CaseError. ``file`` is its stable id (default: from its folder)."""
     if file is None:
         file = find_case_files([path])[0].id
     local = str(path)
@@ -292,16 +313,42 @@ def load_file(path: Path, named_explicitly: bool = True, file: str | None = None
         return
     seen: set[str] = set()
     for i, raw in enumerate(doc):
-        try:
-            case = load_case(raw, file, i, file_tolerance, local, digest, limit)
-        except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
-            # Whatever a malformed case makes the loader raise, it fails alone, named.
-            name = raw.get("name") if isinstance(raw, dict) and isinstance(raw.get("name"), str) else ""
-            case = CaseError(file, name, i, "", f"cannot load: {type(exc).__name__}: {str(exc)[:300]}", local)
-        if case.name in seen and case.name:
-            case = CaseError(file, case.name, i, "name", "duplicate case name in this file", local)
-        seen.add(case.name)
-        yield case
+        name = raw.get("name") if isinstance(raw, dict) and isinstance(raw.get("name"), str) else ""
+        if name in seen and name:
+            duplicate = CaseError(file, name, i, "name", "duplicate case name in this file", local)
+            yield PendingCase(file, name, i, _raw_ops(raw), lambda error=duplicate: error)
+            continue
+        seen.add(name)
+        load = partial(_load_raw, raw, file, i, file_tolerance, local, digest, limit)
+        yield PendingCase(file, name, i, _raw_ops(raw), load)
+
+
+def _load_raw(raw: Any, file: str, index: int, file_tolerance, local: str, digest: str,
+              limit: int) -> Case | CaseError:
+    try:
+        return load_case(raw, file, index, file_tolerance, local, digest, limit)
+    except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
+        # Whatever a malformed case makes the loader raise, it fails alone, named.
+        name = raw.get("name") if isinstance(raw, dict) and isinstance(raw.get("name"), str) else ""
+        return CaseError(file, name, index, "", f"cannot load: {type(exc).__name__}: {str(exc)[:300]}", local)
+
+
+def _raw_ops(raw: Any) -> frozenset[str] | None:
+    """The operators a raw case names, as the builder will name its nodes;
+    None when its JSON does not list them cleanly (loading will say why)."""
+    from webnn_harness.catalog import operator
+
+    try:
+        return frozenset(operator(op["name"]).name for op in raw["graph"]["operators"])
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
+def load_file(path: Path, named_explicitly: bool = True, file: str | None = None,
+              max_case_bytes: int | None = None) -> Iterator[Case | CaseError]:
+    """The cases of one file, loaded; ``file`` is its stable id (default: from its folder)."""
+    for entry in read_file(path, named_explicitly, file, max_case_bytes):
+        yield entry.load() if isinstance(entry, PendingCase) else entry
 
 
 def iter_cases(
@@ -316,26 +363,60 @@ def iter_cases(
     given) and whose file has one of ``file_ids`` (if given; other files are
     not read). The files are found (and a DuplicateCaseId raised) at the
     call, before the first case is read."""
+    entries = iter_entries(paths, ops, name_filter, file_ids, max_case_bytes)
+    return (entry.load() if isinstance(entry, PendingCase) else entry for entry in entries)
+
+
+def iter_entries(
+    paths: Iterable[str | Path],
+    ops: Iterable[str] | None = None,
+    name_filter: str | None = None,
+    file_ids: Iterable[str] | None = None,
+    max_case_bytes: int | None = None,
+) -> Iterator[Case | CaseError | PendingCase]:
+    """``iter_cases``'s selection, each case left unloaded (a PendingCase)
+    when the raw JSON already settles that it is selected: a case the
+    filters drop is never loaded, and a shard loads only its own cases."""
     wanted_files = set(file_ids) if file_ids is not None else None
     found_files = [f for f in find_case_files(paths) if wanted_files is None or f.id in wanted_files]
-    return _iter_cases(found_files, set(ops or ()), re.compile(name_filter) if name_filter else None,
-                       max_case_bytes)
+    return _iter_entries(found_files, set(ops or ()), re.compile(name_filter) if name_filter else None,
+                         max_case_bytes)
 
 
-def _iter_cases(found_files: list[CaseFile], wanted_ops: set[str], pattern: re.Pattern | None,
-                max_case_bytes: int | None) -> Iterator[Case | CaseError]:
+def _iter_entries(found_files: list[CaseFile], wanted_ops: set[str], pattern: re.Pattern | None,
+                  max_case_bytes: int | None) -> Iterator[Case | CaseError | PendingCase]:
     for found in found_files:
         if not found.path.exists():
             yield CaseError(found.id, "", -1, "", "no such file or folder", str(found.path))
             continue
-        for case in load_file(found.path, found.named_explicitly, found.id, max_case_bytes):
-            if pattern and not pattern.search(case.name):
+        for entry in read_file(found.path, found.named_explicitly, found.id, max_case_bytes):
+            if pattern and not pattern.search(entry.name):
                 continue
-            if wanted_ops and isinstance(case, Case) and not wanted_ops & set(case.graph.ops):
+            if not wanted_ops:
+                yield entry
                 continue
-            if wanted_ops and isinstance(case, CaseError) and not _mentions_op(case, wanted_ops):
+            verdict = _op_verdict(entry, wanted_ops) if isinstance(entry, PendingCase) else None
+            if verdict is True:
+                yield entry
+                continue
+            if verdict is False:
+                continue
+            case = entry.load() if isinstance(entry, PendingCase) else entry
+            if isinstance(case, Case) and not wanted_ops & set(case.graph.ops):
+                continue
+            if isinstance(case, CaseError) and not _mentions_op(case, wanted_ops):
                 continue
             yield case
+
+
+def _op_verdict(entry: PendingCase, wanted_ops: set[str]) -> bool | None:
+    """Whether --op keeps a case, when that does not depend on whether it
+    loads: a case that loads is kept when it uses a wanted op, one that fails
+    when its file or name names one (``_mentions_op``); None when the two differ."""
+    if entry.ops is None:
+        return None
+    uses, mentions = bool(wanted_ops & entry.ops), _mentions_op(entry, wanted_ops)
+    return uses if uses == mentions else None
 
 
 def load_cases(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence, TypeVar
 
 from webnn_harness.caseid import split_case_id
-from webnn_harness.cases import Case, CaseError, find_case_files, iter_cases
+from webnn_harness.cases import Case, CaseError, PendingCase, find_case_files, iter_entries
 
 T = TypeVar("T", Case, CaseError)
 
@@ -71,7 +71,7 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def _id_selected(item: Case | CaseError, ids: Sequence[str]) -> bool:
+def _id_selected(item: Case | CaseError | PendingCase, ids: Sequence[str]) -> bool:
     for wanted in ids:
         file_id, name = split_case_id(wanted)
         if item.file == file_id and (not name or item.name == name):
@@ -85,9 +85,9 @@ class Selection:
     or iterating), so that workers compute the first batches while later
     files are still read (harness/run.py). Whether the selection is empty is
     known only once loading ends: ``first`` and ``finish`` raise the
-    SelectionError then. With a shard nothing is known before everything is
-    loaded (a shard takes every count-th case in stable-id order), so the
-    first ``load_next`` loads it all."""
+    SelectionError then. A shard takes every count-th case in stable-id
+    order, so the first ``load_next`` reads every file; but a case is loaded
+    only when its shard or the filters need it (``iter_entries``)."""
 
     def __init__(
         self,
@@ -103,7 +103,8 @@ class Selection:
         check_ops(self.ops)
         compile_filter(name_filter)
         self.items: list[Case | CaseError] = []  # loaded so far
-        self._pending: Iterator[Case | CaseError] | None = iter_cases(
+        self._sharded = False
+        self._pending: Iterator[Case | CaseError | PendingCase] | None = iter_entries(
             case_paths, self.ops, name_filter, {split_case_id(i)[0] for i in ids} if ids else None, max_case_bytes)
 
     @property
@@ -114,26 +115,26 @@ class Selection:
         """Load until one more case is selected, or to the end: False once nothing is left to load."""
         if self._pending is None:
             return False
-        if self.shard:
-            pending, self._pending = self._pending, None
-            self._take_shard(list(pending))
-            return True
+        if self.shard and not self._sharded:
+            self._pending = iter(self._take_shard(list(self._pending)))
+            self._sharded = True
         for item in self._pending:
             if not self.ids or _id_selected(item, self.ids):
-                self.items.append(item)
+                self.items.append(item.load() if isinstance(item, PendingCase) else item)
                 return True
         self._pending = None
         return False
 
-    def _take_shard(self, loaded: list[Case | CaseError]) -> None:
+    def _take_shard(self, entries: list[Case | CaseError | PendingCase]) -> list[Case | CaseError | PendingCase]:
+        """This shard's entries, in load order, still unloaded where they were."""
         shard = self.shard
         if self.ids:
-            loaded = [c for c in loaded if _id_selected(c, self.ids)]
-        taken = {id(c) for c in shard.take(loaded)}
-        if loaded and not taken:
-            raise SelectionError(f"--shard {shard} selects nothing: the selection has only {len(loaded)} "
-                                 f"case{'s' if len(loaded) != 1 else ''}")
-        self.items = [c for c in loaded if id(c) in taken]
+            entries = [c for c in entries if _id_selected(c, self.ids)]
+        taken = {id(c) for c in shard.take(entries)}
+        if entries and not taken:
+            raise SelectionError(f"--shard {shard} selects nothing: the selection has only {len(entries)} "
+                                 f"case{'s' if len(entries) != 1 else ''}")
+        return [c for c in entries if id(c) in taken]
 
     def first(self) -> None:
         """Load until the selection holds a case; a SelectionError saying why when it never will."""

@@ -42,10 +42,18 @@ def test_a_selection_loads_a_case_at_a_time_in_load_order(corpus):
         [f"streamcases/f3.json::relu 3.{i}" for i in range(3)]
 
 
-def test_a_shard_is_known_only_once_everything_is_loaded(corpus):
+def test_a_shard_reads_every_file_first_then_loads_only_its_own_cases(corpus, monkeypatch):
+    """A shard takes every count-th case in stable-id order: every file is
+    read before its first case, but only the shard's cases are loaded
+    (validated, built, values made), one at a time as the run asks."""
+    expected = [c.id for c in Shard(2, 4).take(load_cases([corpus]))]
+    loaded = []
+    load_case = cases_module.load_case
+    monkeypatch.setattr(cases_module, "load_case", lambda raw, *a, **k: loaded.append(raw["name"]) or load_case(raw, *a, **k))
     selection = Selection([corpus], shard=Shard(2, 4))
-    assert selection.load_next() and selection.finished
-    assert [c.id for c in selection.items] == [c.id for c in Shard(2, 4).take(load_cases([corpus]))]
+    assert selection.load_next() and len(selection.items) == 1 and len(loaded) == 1
+    assert [c.id for c in selection] == expected and selection.finished
+    assert [f"streamcases/{c.file.split('/')[-1]}::{name}" for c, name in zip(selection.items, loaded)] == expected
     with pytest.raises(SelectionError, match="--shard 16/16 selects nothing: the selection has only 15 cases"):
         Selection([corpus], shard=Shard(16, 16)).first()
 
@@ -93,7 +101,7 @@ class Recording(LocalExecutors):
 
 def test_run_hands_the_executor_its_first_case_before_the_rest_is_loaded(tmp_path, corpus, monkeypatch):
     files_read = []
-    load_file = cases_module.load_file
+    read_file = cases_module.read_file
 
     def logged(path, *args, **kwargs):
         files_read.append(path.name)
@@ -101,9 +109,9 @@ def test_run_hands_the_executor_its_first_case_before_the_rest_is_loaded(tmp_pat
             describing = [t for t in threading.enumerate() if t.name == "describe backends"]
             for thread in describing:
                 thread.join(10)
-        return load_file(path, *args, **kwargs)
+        return read_file(path, *args, **kwargs)
 
-    monkeypatch.setattr(cases_module, "load_file", logged)
+    monkeypatch.setattr(cases_module, "read_file", logged)
     out = tmp_path / "out"
     executor = Recording(out, files_read)
     started, totals = [], []
@@ -195,3 +203,40 @@ def test_the_fork_server_starts_with_openvino_telemetry_off_and_the_run_keeps_it
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
     assert out.stdout.split() == ["True", "False"], out.stderr
+
+
+@pytest.mark.parametrize("ops", [["relu"], ["conv2d"], ["conv2d", "relu"], ["gatherND"], ["add"]])
+def test_op_and_name_filters_decide_before_loading_and_select_as_a_full_load_would(tmp_path, monkeypatch, ops):
+    """--op keeps a case that loads when it uses a wanted op, and one that
+    fails when its file or name names one. Read from the raw JSON where that
+    does not depend on loading, the selection is what filtering every loaded
+    case gives, and a case no filter keeps is never loaded."""
+    from webnn_harness.cases import CaseError, _mentions_op
+
+    root = tmp_path / "mixed"
+    root.mkdir()
+    (root / "relu.json").write_text(json.dumps({"tests": [
+        relu_case("relu ok"), {"name": "relu broken"}, relu_case("relu ok"),  # a duplicate name fails
+        {"name": "conv2d named, no graph"}]}))
+    (root / "misc.json").write_text(json.dumps({"tests": [
+        relu_case("plain"), {**relu_case("unknown op"), "graph": {**relu_case("x")["graph"],
+                                                                  "operators": [{"name": "relux", "arguments": [],
+                                                                                 "outputs": "y"}]}},
+        {"name": "add of nothing", "graph": {"inputs": {}, "operators": [{"name": "add"}]}}]}))
+    paths = [root, cases_module.bundled_corpus() / "elementwise"]
+    everything = load_cases(paths)
+    wanted = set(ops)
+    expected = [c.id for c in everything if (wanted & set(c.graph.ops) if isinstance(c, Case)
+                                             else _mentions_op(c, wanted))]
+    loaded = []
+    load_case = cases_module.load_case
+    monkeypatch.setattr(cases_module, "load_case", lambda raw, *a, **k: loaded.append(1) or load_case(raw, *a, **k))
+    got = load_cases(paths, ops=ops)
+    assert [c.id for c in got] == expected
+    assert [str(c) for c in got if isinstance(c, CaseError)] == \
+        [str(c) for c in everything if isinstance(c, CaseError) and c.id in expected]
+    assert len(loaded) < len(everything)
+    loaded.clear()
+    named = load_cases(paths, ops=ops, name_filter="^relu ok$")
+    assert [c.id for c in named] == [i for i in expected if i.endswith("::relu ok")]
+    assert len(loaded) <= 1  # the duplicate "relu ok" fails without being loaded
