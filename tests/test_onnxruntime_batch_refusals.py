@@ -47,3 +47,31 @@ def test_refused_types_leave_the_rest_merged_with_results_of_their_own(monkeypat
     assert len(merged) == 1, "the well-typed graphs stayed in one session"
     assert_batch_equals_alone(backend, cases, built, computed)
     assert all("INVALID_GRAPH" in str(b) for b in built if isinstance(b, BaseException))
+
+def test_a_graph_with_a_node_without_a_kernel_is_built_alone_never_merged(monkeypatch):
+    """The kernel table already knows ORT has no int8 Trilu: that graph is
+    built alone (ORT's own NOT_IMPLEMENTED), and no merged session is tried
+    and refused for it; the rest merge into one session."""
+    from webnn_harness.backends.onnxruntime import batch
+    from webnn_harness.graph import TensorDesc
+    from webnn_harness.probe.synth import single_node_graph
+
+    backend = backends.create("onnxruntime", {})
+    graphs = [single_node_graph("relu", {"input": TensorDesc((2, 3), "float32")}, {}),
+              single_node_graph("triangular", {"input": TensorDesc((2, 3), "int8")}, {}),
+              single_node_graph("relu", {"input": TensorDesc((3, 2), "float32")}, {})]
+    refusals = []
+    session = backend._ort.InferenceSession
+
+    def counted(*args, **kwargs):
+        try:
+            return session(*args, **kwargs)
+        except Exception:
+            refusals.append(1)
+            raise
+
+    monkeypatch.setattr(backend._ort, "InferenceSession", counted)
+    built = build_batch(backend, graphs)
+    assert isinstance(built[1], BaseException) and "Trilu" in str(built[1])
+    assert len(refusals) == 1, "only the graph alone was refused"
+    assert isinstance(built[0], batch.MergedCase) and built[0].merged is built[2].merged

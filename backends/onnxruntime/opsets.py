@@ -287,7 +287,7 @@ class KernelTable:
         if self.cache_path is not None:
             # at exit, in a worker process too (multiprocessing runs these in its children)
             multiprocessing.util.Finalize(self, self._flush, exitpriority=0)
-        self._chosen: dict[tuple, int] = {}  # (newest, structure(model)) -> chosen opset
+        self._chosen: dict[tuple, tuple[int, bool]] = {}  # (newest, structure(model)) -> choose_checked's answer
 
     def has_kernel(self, sig: Signature, node, model, infos, opset: int) -> bool:
         since = schema_version(sig[0], opset)
@@ -306,14 +306,18 @@ class KernelTable:
         """The newest opset in [OLDEST_OPSET, newest] at which every node of
         ``model`` has a kernel; ``newest`` when none has them all (the build
         then fails with ORT's own message)."""
+        return self.choose_checked(model, newest)[0]
+
+    def choose_checked(self, model, newest: int) -> tuple[int, bool]:
+        """``choose``'s opset, and whether every node has a kernel there."""
         key = (newest, structure(model))
         if key in self._chosen:
             return self._chosen[key]
         sigs, infos = signatures(model)
-        chosen = newest
+        chosen = (newest, False)
         for opset in range(newest, OLDEST_OPSET - 1, -1):
             if all(self.has_kernel(sig, node, model, infos, opset) for sig, node in sigs.items()):
-                chosen = opset
+                chosen = (opset, True)
                 break
         if time.monotonic() - self._flushed_at >= FLUSH_INTERVAL:
             self._flush()
