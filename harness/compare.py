@@ -82,6 +82,9 @@ class Comparison:
     actual_value: object = None
     uncompared: int = 0  # implementation-defined elements not judged
     message: str = ""
+    # max_error is the distance beyond the interval the ancestors' budgets
+    # allow (the chain rule, harness/tolerance.py), not from the expected value
+    carried: bool = False
 
     @property
     def excess(self) -> float:

@@ -96,8 +96,10 @@ def judge(
         metric, budget, _ = budget_for(case, name)
         against = _judged_against(case, name, expected[name], actual[name])
         result = compare(against, actual[name], case.graph.descs[name].data_type, metric, budget, undefined.get(name))
-        if against is not expected[name] and result.worst_index is not None:  # report the expected value itself
-            result = replace(result, expected_value=encode_number(np.asarray(expected[name])[result.worst_index]))
+        if against is not expected[name]:
+            result = replace(result, carried=True)
+            if result.worst_index is not None:  # report the expected value itself
+                result = replace(result, expected_value=encode_number(np.asarray(expected[name])[result.worst_index]))
         if worst is None or (not result.passed and worst[0].passed) or (result.passed == worst[0].passed and result.excess > worst[0].excess):
             worst = (result, name)
     if worst is None:

@@ -33,6 +33,7 @@ class Record:
     metric: str | None = None
     budget: float | None = None
     max_error: float | None = None
+    carried: bool = False  # max_error is measured from a carried interval (Comparison.carried)
     output: str | None = None  # the output the worst element belongs to
     worst_index: tuple[int, ...] | None = None
     expected_value: Any = None
@@ -58,6 +59,7 @@ class Record:
             "metric": d["metric"],
             "budget": d["budget"],
             "maxError": _json_float(d["max_error"]),
+            "carried": d["carried"],
             "output": d["output"],
             "worstIndex": list(d["worst_index"]) if d["worst_index"] is not None else None,
             "expected": d["expected_value"],
@@ -76,7 +78,7 @@ class Record:
         return cls(
             file=d["file"] if "id" in d else legacy_file_id(d["file"]), case=d["case"], ops=tuple(d["ops"]), data_types=tuple(d["dataTypes"]),
             backend=d["backend"], status=d["status"], required=d["required"], metric=d.get("metric"),
-            budget=d.get("budget"), max_error=d.get("maxError"), output=d.get("output"),
+            budget=d.get("budget"), max_error=d.get("maxError"), carried=d.get("carried", False), output=d.get("output"),
             worst_index=tuple(d["worstIndex"]) if d.get("worstIndex") is not None else None,
             expected_value=d.get("expected"), actual_value=d.get("actual"), uncompared=d.get("uncompared", 0),
             message=d.get("message", ""), build_seconds=d.get("buildSeconds"),
@@ -94,7 +96,8 @@ class Record:
         if self.message:
             return " ".join(self.message.split())
         if self.metric and self.max_error is not None:
-            return f"max {self.metric} error {self.max_error} > budget {self.budget}"
+            beyond = " beyond the carried interval" if self.carried else ""
+            return f"max {self.metric} error{beyond} {self.max_error} > budget {self.budget}"
         return ""
 
     def with_(self, **changes) -> "Record":

@@ -62,6 +62,7 @@ class Problem:
     budget: str
     max_error: str
     max_error_sort: float | None
+    carried: bool  # max_error is the distance beyond the interval its ancestors' budgets allow
     output: str
     worst_index: str
     expected: str
@@ -172,6 +173,7 @@ def _problem(r: Record, bid: BackendId, options: Sequence[str]) -> Problem:
         backend=bid, file=r.file, file_name=Path(r.file).name, case=r.case, ops=tuple(r.ops),
         data_types=tuple(r.data_types), status=r.status, required=r.required, metric=r.metric or "",
         budget=budget, max_error=format_error(r.max_error), max_error_sort=error_number(r.max_error),
+        carried=r.carried,
         output=r.output or "", worst_index=index, expected=format_value(r.expected_value),
         actual=format_value(r.actual_value), message=r.message or "", known_failure=r.known_failure or "",
         command=rerun_command(r.backend, options, r.file, r.case),

@@ -61,6 +61,17 @@ def test_erf_then_min_past_erfs_budget_fails(tmp_path):
     status, cmp, _ = verdict(case, outside)
     assert status == "fail"
     assert cmp.worst_index == (1, 2) and cmp.expected_value == float(expected[1, 2])
+    # the error is measured from the carried interval, and the record and its one-line detail say so
+    from webnn_harness.compare import compare
+
+    from_expected = compare(expected, outside, "float32", cmp.metric, cmp.budget).max_error
+    assert cmp.carried and 0 < cmp.max_error < from_expected
+    from webnn_harness.worker import base_record
+
+    record = base_record(case, {"name": "t"}, status, metric=cmp.metric, budget=cmp.budget, max_error=cmp.max_error,
+                         carried=cmp.carried)
+    assert record.to_json()["carried"] is True and "beyond the carried interval" in record.detail
+    assert record.from_json(record.to_json()).carried is True
 
 
 def lse_cast(tmp_path, x):
@@ -119,6 +130,7 @@ def test_single_ops_and_exact_ancestors_carry_nothing(tmp_path):
         {"name": "transpose", "arguments": [{"input": "r"}], "outputs": "t"},
         {"name": "sigmoid", "arguments": [{"input": "t"}], "outputs": "y"}])
     assert carried_nodes(exact, "y") == [] and budget_for(exact, "y") == ("ULP", 34.0, "op")
+    assert not verdict(single, [0.5, 1.0])[1].carried and not verdict(exact, [[0.6, 0.3]])[1].carried
 
 
 def mul_sub(tmp_path):

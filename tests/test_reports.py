@@ -443,3 +443,19 @@ def test_cli_report(inputs, tmp_path, capsys):
     assert str(out / "index.html") in printed and (out / "index.html").resolve().as_uri() in printed
     assert main(["report", str(tmp_path / "nope"), "--out", str(out)]) == 2
     assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_a_max_error_beyond_a_carried_interval_says_so(tmp_path):
+    """A multi-op record judged by the chain rule measures its error from the
+    interval the ancestors' budgets allow: the problem row says so, the others do not."""
+    records = [rec("erf then min", status="fail", ops=("erf", "min"), metric="ULP", budget=0.0, max_error=8192.0,
+                   carried=True, output="y", worst_index=(1, 2), expected_value=0.995, actual_value=0.993),
+               rec("relu alone", status="fail", metric="ULP", budget=0.0, max_error=3.0, output="y")]
+    run = write_run(tmp_path / "run", records, "webnn-harness run --backend onnxruntime --out run")
+    problems = {p.case: p for p in build_model([run]).conformance.problems}
+    assert problems["erf then min"].carried and not problems["relu alone"].carried
+    site = build_site([run], tmp_path / "site").parent
+    for page in (site / "conformance.html", site / "ops" / "erf.html"):
+        text = page.read_text()
+        assert text.count("beyond carried interval") == 1, page.name
+    assert "beyond carried interval" not in (site / "ops" / "relu.html").read_text()
