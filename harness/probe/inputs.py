@@ -146,15 +146,14 @@ def _cycle(values: Sequence, shape: Sequence[int], data_type: str, offset: int =
     vals = list(values)
     offset %= len(vals)
     vals = vals[offset:] + vals[:offset]
-    reps = [vals[i % len(vals)] for i in range(count)]
     dtype = numpy_dtype(data_type)
     if is_float(data_type):
         with np.errstate(over="ignore"):
-            arr = np.asarray(reps, dtype=np.float64).astype(dtype)
+            arr = np.asarray(vals, dtype=np.float64).astype(dtype)
     else:
         lo, hi = integer_range(data_type)
-        arr = np.asarray([min(max(int(v), lo), hi) for v in reps], dtype=dtype)
-    return arr.reshape(tuple(shape))
+        arr = np.asarray([min(max(int(v), lo), hi) for v in vals], dtype=dtype)
+    return np.resize(arr, count).reshape(tuple(shape))  # the values repeated in turn
 
 
 def _uniform(shape, data_type: str, seed: int, low=-1.0, high=1.0) -> np.ndarray:
