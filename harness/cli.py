@@ -387,7 +387,7 @@ def cmd_bench(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.bench import BenchFolderExists, BenchOptions, TimingPolicy, load_suite, run_bench
     from webnn_harness.bench.compare import compare_bench
-    from webnn_harness.bench.console import comparison_lines, published_tables, record_line
+    from webnn_harness.bench.console import comparison_lines, noise_line, published_tables, record_line
 
     names = args.backend
     if not names:  # the reference is the yardstick, not a contender: bench it only when named
@@ -424,6 +424,9 @@ def cmd_bench(args) -> int:
         print(line)
     counts = ", ".join(f"{n} {s}" for s, n in result.counts.items() if n)
     print(f"{suite.name}: {counts}; bench: {result.out / 'bench.jsonl'}, summary: {result.out / 'summary.json'}")
+    noise = noise_line(json.loads((result.out / "summary.json").read_text()))
+    if noise:
+        print(noise)
     if args.baseline:
         comparison = compare_bench(args.baseline, result.out, threshold=args.threshold)
         for line in comparison_lines(comparison):

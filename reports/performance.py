@@ -145,6 +145,9 @@ class Peaks:
     flops: float | None  # float32 flops per second
     method: str
     threads: Any
+    noise_cv: float | None = None  # the machine's own spread (harness/bench/machine.py measure_noise)
+    noise_seconds: float | None = None  # the noise workload's median call
+    noise_method: str = ""
 
 
 @dataclass(frozen=True)
@@ -271,6 +274,7 @@ def _run(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> Be
     node = _node(records[0]) if records else {}
     where = node or header
     peaks = _mapping(where, "peaks")
+    noise = _mapping(peaks, "noise")
     suite = str(summary.get("suite") or next((r.get("suite") for r in records if r.get("suite")), ""))
     date = str(header.get("date") or "")
     counts: dict[str, int] = defaultdict(int)
@@ -285,7 +289,8 @@ def _run(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> Be
         machine={k: strip_local_paths(v) if isinstance(v, str) else v for k, v in machine.items()},
         peaks=Peaks(bandwidth=_number(peaks.get("memoryBandwidthBytesPerSecond")),
                     flops=_number(peaks.get("float32FlopsPerSecond")), method=str(peaks.get("method") or ""),
-                    threads=peaks.get("threads")),
+                    threads=peaks.get("threads"), noise_cv=_number(noise.get("cv")),
+                    noise_seconds=_number(noise.get("medianSeconds")), noise_method=str(noise.get("method") or "")),
         timer_overhead=_number(where.get("timerOverheadSeconds")),
         # No summary, or one without "complete": the bench did not finish.
         complete=summary.get("complete") is True, counts=dict(counts),

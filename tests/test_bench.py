@@ -19,7 +19,7 @@ from webnn_harness.cost import graph_cost
 
 FAULTY = "webnn_harness.backends.faulty:create"
 QUICK = TimingPolicy(min_time=0.01, min_samples=3, warmup_time=0.0, max_time=1.0)
-TINY_PEAKS = {"copy_bytes": 1 << 16, "matmul_size": 32, "repeats": 1}
+TINY_PEAKS = {"copy_bytes": 1 << 16, "matmul_size": 32, "repeats": 1, "noise_size": 32, "noise_seconds": 0.01}
 
 
 def tensor(shape, low=-1.0, high=1.0, constant=False):
@@ -348,6 +348,8 @@ def test_run_bench_survives_crash_and_hang_and_writes_the_contract(tmp_path):
     header = summary["header"]
     assert header["machine"]["cores"] >= 1 and header["machine"]["cpu"]
     assert header["peaks"]["memoryBandwidthBytesPerSecond"] > 0 and header["peaks"]["float32FlopsPerSecond"] > 0
+    noise = header["peaks"]["noise"]  # the machine's own spread, timed as benchmarks are
+    assert noise["samples"] >= 10 and noise["cv"] >= 0 and noise["medianSeconds"] > 0 and "matmul" in noise["method"]
     assert header["timerOverheadSeconds"] > 0
     with pytest.raises(BenchFolderExists):
         run_bench(suite, [(FAULTY, {})], out, options)
@@ -516,3 +518,28 @@ def test_diff_refuses_a_bench_folder_against_a_run_folder(tmp_path, capsys):
     (run / "results.jsonl").write_text("")
     assert main(["diff", str(base), str(run)]) == 2
     assert "not one of each" in capsys.readouterr().err
+
+
+def test_machine_noise_is_the_spread_of_a_fixed_workload(monkeypatch):
+    """measure_noise times one unchanging call as a benchmark is timed: its
+    CV is that of the samples. Here the "matmul" takes 4 and 12 ms in turn
+    on a fake clock: a CV of about 0.5 (stdev 4 ms over a mean of 8 ms)."""
+    from webnn_harness.bench import machine, measure
+
+    durations = iter([0.004, 0.012] * 1000)
+    now = [0.0]
+
+    class Matrix:  # what the fake generator hands measure_noise: its product advances the clock
+        def __matmul__(self, other):
+            now[0] += next(durations)
+            return self
+
+    class Generator:
+        def random(self, *args, **kwargs):
+            return Matrix()
+
+    monkeypatch.setattr(measure, "clock", lambda: now[0])
+    monkeypatch.setattr(machine.np.random, "default_rng", lambda seed: Generator())
+    noise = machine.measure_noise(8, seconds=0.2)
+    assert noise["samples"] >= 10 and noise["medianSeconds"] in (0.004, 0.008, 0.012)
+    assert noise["cv"] == pytest.approx(0.5, rel=0.15)

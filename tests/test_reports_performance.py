@@ -24,7 +24,8 @@ ORT = {"name": "onnxruntime", "version": "1.32.0", "device": "CPUExecutionProvid
 OV = {"name": "openvino", "version": "2026.4.1-22982-e213a14-releases/2026/4", "device": "CPU",
       "settings": {"inference_num_threads": 2, "precision": "exact"}}
 PEAKS = {"memoryBandwidthBytesPerSecond": 1.0e10, "float32FlopsPerSecond": 1.0e11,
-         "method": "numpy copy of 256 MiB; float32 matmul 2048x2048", "threads": 2}
+         "method": "numpy copy of 256 MiB; float32 matmul 2048x2048", "threads": 2,
+         "noise": {"cv": 0.0625, "medianSeconds": 0.03, "samples": 33, "method": "numpy float32 1024x1024 matmul"}}
 
 
 def latency(times: list[float]) -> dict:
@@ -220,7 +221,8 @@ def test_page_renders_without_local_paths_and_names_what_was_measured(bench, sit
         assert "/home/someone" not in text
     # The header names backend, version, device, threads, precision, harness, machine, date and the peaks.
     for needle in ("onnxruntime", "1.32.0", "CPUExecutionProvider (x86_64)", "Threads", "Precision",
-                   "webnn-harness 0.1.0", "Test CPU @ 2 GHz", "2026-11-23 01:00 UTC", "10 GB/s", "100 GFLOP/s"):
+                   "webnn-harness 0.1.0", "Test CPU @ 2 GHz", "2026-11-23 01:00 UTC", "10 GB/s", "100 GFLOP/s",
+                   "Machine noise</th><td>CV 6.2%"):
         assert needle in page, needle
     assert "crash: worker died: Segmentation fault at libort.so" in page
     assert "<b>" not in page  # titles are escaped

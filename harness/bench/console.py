@@ -2,7 +2,7 @@
 beside the published figures, and the baseline comparison."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from webnn_harness.bench.compare import BenchComparison
 
@@ -20,6 +20,15 @@ def record_line(record: dict) -> str:
     load = f"  load {max(load):.1f}" if load else ""
     return (f"{head} {_ms(lat['median'])} ms  iqr {lat['iqr'] * 1e3:8.3f}  cv {lat['cv'] * 100:5.1f}%  "
             f"n {lat['samples']:4}  build {_ms(record.get('buildSeconds')).strip()} ms{load}")
+
+
+def noise_line(summary: Mapping) -> str | None:
+    """The machine's own spread (summary.json header.peaks.noise), if measured."""
+    noise = ((summary.get("header") or {}).get("peaks") or {}).get("noise")
+    if not isinstance(noise, Mapping) or noise.get("cv") is None:
+        return None
+    return (f"machine noise: CV {noise['cv']:.1%} of a fixed workload ({_ms(noise.get('medianSeconds')).strip()} ms a call): "
+            "a benchmark's CV near this is the machine's")
 
 
 def published_tables(records: Iterable[dict]) -> list[str]:

@@ -47,11 +47,13 @@ def _best_seconds(fn, repeats: int) -> float:
     return best
 
 
-def measure_peaks(copy_bytes: int = 128 << 20, matmul_size: int = 1536, repeats: int = 5) -> dict:
+def measure_peaks(copy_bytes: int = 128 << 20, matmul_size: int = 1536, repeats: int = 5,
+                  noise_size: int = 1024, noise_seconds: float = 1.0) -> dict:
     """Memory bandwidth from a large numpy copy (bytes read + bytes written
     per second, best of ``repeats``) and float32 FLOP/s from a large numpy
     matrix product (2 n^3 per product, best of ``repeats``). The copy is
-    several times any CPU's last-level cache, so it streams from memory."""
+    several times any CPU's last-level cache, so it streams from memory.
+    ``noise``: how steady the machine was (``measure_noise``)."""
     src = np.ones(copy_bytes // 4, dtype=np.float32)
     dst = np.empty_like(src)
     copy = _best_seconds(lambda: np.copyto(dst, src), repeats)
@@ -64,4 +66,25 @@ def measure_peaks(copy_bytes: int = 128 << 20, matmul_size: int = 1536, repeats:
                    f"best of {repeats}; flops: numpy float32 {matmul_size}x{matmul_size} matmul "
                    f"(2n^3, numpy's BLAS with its default threads), best of {repeats}"),
         "threads": usable_cores(),
+        "noise": measure_noise(noise_size, noise_seconds),
     }
+
+
+def measure_noise(matmul_size: int = 1024, seconds: float = 1.0) -> dict:
+    """How steady the machine is: a fixed workload that uses every core
+    (numpy's float32 matmul on its BLAS's default threads, tens of ms per
+    call on a small machine, like the seed graph) timed as the bench times a
+    benchmark, for ``seconds``. Its CV is the spread this machine gives work
+    that does not vary: a benchmark's CV near it is the machine's, not the
+    backend's or the harness's (issue #11 asks CV <= 3% on a quiet machine;
+    this says whether the machine was one)."""
+    from webnn_harness.bench.measure import TimingPolicy, measure
+
+    a = np.random.default_rng(1).random((matmul_size, matmul_size), dtype=np.float32)
+    call = lambda: a @ a  # noqa: E731
+    call()
+    summary = measure(call, TimingPolicy(min_time=seconds, min_samples=10, max_time=max(5.0, 4 * seconds),
+                                         warmup_time=0.1)).summary
+    return {"cv": summary["cv"], "medianSeconds": summary["median"], "samples": summary["samples"],
+            "method": f"numpy float32 {matmul_size}x{matmul_size} matmul (numpy's BLAS, its default threads), "
+                      f"{seconds:g} s of samples timed as benchmarks are"}
