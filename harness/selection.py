@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Sequence, TypeVar
 from webnn_harness.caseid import split_case_id
 from webnn_harness.cases import Case, CaseError, PendingCase, find_case_files, iter_entries
 
-T = TypeVar("T", Case, CaseError)
+T = TypeVar("T", Case, CaseError, PendingCase)
 
 
 class SelectionError(ValueError):
