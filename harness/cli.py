@@ -168,7 +168,8 @@ def cmd_run(args) -> int:
         b = tally.backend
         counts = ", ".join(f"{n} {s}" for s, n in tally.counts.items() if n)
         known = f" ({tally.known_failures} known failures)" if tally.known_failures else ""
-        print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s")
+        loading = f", {tally.loading_seconds:.1f} s of it loading the cases alongside" if tally.loading_seconds >= 0.05 else ""
+        print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s{loading}")
         _print_expectation_outcomes(result, b["name"], narrowed)
     _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")

@@ -141,6 +141,9 @@ class BackendTally:
     known_failures: int = 0
     counting_against: int = 0
     seconds: float = 0.0
+    # of ``seconds``, those the run's own process spent loading cases while
+    # this backend's workers ran (the first backend of a streamed run)
+    loading_seconds: float = 0.0
 
     def add(self, record: Record) -> None:
         self.counts[record.status] += 1
@@ -158,6 +161,7 @@ class BackendTally:
             "knownFailures": self.known_failures,
             "requiredProblems": self.counting_against,
             "seconds": round(self.seconds, 3),
+            "loadingSeconds": round(self.loading_seconds, 3),
         }
 
 

@@ -251,7 +251,7 @@ def _run_in(folder: OutputFolder, selection: Selection, label, resolved, shard, 
                 """The cases this backend runs, as they load; the load errors it has not recorded become
                 its error records on the way. Once loading ends, the count is known."""
                 n = 0
-                for item in selection:
+                for item in _timed(selection, tally):
                     if not wanted(item):
                         continue
                     n += 1
@@ -290,3 +290,17 @@ def _run_in(folder: OutputFolder, selection: Selection, label, resolved, shard, 
         summarise(complete=not stopped)
     return RunResult(tallies, load_errors(), reports, out_dir, label, corpus_paths(case_paths),
                      resumed=len(folder.previous), dropped_lines=folder.problems)
+
+
+def _timed(selection: Selection, tally: BackendTally) -> Iterator[Case | CaseError]:
+    """``selection``'s items, the time spent loading them added to the tally's loading_seconds."""
+    items = iter(selection)
+    while True:
+        t0 = time.perf_counter()
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        finally:
+            tally.loading_seconds += time.perf_counter() - t0
+        yield item

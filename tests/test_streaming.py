@@ -240,3 +240,26 @@ def test_op_and_name_filters_decide_before_loading_and_select_as_a_full_load_wou
     named = load_cases(paths, ops=ops, name_filter="^relu ok$")
     assert [c.id for c in named] == [i for i in expected if i.endswith("::relu ok")]
     assert len(loaded) <= 1  # the duplicate "relu ok" fails without being loaded
+
+
+def test_the_backend_that_ran_while_cases_loaded_says_how_long_loading_took(tmp_path, corpus, monkeypatch):
+    """A streamed run loads its cases while the first backend's workers run:
+    that backend's seconds include the loading, and its tally says how much
+    (loadingSeconds); the next backend runs on cases already loaded."""
+    read_file = cases_module.read_file
+
+    def slow_after_describing(path, *args, **kwargs):
+        if path.name == "f2.json":  # as above: the rest loads once the backends are described, slowly
+            for thread in [t for t in threading.enumerate() if t.name == "describe backends"]:
+                thread.join(10)
+        if path.name in ("f3.json", "f4.json"):
+            time.sleep(0.1)
+        return read_file(path, *args, **kwargs)
+
+    monkeypatch.setattr(cases_module, "read_file", slow_after_describing)
+    out = tmp_path / "out"
+    run([corpus], [BackendRequest("reference"), BackendRequest("example-numpy")], out)
+    first, second = json.loads((out / "summary.json").read_text())["backends"]
+    assert first["total"] == second["total"] == 15
+    assert 0.2 <= first["loadingSeconds"] <= first["seconds"]
+    assert second["loadingSeconds"] < 0.1
