@@ -303,3 +303,31 @@ def _choose_twice_quickly(cache: str) -> None:
     opsets.FLUSH_INTERVAL = 3600.0  # the second answer waits for the exit
     table.choose(lower_graph(relu, opset, ir_version), opset)
     assert any("|Relu|" in k for k in table._new), "relu float16 was answered by the registry, not probed"
+
+
+def test_one_node_sessions_get_the_providers_options_and_answers_are_kept_per_option_set(tmp_path, monkeypatch):
+    """A provider's options (-o ep.KEY=VALUE) can change which kernels it
+    registers: the kernel table's one-node sessions are made with them, and
+    its answers are cached per option set, never shared with another set."""
+    import onnxruntime as ort
+
+    seen = []
+    session = ort.InferenceSession
+
+    def capturing(model, options, providers):
+        seen.append(providers)
+        return session(model, options, providers=["CPUExecutionProvider"])
+
+    monkeypatch.setattr(ort, "InferenceSession", capturing)
+    opset, ir_version = loadable_opset()
+    model = lower_graph(_elu_float16(), opset, ir_version)
+    cache = tmp_path / "kernels.json"
+    with_options = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, cache,
+                               provider_options={"b": "2", "a": "1"})
+    with_options.choose(model, opset)
+    assert seen and all(p == [("CPUExecutionProvider", {"a": "1", "b": "2"})] for p in seen)
+    without = KernelTable(ort.__version__, "CPUExecutionProvider", ir_version, cache)
+    assert with_options.prefix == f"{without.prefix}a=1,b=2|"
+    seen.clear()
+    without.choose(model, opset)
+    assert seen and all(p == ["CPUExecutionProvider"] for p in seen), "answered from the other option set's entries"

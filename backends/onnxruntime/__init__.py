@@ -103,7 +103,8 @@ class OnnxRuntimeBackend:
             self.opset = requested
         self.provider_options = {k[len(PROVIDER_OPTION):]: v for k, v in options.items()
                                  if k.startswith(PROVIDER_OPTION)}
-        self._kernels = None if self.fixed_opset else KernelTable(ort.__version__, self.provider, self.ir_version)
+        self._kernels = None if self.fixed_opset else KernelTable(ort.__version__, self.provider, self.ir_version,
+                                                                  provider_options=self.provider_options)
         self._session_options = self._make_session_options()
         self._effective_provider_options = self._check_provider_options()
 

@@ -51,7 +51,7 @@ import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 # The lowering (backends/onnxruntime/lower/) emits opset-18 forms and newer
 # (Reduce*/Split/Pad take axes as inputs, ...).
@@ -274,10 +274,15 @@ class KernelTable:
     """Per (op type, types, schema version): does ORT have a kernel on this
     provider? Answered by one-node models, cached in memory and on disk."""
 
-    def __init__(self, ort_version: str, provider: str, ir_version: int, cache_path: Path | None = None):
+    def __init__(self, ort_version: str, provider: str, ir_version: int, cache_path: Path | None = None,
+                 provider_options: Mapping[str, str] | None = None):
         # ANSWERS: bumped when what an answer means changes (2: a non-CPU
         # provider's CPU-fallback refusal is "no kernel"), so older disk entries are not read.
-        self.prefix = f"{ort_version}|{provider}|{ANSWERS}|"
+        # The provider's options (-o ep.KEY=VALUE) can change which kernels it
+        # registers: the one-node sessions get them, and answers are kept per set.
+        self.provider_options = dict(sorted((provider_options or {}).items()))
+        options = ",".join(f"{k}={v}" for k, v in self.provider_options.items())
+        self.prefix = f"{ort_version}|{provider}|{ANSWERS}|" + (f"{options}|" if options else "")
         self.provider = provider
         self.ir_version = ir_version
         self.cache_path = cache_path if cache_path is not None else default_cache_path()
@@ -297,7 +302,8 @@ class KernelTable:
         if key not in self._known:
             answer = registry_has_kernel(sig[0], since, sig[1], sig[2], self.provider) if all_typed(node, sig) else None
             if answer is None:
-                self._known[key] = self._new[key] = _builds(node, model, infos, opset, self.ir_version, self.provider)
+                self._known[key] = self._new[key] = _builds(node, model, infos, opset, self.ir_version, self.provider,
+                                                            self.provider_options)
             else:
                 self._known[key] = answer  # read from the registry: cheaper than a disk entry
         return self._known[key]
@@ -392,10 +398,12 @@ def default_cache_path() -> Path | None:
     return Path(base) / "webnn-harness" / "onnxruntime-kernels.json"
 
 
-def _builds(node, model, infos, opset: int, ir_version: int, provider: str) -> bool:
+def _builds(node, model, infos, opset: int, ir_version: int, provider: str,
+            provider_options: Mapping[str, str] | None = None) -> bool:
     """Whether a model holding just ``node`` at ``opset`` (its inputs typed
-    and shaped as in ``model``) runs ``node`` on a kernel: False when ORT
-    answers NOT_IMPLEMENTED or replaces the node by its function body."""
+    and shaped as in ``model``) runs ``node`` on a kernel, on ``provider``
+    made with ``provider_options``: False when ORT answers NOT_IMPLEMENTED
+    or replaces the node by its function body."""
     import onnx
     import onnxruntime as ort
     from onnx import helper
@@ -418,7 +426,8 @@ def _builds(node, model, infos, opset: int, ir_version: int, provider: str) -> b
     with tempfile.TemporaryDirectory(prefix="webnn-harness-kernel-") as tmp:
         options.optimized_model_filepath = os.path.join(tmp, "session.onnx")
         try:
-            ort.InferenceSession(one.SerializeToString(), options, providers=[provider])
+            ort.InferenceSession(one.SerializeToString(), options,
+                                 providers=[(provider, dict(provider_options))] if provider_options else [provider])
         except Exception as exc:  # noqa: BLE001
             # With CPU fallback disabled, a lone node the provider has no
             # kernel for is refused as "assigned to the default CPU EP", not
