@@ -38,7 +38,7 @@ import numpy as np
 
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
 from webnn_harness.backends.onnxruntime.opsets import (
-    OLDEST_OPSET, KernelTable, is_cpu_fallback_refusal, loadable_opset)
+    CPU, OLDEST_OPSET, KernelTable, is_cpu_fallback_refusal, loadable_opset, providers_argument)
 from webnn_harness.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
 from webnn_harness.graph import Graph
 
@@ -51,7 +51,6 @@ OPT_LEVELS = {
 }
 OPTIONS = ("ep", "opt_level", "threads", "opset", "spinning")
 PROVIDER_OPTION = "ep."  # -o ep.KEY=VALUE: an execution provider option
-CPU = "CPUExecutionProvider"
 # Providers whose kernels run on the host CPU (the bench's measured peaks apply).
 HOST_CPU_PROVIDERS = (CPU, "DnnlExecutionProvider", "XnnpackExecutionProvider")
 
@@ -111,7 +110,7 @@ class OnnxRuntimeBackend:
     @property
     def providers(self) -> list:
         """The ``providers`` argument of every InferenceSession this backend makes."""
-        return [(self.provider, self.provider_options)] if self.provider_options else [self.provider]
+        return providers_argument(self.provider, self.provider_options)
 
     def _check_provider_options(self) -> dict[str, str]:
         """ORT's options in force for a non-CPU provider (its defaults too),

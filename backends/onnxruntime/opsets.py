@@ -426,8 +426,7 @@ def _builds(node, model, infos, opset: int, ir_version: int, provider: str,
     with tempfile.TemporaryDirectory(prefix="webnn-harness-kernel-") as tmp:
         options.optimized_model_filepath = os.path.join(tmp, "session.onnx")
         try:
-            ort.InferenceSession(one.SerializeToString(), options,
-                                 providers=[(provider, dict(provider_options))] if provider_options else [provider])
+            ort.InferenceSession(one.SerializeToString(), options, providers=providers_argument(provider, provider_options))
         except Exception as exc:  # noqa: BLE001
             # With CPU fallback disabled, a lone node the provider has no
             # kernel for is refused as "assigned to the default CPU EP", not
@@ -438,6 +437,11 @@ def _builds(node, model, infos, opset: int, ir_version: int, provider: str,
         except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError, ValueError):
             return True  # nothing saved to read back: the build at least succeeded
         return any(n.op_type == node.op_type and n.domain == node.domain for n in ran)
+
+
+def providers_argument(provider: str, provider_options: Mapping[str, str] | None) -> list:
+    """The ``providers`` argument of an InferenceSession on ``provider`` made with ``provider_options``."""
+    return [(provider, dict(provider_options))] if provider_options else [provider]
 
 
 def is_cpu_fallback_refusal(exc: BaseException) -> bool:
