@@ -60,6 +60,24 @@ def prestart(backends: Iterable[str] = ()) -> None:
         server.ensure_running()
 
 
+def environment_for_child() -> dict[str, str] | None:
+    """What a child started now is to run with: this process's environment
+    as it is now (XDG_CACHE_HOME, WEBNN_HARNESS_*), for a child forked by the
+    server, which has the environment it started with; None for a spawned
+    child, which inherits it. The child passes it to ``take_environment``."""
+    return dict(os.environ) if START_METHOD == "forkserver" else None
+
+
+def take_environment(environ: dict[str, str] | None) -> bool:
+    """In the child: adopt ``environ`` (``environment_for_child``'s); True
+    when the child was forked by the server."""
+    if environ is None:
+        return False
+    os.environ.clear()
+    os.environ.update(environ)
+    return True
+
+
 def _reap_server() -> None:
     """At exit, end the fork server and wait for it, so that its CPU time and
     its workers' count in this process's children (getrusage), as a spawned

@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError, preferred_batch_size
 from webnn_harness.cases import Case
-from webnn_harness.forkserver import CONTEXT as _CTX, START_METHOD as _START, prestart
+from webnn_harness.forkserver import CONTEXT as _CTX, START_METHOD as _START, environment_for_child, prestart
 from webnn_harness.lifecycle import sigint_blocked
 from webnn_harness.results import Record
 from webnn_harness.uniform import register_pickling
@@ -87,11 +87,9 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         prestart([self.backend])
         parent, child = _CTX.Pipe()
-        # A forked worker starts with the server's environment; it takes this process's as it is now
-        # (XDG_CACHE_HOME, WEBNN_HARNESS_*), as a spawned one inherited it.
-        environ = dict(os.environ) if _START == "forkserver" else None
         proc = _CTX.Process(target=worker_main, daemon=True,
-                            args=(child, self.backend, self.options, self.run.reference_cache, environ))
+                            args=(child, self.backend, self.options, self.run.reference_cache,
+                                  environment_for_child()))
         with sigint_blocked():  # Ctrl-C is the parent's to answer (harness/lifecycle.py)
             proc.start()
         child.close()

@@ -18,6 +18,7 @@ from webnn_harness import backends, refcache
 from webnn_harness.backends.base import Unsupported, build_batch, build_settings, compute_batch
 from webnn_harness.cases import Case
 from webnn_harness.judge import judge
+from webnn_harness.forkserver import take_environment
 from webnn_harness.lifecycle import die_with_parent
 from webnn_harness.results import Record
 
@@ -130,10 +131,7 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str], reference_c
     With ``WEBNN_HARNESS_PROFILE=DIR`` set, the worker's cProfile statistics
     are written to ``DIR/worker-PID.prof`` when it stops
     (benchmarks/harness_speed.py --profile)."""
-    forked_by_server = environ is not None
-    if forked_by_server:
-        os.environ.clear()
-        os.environ.update(environ)
+    forked_by_server = take_environment(environ)
     folder = os.environ.get("WEBNN_HARNESS_PROFILE")
     if not folder:
         return _serve(conn, backend_name, options, reference_cache, forked_by_server)

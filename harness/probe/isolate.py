@@ -14,22 +14,18 @@ probe answers it) and dies with the probe, as a worker does
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 # The workers' start method: multiprocessing has one fork server per process, so this
 # context forks from the server prestart started, with what it imported.
-from webnn_harness.forkserver import CONTEXT as _CTX, START_METHOD, prestart
+from webnn_harness.forkserver import CONTEXT as _CTX, environment_for_child, prestart, take_environment
 from webnn_harness.lifecycle import die_with_parent, sigint_blocked
 
 
 def _child(conn, target: Callable, args: tuple, environ: dict | None = None) -> None:
-    if environ is not None:  # forked by the server: it has the environment it started with
-        os.environ.clear()
-        os.environ.update(environ)
-    die_with_parent(forked_by_server=environ is not None)
+    die_with_parent(forked_by_server=take_environment(environ))
     try:
         target(conn.send, *args)
         conn.send(("end", None))
@@ -82,8 +78,7 @@ def start_isolated(target: Callable, args: tuple) -> Isolated:
     first, the server imports only the harness and the child the rest."""
     prestart()
     parent, child = _CTX.Pipe(duplex=False)
-    environ = dict(os.environ) if START_METHOD == "forkserver" else None
-    proc = _CTX.Process(target=_child, args=(child, target, args, environ), daemon=True)
+    proc = _CTX.Process(target=_child, args=(child, target, args, environment_for_child()), daemon=True)
     with sigint_blocked():  # until die_with_parent ignores it: Ctrl-C is the probe's to answer
         proc.start()
     child.close()
