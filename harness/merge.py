@@ -6,7 +6,7 @@ harness version and label, and no case twice. The merged folder keeps the
 first shard's header (harness version, date, machine, command without
 --shard), rebuilds per-backend counts from the records, and joins the case
 files, load errors and expectation outcomes. Only timings differ from a
-single run: a backend's seconds are the sum over its shards.
+single run: a backend's seconds (and loading seconds) are the sum over its shards.
 """
 from __future__ import annotations
 
@@ -99,7 +99,9 @@ def merge_runs(folders: Sequence[str | Path], out: Path) -> Path:
             seen.add(key)
             records.append(r)
         for entry in run.summary.get("backends", []):
-            tallies[_backend_key(entry["backend"])].seconds += entry.get("seconds") or 0
+            tally = tallies[_backend_key(entry["backend"])]
+            tally.seconds += entry.get("seconds") or 0
+            tally.loading_seconds += entry.get("loadingSeconds") or 0
     records.sort(key=lambda r: (order.index(_backend_key(r.backend)) if _backend_key(r.backend) in order
                                 else len(order), r.id))
     writer = ResultWriter(out)

@@ -45,6 +45,7 @@ def comparable(folder):
         summary.pop(key, None)
     for b in summary["backends"]:
         b.pop("seconds")
+        b.pop("loadingSeconds")  # a timing too: a shard loads while its workers run
     return records, summary
 
 
@@ -62,6 +63,11 @@ def test_shards_partition_by_id_and_merge_into_the_single_run(tmp_path, corpus, 
     merged[1]["command"] = re.sub(r"--out \S+", "", merged[1]["command"])
     assert merged[1] == single[1]
     assert json.loads((tmp_path / "merged" / "summary.json").read_text())["merged"] == ["1/3", "2/3", "3/3"]
+    # the timings left out above: a backend's are the sum over its shards
+    shards = [json.loads((tmp_path / f"shard{i}" / "summary.json").read_text())["backends"][0] for i in (1, 2, 3)]
+    (joined,) = json.loads((tmp_path / "merged" / "summary.json").read_text())["backends"]
+    for key in ("seconds", "loadingSeconds"):
+        assert joined[key] == pytest.approx(sum(b[key] for b in shards), abs=0.002), key
     # merging again into a folder that holds a run, or an incomplete set, is refused
     capsys.readouterr()
     assert main(["merge", str(tmp_path / "shard1"), "--out", str(tmp_path / "merged")]) == 2
