@@ -260,17 +260,19 @@ def batch_size(run: RunOptions, info: Mapping) -> int:
 
 
 def batches(cases: Sequence[Case], run: RunOptions, info: Mapping) -> deque[list[Case]]:
-    """``cases`` in worker batches of ``batch_size``."""
-    size = batch_size(run, info)
-    return deque(list(cases[i:i + size]) for i in range(0, len(cases), size))
+    """``cases`` in worker batches of ``batch_size``, all cut at once."""
+    feed = BatchFeed(cases, batch_size(run, info))
+    while feed.pull():
+        pass
+    return feed.queue
 
 
 class BatchFeed:
     """Worker batches of ``size`` cut from ``cases`` a batch at a time
-    (``pull``), into ``queue``; the same batches as ``batches`` makes of a
-    list. ``cases`` may be a generator that loads each case as it is asked
-    for: then loading happens a batch a turn of the pool's loop, between
-    the workers' messages, while the workers compute."""
+    (``pull``), into ``queue`` (``batches`` pulls them all). ``cases`` may be
+    a generator that loads each case as it is asked for: then loading happens
+    a batch a turn of the pool's loop, between the workers' messages, while
+    the workers compute."""
 
     def __init__(self, cases: Iterable[Case], size: int):
         self._cases: Iterator[Case] | None = iter(cases)

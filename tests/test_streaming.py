@@ -68,8 +68,10 @@ def test_an_empty_selection_says_why_when_loading_ends(corpus):
 def test_a_feed_cuts_the_batches_a_list_would_give():
     feed = BatchFeed(iter(range(130)), 64)
     assert [feed.pull(), feed.pull(), feed.pull(), feed.pull()] == [64, 64, 2, 0]
-    assert list(feed.queue) == list(batches(list(range(130)), RunOptions(batch_size=64), {}))
+    assert list(feed.queue) == [list(range(64)), list(range(64, 128)), [128, 129]]
     assert feed.exhausted and feed.made == 3
+    # a list cut whole, its length a multiple of the size: no empty batch at the end
+    assert list(batches(list(range(128)), RunOptions(batch_size=64), {})) == [list(range(64)), list(range(64, 128))]
 
 
 class Recording(LocalExecutors):
