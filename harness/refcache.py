@@ -110,18 +110,25 @@ class ReferenceCache:
     # -- on disk --------------------------------------------------------------
     def outputs_for(self, case) -> dict:
         """The reference outputs of ``case``: from memory, from disk, or computed (and kept)."""
-        name = self._entry_name(case)
+        # The entry's name (a SHA-256 of the case's key) is worked out only when
+        # the disk can answer (it holds entries) or the result is worth keeping:
+        # on a cold cache most cases need neither, and hashing each cost about
+        # as much as evaluating it.
+        name = None
         hit = self._recall(case.graph, case.inputs)  # the reference backend's own compute, just now
-        if hit is None and name is not None and name in self._listing():
-            outputs = _read(self.folder / name)
-            if outputs is not None and _fits(outputs, case.graph):
-                self._remember(case.graph, case.inputs, outputs, 0.0)
-                return outputs
+        if hit is None and self.folder is not None and self._listing():
+            name = self._entry_name(case)
+            if name is not None and name in self._listing():
+                outputs = _read(self.folder / name)
+                if outputs is not None and _fits(outputs, case.graph):
+                    self._remember(case.graph, case.inputs, outputs, 0.0)
+                    return outputs
         if hit is None:
             self.evaluate(case.graph, case.inputs)
             hit = self._recall(case.graph, case.inputs)
         outputs, seconds = hit
-        if name is not None and seconds >= MIN_SECONDS_TO_KEEP and name not in self._listing():
+        if seconds >= MIN_SECONDS_TO_KEEP and (name := name or self._entry_name(case)) is not None \
+                and name not in self._listing():
             _write(self.folder / name, outputs)
             self._listing().add(name)
         return outputs
