@@ -16,8 +16,10 @@ breaks the build is found. Records reach ``on_record`` as they complete.
 
 Worker protocol (harness/worker.py): parent sends ("batch", id, [Case]) or
 ("stop",); worker sends ("ready", info) | ("fatal", msg) once, then per
-batch ("building", id), and per case ("start", i) then ("record", i, Record),
-then ("done", id).
+batch ("building", id), ("start", 0), per case ("record", i, Record), which
+also says that case i + 1 (if any) has started, then ("done", id). A
+("start", i) for a later case is understood too (harness/ray_bench.py sends
+one per case).
 """
 from __future__ import annotations
 
@@ -215,6 +217,8 @@ def advance(slot, msg: tuple) -> Record | None:
         slot.phase, slot.current, slot.since = "running", msg[1], time.monotonic()
     elif kind == "record":
         slot.done.add(msg[1])
+        if msg[1] + 1 < len(slot.batch or ()):  # the next case starts at once (worker.batch_events)
+            slot.phase, slot.current, slot.since = "running", msg[1] + 1, time.monotonic()
         return msg[2]
     elif kind == "done":
         slot.phase, slot.batch = "idle", None

@@ -248,3 +248,32 @@ def test_worker_batches_follow_the_backends_preference_unless_the_run_sets_one()
     assert preferred_batch_size({"settings": {}}) == DEFAULT_BATCH_SIZE
     for bad in (0, -3, "64", True, 2.5):
         assert preferred_batch_size({"settings": {"preferred_batch_size": bad}}) == DEFAULT_BATCH_SIZE
+
+
+def test_a_record_says_the_next_case_has_started_so_a_crash_after_it_blames_that_case():
+    """One message per case (worker.batch_events): after ("record", i) the
+    slot's current case is i + 1, running since then; the last record leaves
+    the slot on its case until "done"."""
+    from collections import deque
+    from types import SimpleNamespace
+
+    from webnn_harness import backends
+    from webnn_harness.cases import load_case
+    from webnn_harness.runner import advance, requeue_lost
+    from webnn_harness.worker import batch_events
+
+    cases = [load_case(ADD_UNIFORM, "c.json", k) for k in range(3)]
+    events = list(batch_events(backends.create("reference", {}), {}, 7, cases))
+    assert [e[0] for e in events] == ["building", "start", "record", "record", "record", "done"]
+    slot = SimpleNamespace(phase="building", batch=["a", "b", "c"], current=-1, done=set(), since=0.0)
+    for event in events[:3]:  # building, start 0, record 0
+        advance(slot, event)
+    assert (slot.phase, slot.current, slot.done) == ("running", 1, {0}) and slot.since > 0
+    queue: deque = deque()
+    assert requeue_lost(queue, slot.batch, slot.phase, slot.current, slot.done) == "b"
+    assert list(queue) == [["c"]]
+    for event in events[3:5]:
+        advance(slot, event)
+    assert (slot.current, slot.done) == (2, {0, 1, 2})
+    advance(slot, events[5])
+    assert slot.phase == "idle" and slot.batch is None
