@@ -186,8 +186,7 @@ def _tensor(raw: dict, where: str, case_seed: int) -> np.ndarray:
 
 def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = "",
               file_digest: str = "", max_case_bytes: int | None = None) -> Case | CaseError:
-    name = raw.get("name", "") if isinstance(raw, dict) else ""
-    name = name if isinstance(name, str) else ""
+    name = _raw_name(raw)
     errors = [] if _is_valid_case()(raw) else sorted(
         _validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
@@ -313,7 +312,7 @@ def read_file(path: Path, named_explicitly: bool = True, file: str | None = None
         return
     seen: set[str] = set()
     for i, raw in enumerate(doc):
-        name = raw.get("name") if isinstance(raw, dict) and isinstance(raw.get("name"), str) else ""
+        name = _raw_name(raw)
         if name in seen and name:
             duplicate = CaseError(file, name, i, "name", "duplicate case name in this file", local)
             yield PendingCase(file, name, i, _raw_ops(raw), lambda error=duplicate: error)
@@ -323,13 +322,25 @@ def read_file(path: Path, named_explicitly: bool = True, file: str | None = None
         yield PendingCase(file, name, i, _raw_ops(raw), load)
 
 
+def loaded(entry: Case | CaseError | PendingCase) -> Case | CaseError:
+    """An entry of ``read_file`` / ``iter_entries`` as a case: a PendingCase
+    loaded, anything else as it is."""
+    return entry.load() if isinstance(entry, PendingCase) else entry
+
+
+def _raw_name(raw: Any) -> str:
+    """A raw case's name, "" when it has none that is a string."""
+    name = raw.get("name", "") if isinstance(raw, dict) else ""
+    return name if isinstance(name, str) else ""
+
+
 def _load_raw(raw: Any, file: str, index: int, file_tolerance, local: str, digest: str,
               limit: int) -> Case | CaseError:
     try:
         return load_case(raw, file, index, file_tolerance, local, digest, limit)
     except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
         # Whatever a malformed case makes the loader raise, it fails alone, named.
-        name = raw.get("name") if isinstance(raw, dict) and isinstance(raw.get("name"), str) else ""
+        name = _raw_name(raw)
         return CaseError(file, name, index, "", f"cannot load: {type(exc).__name__}: {str(exc)[:300]}", local)
 
 
@@ -348,7 +359,7 @@ def load_file(path: Path, named_explicitly: bool = True, file: str | None = None
               max_case_bytes: int | None = None) -> Iterator[Case | CaseError]:
     """The cases of one file, loaded; ``file`` is its stable id (default: from its folder)."""
     for entry in read_file(path, named_explicitly, file, max_case_bytes):
-        yield entry.load() if isinstance(entry, PendingCase) else entry
+        yield loaded(entry)
 
 
 def iter_cases(
@@ -364,7 +375,7 @@ def iter_cases(
     not read). The files are found (and a DuplicateCaseId raised) at the
     call, before the first case is read."""
     entries = iter_entries(paths, ops, name_filter, file_ids, max_case_bytes)
-    return (entry.load() if isinstance(entry, PendingCase) else entry for entry in entries)
+    return map(loaded, entries)
 
 
 def iter_entries(
@@ -401,7 +412,7 @@ def _iter_entries(found_files: list[CaseFile], wanted_ops: set[str], pattern: re
                 continue
             if verdict is False:
                 continue
-            case = entry.load() if isinstance(entry, PendingCase) else entry
+            case = loaded(entry)
             if isinstance(case, Case) and not wanted_ops & set(case.graph.ops):
                 continue
             if isinstance(case, CaseError) and not _mentions_op(case, wanted_ops):

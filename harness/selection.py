@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence, TypeVar
 
 from webnn_harness.caseid import split_case_id
-from webnn_harness.cases import Case, CaseError, PendingCase, find_case_files, iter_entries
+from webnn_harness.cases import Case, CaseError, PendingCase, find_case_files, iter_entries, loaded
 
 T = TypeVar("T", Case, CaseError, PendingCase)
 
@@ -120,7 +120,7 @@ class Selection:
             self._sharded = True
         for item in self._pending:
             if not self.ids or _id_selected(item, self.ids):
-                self.items.append(item.load() if isinstance(item, PendingCase) else item)
+                self.items.append(loaded(item))
                 return True
         self._pending = None
         return False
