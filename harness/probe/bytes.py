@@ -61,6 +61,8 @@ def _relu_ok(backend, n_bytes: int) -> str | None:
         session = device_session(backend, graph)
         out = to_host(session, {"input": share(session, "input", x)})
     else:
+        # Not through a HostSession: it copies the input in and the output
+        # out, 2 GiB more at the budget for a backend that reads host arrays anyway.
         out = backend.compute(backend.build(graph), {"input": x})
     y = np.asarray(out[graph.outputs[0]]).reshape(-1)
     del x, out
