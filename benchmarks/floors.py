@@ -28,10 +28,7 @@ loading beyond JSON, lowering, judging, records and the processes.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -39,8 +36,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-TARGETS = {"run reference": 8.0, "run onnxruntime": 3.0, "run openvino": 8.0,
-           "probe onnxruntime": 4.0, "probe openvino": 10.0}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness_speed import TARGETS, header  # noqa: E402
 
 
 class Clock:
@@ -149,11 +146,7 @@ def main() -> int:
     p.add_argument("--backend", action="append", choices=("onnxruntime", "openvino"),
                    help="default: both")
     args = p.parse_args()
-    from webnn_harness import __version__
-
-    print(f"webnn-harness {__version__}, {_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}")
-    print(f"machine: {platform.platform()}, {os.cpu_count()} cores, load average "
-          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min); Python {platform.python_version()}")
+    print(header())  # the harness, machine, and each backend's version, device and threads
     clock = Clock()
     interpreter = child_cpu("import numpy")
     first_touch = child_cpu(FIRST_TOUCH) - interpreter
@@ -175,13 +168,6 @@ def main() -> int:
             (onnxruntime_floor if name == "onnxruntime" else openvino_floor)(cases, clock)
         except ImportError as exc:
             print(f"{name}: not available ({exc})")
-    versions = []
-    for module in ("onnxruntime", "openvino", "numpy"):
-        try:
-            versions.append(f"{module} {__import__(module).__version__}")
-        except ImportError:
-            pass
-    print(", ".join(versions) + "; ONNX Runtime with 1 intra-op thread, as the harness runs it")
     print()
     print(f"{'what':44} {'CPU-s':>7}")
     print(f"{'a fresh interpreter with numpy (each)':44} {interpreter:7.2f}")
@@ -191,14 +177,14 @@ def main() -> int:
     common = 2 * interpreter + clock.spent["json.loads of every case file"] + clock.spent["reference: evaluate every case"]
     print()
     print("floor = 2 interpreters + JSON + reference + the backend's own calls; budget = target x 2 cores")
-    for figure, backend_calls in (
-            ("run onnxruntime", ("onnxruntime: InferenceSession()", "onnxruntime: run()")),
-            ("run openvino", ("openvino: compile_model()", "openvino: compute (infer)"))):
+    for backend, backend_calls in (
+            ("onnxruntime", ("onnxruntime: InferenceSession()", "onnxruntime: run()")),
+            ("openvino", ("openvino: compile_model()", "openvino: compute (infer)"))):
         if not all(k in clock.spent for k in backend_calls):
             continue
         floor = common + sum(clock.spent[k] for k in backend_calls)
-        budget = 2 * TARGETS[figure]
-        print(f"{figure:20} floor {floor:6.2f} CPU-s, budget {budget:5.1f}: "
+        budget = 2 * TARGETS[("run", backend)]
+        print(f"{'run ' + backend:20} floor {floor:6.2f} CPU-s, budget {budget:5.1f}: "
               f"{budget - floor:+6.2f} CPU-s left for the harness's own work")
     return 0
 
