@@ -48,6 +48,7 @@ def test_refused_types_leave_the_rest_merged_with_results_of_their_own(monkeypat
     assert_batch_equals_alone(backend, cases, built, computed)
     assert all("INVALID_GRAPH" in str(b) for b in built if isinstance(b, BaseException))
 
+
 def test_a_graph_with_a_node_without_a_kernel_is_built_alone_never_merged(monkeypatch):
     """The kernel table already knows ORT has no int8 Trilu: that graph is
     built alone (ORT's own NOT_IMPLEMENTED), and no merged session is tried
