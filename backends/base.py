@@ -29,7 +29,7 @@ Methods
         (precision, threads, provider), so two runs can be told apart.
 
     backend.build(graph) -> compiled
-        ``graph`` (webnn_harness.graph.Graph) has every operand's descriptor
+        ``graph`` (webnn_harness.spec.graph.Graph, also importable as webnn_harness.graph.Graph) has every operand's descriptor
         and every node's options resolved to concrete values by the spec's
         create steps; constants carry their values. Return anything
         ``compute`` understands.
@@ -39,7 +39,7 @@ Methods
         their descriptors' data types. Return every name in
         ``graph.outputs``.
 
-What each outcome becomes (the record's status; harness/worker.py):
+What each outcome becomes (the record's status; harness/execution/worker.py):
     build raises Unsupported          unsupported (the message is kept: say why)
     build raises any other exception  error  ("build raised ...": a backend bug)
     compute raises Unsupported        unsupported
@@ -55,7 +55,7 @@ What each outcome becomes (the record's status; harness/worker.py):
 
 Output data types
     An output array must have exactly the output operand's numpy dtype
-    (``webnn_harness.dtypes.numpy_dtype``: float32, float16, int32, uint32,
+    (``webnn_harness.spec.dtypes.numpy_dtype``: float32, float16, int32, uint32,
     int64, uint64, int8, uint8; logical ops produce uint8, not bool) and
     exactly its shape (0-D outputs as 0-D arrays). Nothing is cast for you:
     a float64 result for a float32 output is a fail, because casting would
@@ -95,7 +95,7 @@ Known failures (expectations)
     case file (its stable id or a tail of it, e.g. ``"elementwise/gelu.json"``),
     an exact ``case`` name or a ``match`` regex, a ``reason``, and optionally
     the backend ``options`` and ``versions`` (e.g. ``"<2.0"``) it applies to
-    (harness/expectations.py; JSON Schema
+    (harness/outputs/expectations.py; JSON Schema
     harness/schema/expectations.schema.json). Our backends ship theirs as
     ``backends/<name>/known_failures.json``; a vendor keeps one beside their
     package and passes it with ``run --expectations FILE`` (pytest:
@@ -111,7 +111,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from webnn_harness.graph import Graph
+from webnn_harness.spec.graph import Graph
 
 
 class Unsupported(Exception):

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.backends.base import BackendInfo, Unsupported
-from webnn_harness.graph import Graph
+from webnn_harness.spec.graph import Graph
 
 OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op",
            "wrong_negative_f16_op", "device")

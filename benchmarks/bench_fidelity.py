@@ -49,7 +49,9 @@ import numpy as np
 
 from webnn_harness import __version__
 from webnn_harness.backends.base import parse_options
-from webnn_harness.bench import BenchOptions, TimingPolicy, load_suite, run_bench
+from webnn_harness.bench.driver import BenchOptions, run_bench
+from webnn_harness.bench.measure import TimingPolicy
+from webnn_harness.bench.suite import load_suite
 from webnn_harness.bench.machine import machine_info, usable_cores
 
 DEFAULT_BENCHMARKS = ["seed-conv2d-add-relu:fused", "conv2d-3x3-56x56x64-float32:graph"]

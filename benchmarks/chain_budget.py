@@ -1,4 +1,4 @@
-"""What the chain rule (harness/tolerance.py) costs the judge: every
+"""What the chain rule (harness/verdict/tolerance.py) costs the judge: every
 multi-operator case of both corpora (WPT has none today) judged against the
 reference's own outputs, with its carried interval, beside the plain
 comparison of the same outputs.
@@ -24,9 +24,9 @@ import numpy as np
 
 from webnn_harness import __version__
 from webnn_harness.backends.reference.evaluate import evaluate
-from webnn_harness.cases import bundled_corpus, load_cases
-from webnn_harness.compare import compare
-from webnn_harness.judge import budget_for, carried_nodes, judge
+from webnn_harness.loading.cases import bundled_corpus, load_cases
+from webnn_harness.verdict.comparison import compare
+from webnn_harness.verdict.judge import budget_for, carried_nodes, judge
 
 
 def _timed(fn, repeat: int) -> tuple[float, float]:

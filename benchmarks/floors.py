@@ -73,7 +73,7 @@ x = np.empty(1 << 28, np.float32); x[...] = 1.5  # 1 GiB, first touch
 
 
 def corpora(wpt: Path):
-    from webnn_harness.cases import bundled_corpus, iter_cases
+    from webnn_harness.loading.cases import bundled_corpus, iter_cases
 
     roots = [root for root in (wpt, bundled_corpus()) if root.is_dir()]
     files = [p for root in roots for p in sorted(root.rglob("*.json"))]

@@ -15,7 +15,7 @@ machine was.
 
 ``--profile DIR`` runs each figure once more under cProfile (CPU time): the
 command's own process and every worker (``WEBNN_HARNESS_PROFILE``, see
-harness/worker.py) write ``DIR/<figure>/*.prof``, and the functions with the
+harness/execution/worker.py) write ``DIR/<figure>/*.prof``, and the functions with the
 most cumulative CPU time over all of them are printed.
 """
 from __future__ import annotations
@@ -91,7 +91,7 @@ def profile(kind: str, backend: str, wpt: Path, cache: Path, folder: Path, out: 
 def command_for(kind: str, backend: str, wpt: Path, out: Path) -> list[str]:
     exe = [sys.executable, "-m", "webnn_harness"]
     if kind == "run":
-        from webnn_harness.cases import bundled_corpus
+        from webnn_harness.loading.cases import bundled_corpus
 
         return [*exe, "run", "-b", backend, "--cases", str(wpt), "--cases", str(bundled_corpus()),
                 "--out", str(out), "--overwrite", "-q"]  # our own temporary folder, run again

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 
 from webnn_harness import __version__, backends
 from webnn_harness.backends.base import parse_options
-from webnn_harness.bench import load_suite
+from webnn_harness.bench.suite import load_suite
 from webnn_harness.bench.machine import machine_info, usable_cores
 from webnn_harness.bench.variants import prepare
 from webnn_harness.bench.worker import Verified

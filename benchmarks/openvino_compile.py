@@ -33,7 +33,7 @@ def lowered_cases(paths: list[str]):
     """(lowered graph, compile config) of every case the backend can lower."""
     from webnn_harness import backends
     from webnn_harness.backends.openvino.lower import lower_graph
-    from webnn_harness.cases import Case, load_cases
+    from webnn_harness.loading.cases import Case, load_cases
 
     backend = backends.create("openvino", {})
     out = []
@@ -86,7 +86,7 @@ def main() -> int:
     import openvino as ov
 
     from webnn_harness import __version__
-    from webnn_harness.cases import bundled_corpus
+    from webnn_harness.loading.cases import bundled_corpus
 
     paths = [str(bundled_corpus())] + ([args.wpt] if Path(args.wpt).exists() else [])
     backend, lowered = lowered_cases(paths)

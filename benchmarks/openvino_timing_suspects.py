@@ -39,7 +39,7 @@ import numpy as np
 from webnn_harness import __version__
 from webnn_harness.backends.openvino import OpenVINOBackend
 from webnn_harness.backends.openvino.device import OpenVINODeviceSession
-from webnn_harness.bench import load_suite
+from webnn_harness.bench.suite import load_suite
 from webnn_harness.bench.machine import machine_info, usable_cores
 from webnn_harness.bench.variants import prepare
 from webnn_harness.bench.worker import Verified

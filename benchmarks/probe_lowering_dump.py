@@ -24,8 +24,8 @@ from pathlib import Path
 import openvino as ov
 
 from webnn_harness.backends.openvino.lower import lower_graph
-from webnn_harness.cases import Case, bundled_corpus, load_cases
-from webnn_harness.catalog import operators
+from webnn_harness.loading.cases import Case, bundled_corpus, load_cases
+from webnn_harness.spec.catalog import operators
 from webnn_harness.probe.plan import plan
 from webnn_harness.probe.synth import to_case
 

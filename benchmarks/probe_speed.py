@@ -14,8 +14,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from webnn_harness.probe import DEFAULT_MAX_BYTES, probe
-from webnn_harness.runner import RunOptions
+from webnn_harness.probe.driver import DEFAULT_MAX_BYTES, probe
+from webnn_harness.execution.pool import RunOptions
 
 TARGET_SECONDS = 120.0
 

@@ -38,11 +38,11 @@ import time
 from pathlib import Path
 
 from webnn_harness import __version__
-from webnn_harness.cases import bundled_corpus
-from webnn_harness.executor import LocalExecutors
-from webnn_harness.results import Record
-from webnn_harness.run import BackendRequest, run
-from webnn_harness.runner import RunOptions
+from webnn_harness.loading.cases import bundled_corpus
+from webnn_harness.execution.executors import LocalExecutors
+from webnn_harness.outputs.records import Record
+from webnn_harness.api import BackendRequest, run
+from webnn_harness.execution.pool import RunOptions
 
 
 def timed_run(cases: Path, backend: str, factory, workers: int) -> tuple[float, dict[str, str], dict]:
@@ -113,7 +113,7 @@ class TreeCPU:
 
 def timed_bench(suite, backend: str, bench_executor, options) -> tuple[float, list[dict], float]:
     """(wall seconds, records, seconds to the first record)."""
-    from webnn_harness.bench import run_bench
+    from webnn_harness.bench.driver import run_bench
 
     arrivals = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,7 +140,10 @@ def each_executor(executors, repeat: int, once):
 
 def bench_overhead(args, executors) -> int:
     """The bench's part: see the module's docstring."""
-    from webnn_harness.bench import BenchOptions, TimingPolicy, load_suite
+    from webnn_harness.bench.driver import BenchOptions
+    from webnn_harness.bench.measure import TimingPolicy
+    from webnn_harness.bench.ray_cluster import bench_executor
+    from webnn_harness.bench.suite import load_suite
 
     suite = load_suite(args.suite)
     options = BenchOptions(policy=TimingPolicy(min_time=args.min_time, min_samples=10, max_time=5.0),
@@ -149,7 +152,7 @@ def bench_overhead(args, executors) -> int:
     for backend in args.backend or ["onnxruntime"]:
         baseline: dict[tuple, dict] = {}
         local_seconds = local_first = 0.0
-        once = lambda factory: timed_bench(suite, backend, factory.bench_executor(), options)  # noqa: E731
+        once = lambda factory: timed_bench(suite, backend, bench_executor(factory), options)  # noqa: E731
         for label, local, runs, seconds, cpu, started, per_node in each_executor(executors, args.repeat, once):
             records = {(r["benchmark"], r["variant"]): r for r in runs[0][1]}
             if local:
@@ -197,7 +200,7 @@ def main() -> int:
     import ray
     from ray.cluster_utils import Cluster
 
-    from webnn_harness.ray_executor import RayExecutors
+    from webnn_harness.execution.ray_cluster import RayExecutors
 
     print(f"webnn-harness {__version__}, ray {ray.__version__}, {platform.node()} ({platform.machine()}, "
           f"{os.cpu_count()} cores), {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")

@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from webnn_harness.cases import bundled_corpus, load_cases
-from webnn_harness.run import BackendRequest, run
-from webnn_harness.runner import RunOptions
+from webnn_harness.loading.cases import bundled_corpus, load_cases
+from webnn_harness.api import BackendRequest, run
+from webnn_harness.execution.pool import RunOptions
 
 
 def main() -> None:

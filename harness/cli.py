@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from webnn_harness import __version__
-from webnn_harness.lifecycle import Terminated, sigterm_raises
+from webnn_harness.execution.lifecycle import Terminated, sigterm_raises
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
@@ -44,7 +44,7 @@ def positive_seconds(text: str) -> float:
 def _check_operator_names(names) -> None:
     import difflib
 
-    from webnn_harness.catalog import operators
+    from webnn_harness.spec.catalog import operators
 
     unknown = [op for op in names if op not in operators()]
     if unknown:
@@ -56,7 +56,7 @@ def _check_operator_names(names) -> None:
 def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
     from webnn_harness.backends import DEFAULT_BACKENDS, available
     from webnn_harness.backends.base import parse_options
-    from webnn_harness.run import BackendRequest
+    from webnn_harness.api import BackendRequest
 
     try:
         options = parse_options(option_pairs or [])
@@ -75,7 +75,7 @@ def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
 def _executors(args):
     """The executor factory of ``--executor``/``--ray-address``, closed after
     the command; a Ray run ends with how many cases each node ran."""
-    from webnn_harness.executor import executors
+    from webnn_harness.execution.executors import executors
 
     try:
         factory = executors(args.executor, args.ray_address, getattr(args, "workers", None))
@@ -99,17 +99,17 @@ def _add_executor_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_run(args) -> int:
     if args.backend and args.executor == "local":
-        from webnn_harness.forkserver import prestart
+        from webnn_harness.execution.forkserver import prestart
 
-        prestart(args.backend)  # first thing: the workers' imports overlap this process's (harness/forkserver.py)
+        prestart(args.backend)  # first thing: the workers' imports overlap this process's (harness/execution/forkserver.py)
     from webnn_harness.backends import BackendError, UnknownBackend
-    from webnn_harness.cases import DuplicateCaseId, bundled_corpus
-    from webnn_harness.expectations import ExpectationsError
-    from webnn_harness.outfolder import OutputFolderError, check_writable_file, rerun_failures
+    from webnn_harness.loading.cases import DuplicateCaseId, bundled_corpus
+    from webnn_harness.outputs.expectations import ExpectationsError
+    from webnn_harness.outputs.run_folder import OutputFolderError, check_writable_file, rerun_failures
     from webnn_harness.progress import Progress
-    from webnn_harness.run import run
-    from webnn_harness.runner import RunOptions
-    from webnn_harness.selection import SelectionError, Shard
+    from webnn_harness.api import run
+    from webnn_harness.execution.pool import RunOptions
+    from webnn_harness.loading.selection import SelectionError, Shard
 
     paths = args.cases or [bundled_corpus()]
     for p in [*paths, *(args.expectations or [])]:
@@ -174,7 +174,7 @@ def cmd_run(args) -> int:
     _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
-        from webnn_harness.junit import write_junit
+        from webnn_harness.outputs.junit import write_junit
 
         try:
             write_junit(out, Path(args.junit))
@@ -214,7 +214,7 @@ def _print_failing(failing, requests, corpus_paths) -> None:
     user gave it, which may be a module:factory path)."""
     if not failing:
         return
-    from webnn_harness.rerun import rerun_command
+    from webnn_harness.outputs.rerun_commands import rerun_command
 
     print(f"{len(failing)} required case{'s' if len(failing) != 1 else ''} failed"
           f"{f' (first {FAILING_SHOWN} shown)' if len(failing) > FAILING_SHOWN else ''}:")
@@ -228,8 +228,8 @@ def _print_failing(failing, requests, corpus_paths) -> None:
 
 
 def _update_expectations(path: Path, out: Path, request, result) -> None:
-    from webnn_harness.expectations import read_expectations, update_expectations
-    from webnn_harness.results import read_records
+    from webnn_harness.outputs.expectations import read_expectations, update_expectations
+    from webnn_harness.outputs.records import read_records
 
     try:
         previous = read_expectations(path) if path.exists() else ()
@@ -242,7 +242,7 @@ def _update_expectations(path: Path, out: Path, request, result) -> None:
 
 
 def cmd_ops(args) -> int:
-    from webnn_harness.catalog import catalog_json, operators
+    from webnn_harness.spec.catalog import catalog_json, operators
 
     _check_operator_names(args.op)
     if args.json:
@@ -291,12 +291,12 @@ def cmd_probe(args) -> int:
 
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.backends.base import parse_options
-    from webnn_harness.probe import probe
+    from webnn_harness.probe.driver import probe
     from webnn_harness.probe.summary import compare_summary_text, probe_summary_text
-    from webnn_harness.runner import RunOptions
+    from webnn_harness.execution.pool import RunOptions
 
     from webnn_harness import backends
-    from webnn_harness.limitsfile import LimitsFileError, read_limits_file
+    from webnn_harness.outputs.limits_file import LimitsFileError, read_limits_file
 
     try:
         options = parse_options(args.option or [])
@@ -341,7 +341,7 @@ def cmd_fuzz(args) -> int:
     """Fuzz one backend against the reference; minimal failing graphs go to DIR/findings."""
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.backends.base import parse_options
-    from webnn_harness.fuzz import FuzzSettings, fuzz
+    from webnn_harness.fuzz.driver import FuzzSettings, fuzz
 
     try:
         options = parse_options(args.option or [])
@@ -386,9 +386,12 @@ def cmd_bench(args) -> int:
     """Time verified benchmarks on backends; write DIR/bench.jsonl and DIR/summary.json. Exit 1 when a
     variant is wrong, errs, crashes or hangs, or with --baseline when one regressed; 2 on bad usage."""
     from webnn_harness.backends import BackendError, UnknownBackend
-    from webnn_harness.bench import BenchFolderExists, BenchOptions, TimingPolicy, load_suite, run_bench
-    from webnn_harness.bench.compare import compare_bench
+    from webnn_harness.bench.driver import BenchFolderExists, BenchOptions, run_bench
+    from webnn_harness.bench.measure import TimingPolicy
+    from webnn_harness.bench.suite import load_suite
+    from webnn_harness.bench.regressions import compare_bench
     from webnn_harness.bench.console import comparison_lines, noise_line, published_tables, record_line
+    from webnn_harness.bench.ray_cluster import bench_executor
 
     names = args.backend
     if not names:  # the reference is the yardstick, not a contender: bench it only when named
@@ -418,7 +421,7 @@ def cmd_bench(args) -> int:
         with _executors(args) as executor:
             result = run_bench(suite, [(r.name, r.options) for r in requests], Path(args.out), options,
                                command=" ".join(["webnn-harness", *sys.argv[1:]]), overwrite=args.overwrite,
-                               on_record=show, executor=executor.bench_executor())
+                               on_record=show, executor=bench_executor(executor))
     except (UnknownBackend, BackendError, BenchFolderExists, ValueError) as exc:
         raise UsageError(str(exc)) from None
     for line in published_tables(result.records):
@@ -443,7 +446,7 @@ def cmd_bench(args) -> int:
 
 def cmd_diff(args) -> int:
     """Compare two run folders by case id; exit 1 when NEW regressed against BASE."""
-    from webnn_harness.diff import FORMATS, diff_runs
+    from webnn_harness.outputs.run_diff import FORMATS, diff_runs
 
     benches = [(Path(d) / "bench.jsonl").is_file() for d in (args.base, args.new)]
     if any(benches):
@@ -470,7 +473,7 @@ def _write_diff(args, text: str, regressions: int) -> None:
 
 def _diff_benches(args) -> int:
     """Two bench folders: significant slowdowns beyond --threshold are regressions (exit 1)."""
-    from webnn_harness.bench.compare import compare_bench
+    from webnn_harness.bench.regressions import compare_bench
     from webnn_harness.bench.console import comparison_lines, comparison_markdown
 
     try:
@@ -489,7 +492,7 @@ def _diff_benches(args) -> int:
 
 def cmd_merge(args) -> int:
     """Join the shard folders of one sharded run into one run folder."""
-    from webnn_harness.merge import merge_runs
+    from webnn_harness.outputs.shard_merge import merge_runs
 
     out = Path(args.out)
     try:
@@ -506,8 +509,8 @@ def cmd_merge(args) -> int:
 
 def cmd_junit(args) -> int:
     """Write JUnit XML from a run folder."""
-    from webnn_harness.junit import write_junit
-    from webnn_harness.rundir import read_run_folder
+    from webnn_harness.outputs.junit import write_junit
+    from webnn_harness.outputs.run_folder import read_run_folder
 
     try:
         read_run_folder(args.run)

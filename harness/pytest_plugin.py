@@ -14,7 +14,7 @@ options and does nothing else.
 Each case becomes an item whose node id is the case's stable id (corpus, path
 inside it, case name), so ``-k``, ``-x``, ``--lf`` and pytest-xdist work as
 they do on ordinary tests. The case runs in one of the harness's worker
-processes (harness/runner.py), the same path ``run`` takes: same graph
+processes (harness/execution/pool.py), the same path ``run`` takes: same graph
 builder, reference, tolerances and judge; a backend that segfaults or hangs
 fails that one item (``crash``, ``timeout``) instead of killing pytest.
 
@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # the harness is imported only when the plugin is switched on
-    from webnn_harness.cases import Case, CaseError
-    from webnn_harness.results import Record
+    from webnn_harness.loading.cases import Case, CaseError
+    from webnn_harness.outputs.records import Record
 
 MARKERS = (
     "webnn: a WebNN conformance case (pytest --webnn-backend); -m webnn runs only these",
@@ -103,7 +103,7 @@ class WebnnCases:
             del instance
         except Exception as exc:  # noqa: BLE001 - any failure to create the backend is a usage error
             raise pytest.UsageError(f"--webnn-backend {self.backend}: {type(exc).__name__}: {exc}") from None
-        from webnn_harness.expectations import ExpectationSet
+        from webnn_harness.outputs.expectations import ExpectationSet
 
         files = config.getoption("webnn_expectations") or []
         try:
@@ -118,10 +118,10 @@ class WebnnCases:
     # ---------------------------------------------------------------- collection
     @pytest.hookimpl(tryfirst=True)  # before -k/-m deselect and --lf filter what we add
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
-        from webnn_harness.caseid import case_id
-        from webnn_harness.cases import Case, bundled_corpus
-        from webnn_harness.run import corpus_paths
-        from webnn_harness.selection import Shard, select_cases
+        from webnn_harness.loading.caseid import case_id
+        from webnn_harness.loading.cases import Case, bundled_corpus
+        from webnn_harness.api import corpus_paths
+        from webnn_harness.loading.selection import Shard, select_cases
 
         base = config.invocation_params.dir
         given = config.getoption("webnn_cases") or []
@@ -163,7 +163,7 @@ class WebnnCases:
     # ---------------------------------------------------------------- running
     def run_case(self, case: "Case") -> "Record":
         """One case through the harness's worker pool: the record ``run`` would write."""
-        from webnn_harness.runner import RunOptions, WorkerPool
+        from webnn_harness.execution.pool import RunOptions, WorkerPool
 
         if self._pool is None:
             self._pool = WorkerPool(self.backend, self.options,
@@ -173,7 +173,7 @@ class WebnnCases:
         return records[0]
 
     def rerun_command(self, case: "Case") -> str:
-        from webnn_harness.rerun import rerun_command
+        from webnn_harness.outputs.rerun_commands import rerun_command
 
         corpus = case.file.split("/", 1)[0]
         return rerun_command(self.info, [f"{k}={v}" for k, v in self.options.items()], case.file, case.name,

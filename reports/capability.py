@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.catalog import OperatorSpec, operators
-from webnn_harness.limitsfile import limits_problem
+from webnn_harness.spec.catalog import OperatorSpec, operators
+from webnn_harness.outputs.limits_file import limits_problem
 from webnn_harness.probe.limits import member_gaps
 from webnn_harness.reports.common import (
     SHORT_TYPE,

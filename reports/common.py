@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from webnn_harness.rerun import (  # noqa: F401 - re-exported for the pages
+from webnn_harness.outputs.rerun_commands import (  # noqa: F401 - re-exported for the pages
     OPTIONS_FROM_SETTINGS, options_from_command, options_from_settings, rerun_command)
 
 LIMITS_SUFFIX = "-opSupportLimits.json"

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.catalog import operators
-from webnn_harness.dtypes import DATA_TYPES
+from webnn_harness.spec.catalog import operators
+from webnn_harness.spec.dtypes import DATA_TYPES
 from webnn_harness.reports.common import (
     BackendId,
     BackendIds,
@@ -23,8 +23,8 @@ from webnn_harness.reports.common import (
     read_json,
     rerun_command,
 )
-from webnn_harness.results import BAD_STATUSES, STATUSES, Record
-from webnn_harness.outfolder import read_records_whole
+from webnn_harness.outputs.records import BAD_STATUSES, STATUSES, Record
+from webnn_harness.outputs.run_folder import read_records_whole
 
 # --------------------------------------------------------------------------- conformance model
 
@@ -195,7 +195,7 @@ def problem_rank(p: Problem) -> tuple:
 def _public_command(command: str) -> str:
     """The recorded command with local paths reduced to their last component
     (runs recorded before the harness did that itself)."""
-    from webnn_harness.run import public_command
+    from webnn_harness.api import public_command
 
     try:
         return public_command(shlex.split(command)) if command else ""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from webnn_harness.catalog import operators
+from webnn_harness.spec.catalog import operators
 from webnn_harness.reports.capability import (
     ProbeBackend,
     _version_key,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from webnn_harness.catalog import operators
+from webnn_harness.spec.catalog import operators
 from webnn_harness.reports.capability import CAPABILITY_TEXT
 from webnn_harness.reports.common import SHORT_TYPE, format_bytes, format_seconds
 from webnn_harness.reports.conformance import OUTCOME_TEXT

@@ -6,7 +6,7 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from webnn_harness.cases import Case, load_cases
+from webnn_harness.loading.cases import Case, load_cases
 
 
 @lru_cache(maxsize=None)
@@ -19,7 +19,7 @@ def judged_record(backend, case: Case, known):
     """``case`` built, computed and judged on ``backend`` exactly as
     ``webnn-harness run`` does, with ``known`` (an ExpectationSet) applied."""
     from webnn_harness.backends.base import Unsupported
-    from webnn_harness.worker import build_record, run_case
+    from webnn_harness.execution.worker import build_record, run_case
 
     info = backend.info().to_json()
     t0 = time.perf_counter()

@@ -81,11 +81,11 @@ def wait_gone(pids, timeout: float = 10.0) -> list[int]:
 
 def sleeping_worker(watchdog_only: bool) -> None:
     """A stand-in worker (target of a spawned process in test_faults): what
-    harness/lifecycle.py sets up, then a hang. ``watchdog_only`` pretends not
+    harness/execution/lifecycle.py sets up, then a hang. ``watchdog_only`` pretends not
     to be on Linux, so only the pipe watchdog can end it."""
     import sys
 
-    from webnn_harness import lifecycle
+    from webnn_harness.execution import lifecycle
 
     if watchdog_only:
         sys.platform = "darwin"

@@ -1,6 +1,6 @@
 """What each thing a backend does becomes, as documented for outsiders in
 backends/base.py and the README's table: a scripted backend driven through
-the worker's own build and compute steps (harness/worker.py)."""
+the worker's own build and compute steps (harness/execution/worker.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +9,8 @@ import pytest
 from conftest import REPO
 from webnn_harness.backends.base import BackendInfo, Unsupported, build_batch
 from webnn_harness.backends.reference import evaluate
-from webnn_harness.cases import load_cases
-from webnn_harness.worker import build_record, run_case
+from webnn_harness.loading.cases import load_cases
+from webnn_harness.execution.worker import build_record, run_case
 
 (CASE,) = load_cases([REPO / "cases" / "elementwise" / "relu.json"], name_filter="^relu float32 2D generated$")
 INFO = BackendInfo("scripted", "0", "cpu").to_json()

@@ -462,8 +462,8 @@ def test_ops_json_into_a_closed_pipe_is_quiet(tmp_path):
 
 
 def test_the_default_case_size_limit_is_a_fraction_of_memory():
-    from webnn_harness.cases import load_case
-    from webnn_harness.casesize import default_max_case_bytes, physical_memory
+    from webnn_harness.loading.cases import load_case
+    from webnn_harness.loading.casesize import default_max_case_bytes, physical_memory
 
     assert 0 < default_max_case_bytes() < physical_memory()
     side = int((default_max_case_bytes() // 4) ** 0.5) + 2  # a float32 square just over the limit

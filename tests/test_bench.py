@@ -9,13 +9,17 @@ import time
 import numpy as np
 import pytest
 
-from webnn_harness.bench import BenchFolderExists, BenchOptions, TimingPolicy, builtin_suites, load_suite, run_bench
-from webnn_harness.bench.compare import compare_bench
+from webnn_harness.bench.driver import BenchFolderExists, BenchOptions, run_bench
+
+from webnn_harness.bench.measure import TimingPolicy
+
+from webnn_harness.bench.suite import builtin_suites, load_suite
+from webnn_harness.bench.regressions import compare_bench
 from webnn_harness.bench.measure import Latency, measure, timer_overhead
 from webnn_harness.bench.worker import BenchWorker, Task
-from webnn_harness.cases import CaseError, load_case
+from webnn_harness.loading.cases import CaseError, load_case
 from webnn_harness.cli import main
-from webnn_harness.cost import graph_cost
+from webnn_harness.spec.cost import graph_cost
 
 FAULTY = "webnn_harness.backends.faulty:create"
 QUICK = TimingPolicy(min_time=0.01, min_samples=3, warmup_time=0.0, max_time=1.0)
@@ -363,7 +367,7 @@ def test_run_bench_sets_threads_and_records_them(tmp_path):
                        BenchOptions(policy=QUICK, threads=1, peaks=TINY_PEAKS))
     settings = result.records[0]["backend"]["settings"]
     assert settings["threads"] == 1 and settings["intra_op_threads"] == 1 and settings["hostThreads"] == 1
-    # the bench turns ORT's idle spinning off unless asked (harness/bench/run.py BENCH_DEFAULTS)
+    # the bench turns ORT's idle spinning off unless asked (harness/bench/driver.py BENCH_DEFAULTS)
     assert settings["intra_op_spinning"] is False
     result = run_bench(suite, [("onnxruntime", {"spinning": "1"})], tmp_path / "out",
                        BenchOptions(policy=QUICK, threads=1, peaks=TINY_PEAKS), overwrite=True)
@@ -440,7 +444,7 @@ def test_compare_flags_only_significant_slowdowns_beyond_the_threshold(tmp_path)
 @pytest.fixture
 def cheap_peaks(monkeypatch):
     """The CLI measures the machine's peaks with large arrays (seconds): tiny ones here."""
-    import webnn_harness.bench.run as bench_run
+    import webnn_harness.bench.driver as bench_run
     from webnn_harness.bench.machine import measure_peaks
 
     monkeypatch.setattr(bench_run, "measure_peaks", lambda **_: measure_peaks(**TINY_PEAKS))

@@ -2,7 +2,7 @@
 a comparison never calls two machines' times a regression."""
 import json
 
-from webnn_harness.bench.compare import compare_bench
+from webnn_harness.bench.regressions import compare_bench
 from webnn_harness.bench.measure import Latency
 
 

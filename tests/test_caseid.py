@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
-from webnn_harness.caseid import id_matches_file, split_case_id
-from webnn_harness.cases import Case, bundled_corpus, find_case_files, load_cases
-from webnn_harness.results import Record
+from webnn_harness.loading.caseid import id_matches_file, split_case_id
+from webnn_harness.loading.cases import Case, bundled_corpus, find_case_files, load_cases
+from webnn_harness.outputs.records import Record
 
 RELU = {"name": "relu a", "graph": {
     "inputs": {"x": {"data": [1, -1], "descriptor": {"shape": [2], "dataType": "float32"}}},

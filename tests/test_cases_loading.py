@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from webnn_harness.cases import Case, CaseError, load_cases
+from webnn_harness.loading.cases import Case, CaseError, load_cases
 
 RELU = {
     "name": "relu float32 2D",

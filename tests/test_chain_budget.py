@@ -1,4 +1,4 @@
-"""The chain budget (harness/tolerance.py, "The chain rule"): an ancestor's
+"""The chain budget (harness/verdict/tolerance.py, "The chain rule"): an ancestor's
 error in another metric or data type is carried to the output, so the two
 false findings of the round-2 fuzz runs pass, and an error past the carried
 budget still fails."""
@@ -7,9 +7,9 @@ import json
 import numpy as np
 
 from webnn_harness.backends.reference.evaluate import evaluate
-from webnn_harness.cases import load_cases
-from webnn_harness.judge import budget_for, carried_nodes, judge
-from webnn_harness.tolerance import step_ulps
+from webnn_harness.loading.cases import load_cases
+from webnn_harness.verdict.judge import budget_for, carried_nodes, judge
+from webnn_harness.verdict.tolerance import step_ulps
 
 TINY = 1.401298464324817e-45  # the smallest float32 subnormal
 
@@ -62,11 +62,11 @@ def test_erf_then_min_past_erfs_budget_fails(tmp_path):
     assert status == "fail"
     assert cmp.worst_index == (1, 2) and cmp.expected_value == float(expected[1, 2])
     # the error is measured from the carried interval, and the record and its one-line detail say so
-    from webnn_harness.compare import compare
+    from webnn_harness.verdict.comparison import compare
 
     from_expected = compare(expected, outside, "float32", cmp.metric, cmp.budget).max_error
     assert cmp.carried and 0 < cmp.max_error < from_expected
-    from webnn_harness.worker import base_record
+    from webnn_harness.execution.worker import base_record
 
     record = base_record(case, {"name": "t"}, status, metric=cmp.metric, budget=cmp.budget, max_error=cmp.max_error,
                          carried=cmp.carried)

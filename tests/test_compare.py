@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from webnn_harness.compare import compare, integer_distance, ulp_distance
-from webnn_harness.values import to_array
+from webnn_harness.verdict.comparison import compare, integer_distance, ulp_distance
+from webnn_harness.spec.values import to_array
 
 F32, F16 = np.float32, np.float16
 

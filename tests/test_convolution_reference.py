@@ -24,11 +24,11 @@ from onnx.reference import ReferenceEvaluator
 
 from webnn_harness.backends.reference.evaluate import evaluate
 from webnn_harness.backends.reference.ops import convolution as ref
-from webnn_harness.builder import build_graph
-from webnn_harness.catalog import operator
-from webnn_harness.graph import Node, TensorDesc
-from webnn_harness.opspec import SpecError, create
-from webnn_harness.opspec.convolution import TOLERANCE
+from webnn_harness.spec.builder import build_graph
+from webnn_harness.spec.catalog import operator
+from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.spec.opspec import SpecError, create
+from webnn_harness.spec.opspec.convolution import TOLERANCE
 
 # Explicit permutations, written out here rather than taken from the code
 # under test, so a layout mistake there cannot cancel out in the check.

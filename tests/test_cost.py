@@ -1,4 +1,4 @@
-"""The per-op cost functions (harness/opspec/<family>.py COST tables) and
+"""The per-op cost functions (harness/spec/opspec/<family>.py COST tables) and
 graph_cost: each formula checked against an independent computation of the
 same count (numpy's own einsum FLOP count, the textbook conv output size,
 numpy broadcasting and array byte sizes), for several shapes."""
@@ -10,9 +10,9 @@ from math import prod
 import numpy as np
 import pytest
 
-from webnn_harness.cases import Case, bundled_corpus, load_cases, load_file
-from webnn_harness.catalog import operators
-from webnn_harness.cost import COST, Cost, graph_cost, node_cost
+from webnn_harness.loading.cases import Case, bundled_corpus, load_cases, load_file
+from webnn_harness.spec.catalog import operators
+from webnn_harness.spec.cost import COST, Cost, graph_cost, node_cost
 
 
 def one_case(tmp_path, operators_, inputs):

@@ -12,11 +12,11 @@ import pytest
 from webnn_harness.backends.reference.evaluate import evaluate
 from webnn_harness.backends.reference.ops import OPS, ImplementationDefined
 from webnn_harness.backends.reference.ops import elementwise as ref
-from webnn_harness.builder import FieldError, build_graph
-from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec import create
-from webnn_harness.opspec import elementwise as spec
-from webnn_harness.opspec.base import Budget, SpecError
+from webnn_harness.spec.builder import FieldError, build_graph
+from webnn_harness.spec.graph import TensorDesc
+from webnn_harness.spec.opspec import create
+from webnn_harness.spec.opspec import elementwise as spec
+from webnn_harness.spec.opspec.base import Budget, SpecError
 
 ALL_OPS = (
     "add sub mul div max min pow equal notEqual greater greaterOrEqual lesser lesserOrEqual logicalNot "
@@ -362,8 +362,8 @@ def test_corpus_has_enough_unique_cases_per_op():
 
 
 def test_corpus_loads_and_the_reference_passes_it():
-    from webnn_harness.cases import CaseError, load_file
-    from webnn_harness.judge import judge
+    from webnn_harness.loading.cases import CaseError, load_file
+    from webnn_harness.verdict.judge import judge
 
     failures = []
     for path in sorted(CORPUS.glob("*.json")):

@@ -42,10 +42,10 @@ from onnx import TensorProto, helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 from webnn_harness.backends.reference.evaluate import evaluate  # noqa: E402
-from webnn_harness.builder import build_graph  # noqa: E402
-from webnn_harness.compare import compare  # noqa: E402
-from webnn_harness.graph import TensorDesc  # noqa: E402
-from webnn_harness.opspec import elementwise as spec  # noqa: E402
+from webnn_harness.spec.builder import build_graph  # noqa: E402
+from webnn_harness.verdict.comparison import compare  # noqa: E402
+from webnn_harness.spec.graph import TensorDesc  # noqa: E402
+from webnn_harness.spec.opspec import elementwise as spec  # noqa: E402
 
 OPSET = 20
 INTS = ("int32", "uint32", "int64", "uint64", "int8", "uint8")

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO
 from webnn_harness import backends
 from webnn_harness.cli import main
-from webnn_harness.results import read_records
+from webnn_harness.outputs.records import read_records
 
 EXAMPLE = REPO / "examples" / "numpy_float32"
 LEAKY_RELU = REPO / "cases" / "elementwise" / "leaky_relu.json"

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from webnn_harness.expectations import (
+from webnn_harness.outputs.expectations import (
     ExpectationSet, ExpectationsError, bundled_expectations, merge_reports, parse_expectations,
     read_expectations, release_version, update_expectations,
 )
-from webnn_harness.results import Record
+from webnn_harness.outputs.records import Record
 
 
 def rec(file, case, status, version="1.0"):

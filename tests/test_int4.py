@@ -10,12 +10,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from webnn_harness.cases import load_file
-from webnn_harness.dtypes import DATA_TYPES, in_spec_order, integer_range, numpy_dtype
+from webnn_harness.loading.cases import load_file
+from webnn_harness.spec.dtypes import DATA_TYPES, in_spec_order, integer_range, numpy_dtype
 from webnn_harness.probe.plan import combos_for
-from webnn_harness.run import BackendRequest, run
-from webnn_harness.runner import RunOptions
-from webnn_harness.values import TensorValueError, encode_array, to_array
+from webnn_harness.api import BackendRequest, run
+from webnn_harness.execution.pool import RunOptions
+from webnn_harness.spec.values import TensorValueError, encode_array, to_array
 
 CASES = Path(__file__).parent / "data" / "wpt_int4_quantization.json"
 

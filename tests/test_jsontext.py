@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from webnn_harness.jsontext import readable_json
+from webnn_harness.outputs.jsontext import readable_json
 
 DOCS = [
     {},

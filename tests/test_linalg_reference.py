@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from webnn_harness.graph import Node, TensorDesc
-from webnn_harness.opspec import SpecError
-from webnn_harness.tolerance import TOLERANCE
+from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.spec.opspec import SpecError
+from webnn_harness.verdict.tolerance import TOLERANCE
 from test_reduction_reference import assert_same, onnx_run, reference, resolve
 
 RNG = np.random.default_rng(7)

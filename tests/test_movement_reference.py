@@ -11,10 +11,10 @@ import pytest
 
 from webnn_harness.backends.reference.evaluate import evaluate
 from webnn_harness.backends.reference.ops import movement as ref
-from webnn_harness.builder import build_graph
-from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec import SpecError, create
-from webnn_harness.opspec.movement import TOLERANCE, cast_number
+from webnn_harness.spec.builder import build_graph
+from webnn_harness.spec.graph import TensorDesc
+from webnn_harness.spec.opspec import SpecError, create
+from webnn_harness.spec.opspec.movement import TOLERANCE, cast_number
 
 
 def desc(shape, data_type="float32"):
@@ -151,7 +151,7 @@ def test_cast_number(value, data_type, expected):
 
 
 def test_every_movement_op_has_an_exact_budget():
-    from webnn_harness.opspec.base import Budget
+    from webnn_harness.spec.opspec.base import Budget
 
     for op, budget_fn in TOLERANCE.items():
         assert budget_fn(None, {}) == Budget("ULP", 0), op

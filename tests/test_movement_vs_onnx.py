@@ -34,8 +34,8 @@ from onnx import TensorProto, helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 
 from webnn_harness.backends.reference.evaluate import evaluate  # noqa: E402
-from webnn_harness.builder import build_graph  # noqa: E402
-from webnn_harness.graph import TensorDesc  # noqa: E402
+from webnn_harness.spec.builder import build_graph  # noqa: E402
+from webnn_harness.spec.graph import TensorDesc  # noqa: E402
 
 DATA_TYPES = ["float32", "float16", "int32", "uint32", "int64", "uint64", "int8", "uint8"]
 INDEX_TYPES = ["int32", "uint32", "int64"]
@@ -374,7 +374,7 @@ def test_out_of_range_indices_differ_from_onnx():
 
 def test_expand_is_unidirectional_unlike_onnx():
     """ONNX Expand of [3,1] to [1,4] gives [3,4]; WebNN's create steps throw."""
-    from webnn_harness.builder import FieldError
+    from webnn_harness.spec.builder import FieldError
 
     x = np.zeros((3, 1), dtype=np.float32)
     trial = Trial({"x": x}, [{"input": "x"}, {"newShape": [1, 4]}], "y",

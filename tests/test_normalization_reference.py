@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from webnn_harness.graph import Node, TensorDesc
-from webnn_harness.opspec import SpecError
-from webnn_harness.tolerance import TOLERANCE
+from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.spec.opspec import SpecError
+from webnn_harness.verdict.tolerance import TOLERANCE
 from test_reduction_reference import assert_same, onnx_run, reference, resolve
 
 RNG = np.random.default_rng(11)
@@ -92,8 +92,8 @@ def test_layer_norm_budget_covers_wpt(wpt):
     float64 reference reproduces every WPT layer_normalization expected value
     within 1 ULP (measured: 0), so the budget is headroom for backends, not
     slack for the reference."""
-    from webnn_harness.cases import Case, load_cases
-    from webnn_harness.compare import ulp_distance
+    from webnn_harness.loading.cases import Case, load_cases
+    from webnn_harness.verdict.comparison import ulp_distance
     from webnn_harness.backends.reference.evaluate import evaluate
 
     path = wpt / "layer_normalization.json"

@@ -3,8 +3,6 @@ strict type check rejects are built alone at once, and every graph's result
 (handle or ORT's own error) is what a session of its own gives."""
 from __future__ import annotations
 
-import sys
-
 from batchcheck import assert_batch_equals_alone
 import pytest
 
@@ -14,9 +12,7 @@ from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.base import build_batch, compute_batch  # noqa: E402
 from webnn_harness.probe.synth import to_case  # noqa: E402
 
-import webnn_harness.probe  # noqa: E402,F401 - loads the plan module
-
-plan = sys.modules["webnn_harness.probe.plan"]
+import webnn_harness.probe.plan as plan  # noqa: E402
 
 
 def _cases():
@@ -54,7 +50,7 @@ def test_a_graph_with_a_node_without_a_kernel_is_built_alone_never_merged(monkey
     built alone (ORT's own NOT_IMPLEMENTED), and no merged session is tried
     and refused for it; the rest merge into one session."""
     from webnn_harness.backends.onnxruntime import batch
-    from webnn_harness.graph import TensorDesc
+    from webnn_harness.spec.graph import TensorDesc
     from webnn_harness.probe.synth import single_node_graph
 
     backend = backends.create("onnxruntime", {})

@@ -27,9 +27,9 @@ from webnn_harness.backends.onnxruntime.lower import Unlowerable, lower_graph  #
 from webnn_harness.backends.onnxruntime.opsets import (  # noqa: E402
     OLDEST_OPSET, KernelTable, _builds, _registry_readable, all_typed, loadable_opset, registry_has_kernel,
     schema_version, signatures)
-from webnn_harness.cases import Case  # noqa: E402
-from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
-from webnn_harness.expectations import ExpectationSet  # noqa: E402
+from webnn_harness.loading.cases import Case  # noqa: E402
+from webnn_harness.spec.graph import Graph, Node, TensorDesc  # noqa: E402
+from webnn_harness.outputs.expectations import ExpectationSet  # noqa: E402
 
 from corpora import corpus_cases, judged_record  # noqa: E402
 

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from webnn_harness.run import BackendRequest, run  # noqa: E402
-from webnn_harness.runner import RunOptions  # noqa: E402
+from webnn_harness.api import BackendRequest, run  # noqa: E402
+from webnn_harness.execution.pool import RunOptions  # noqa: E402
 
 CASES = Path(__file__).parent / "data" / "ort_pool_padding_prelu_int.json"
 

@@ -13,10 +13,10 @@ pytest.importorskip("openvino")
 
 from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.base import BackendError, Unsupported, build_batch  # noqa: E402
-from webnn_harness.expectations import bundled_expectations  # noqa: E402
+from webnn_harness.outputs.expectations import bundled_expectations  # noqa: E402
 from webnn_harness.backends.reference import evaluate  # noqa: E402
-from webnn_harness.builder import build_graph  # noqa: E402
-from webnn_harness.graph import Graph, Node, TensorDesc  # noqa: E402
+from webnn_harness.spec.builder import build_graph  # noqa: E402
+from webnn_harness.spec.graph import Graph, Node, TensorDesc  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,7 +115,7 @@ SAMPLE = ["elementwise/relu.json", "movement/gather.json", "convolution/conv2d.j
 
 @pytest.mark.parametrize("name", SAMPLE)
 def test_corpus_sample_agrees_with_reference(ov_backend, name):
-    from webnn_harness.cases import Case, load_cases
+    from webnn_harness.loading.cases import Case, load_cases
 
     path = ROOT / "cases" / name
     if not path.exists():
@@ -169,7 +169,7 @@ def test_refusal_messages_do_not_carry_per_process_node_counters():
     # differently in two workers or two runs (the probe's evidence changed between runs).
     from openvino import opset13 as ops
 
-    from webnn_harness.backends.openvino import _first_line
+    from webnn_harness.backends.openvino.refusals import first_line as _first_line
 
     messages = set()
     for _ in range(2):

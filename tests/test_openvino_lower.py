@@ -12,9 +12,9 @@ pytest.importorskip("openvino")
 from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.openvino.lower import LOWER  # noqa: E402
 from webnn_harness.backends.reference import evaluate  # noqa: E402
-from webnn_harness.builder import build_graph  # noqa: E402
-from webnn_harness.catalog import operators  # noqa: E402
-from webnn_harness.graph import TensorDesc  # noqa: E402
+from webnn_harness.spec.builder import build_graph  # noqa: E402
+from webnn_harness.spec.catalog import operators  # noqa: E402
+from webnn_harness.spec.graph import TensorDesc  # noqa: E402
 
 RNG = np.random.default_rng(7)
 

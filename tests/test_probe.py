@@ -14,11 +14,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from webnn_harness.catalog import enum_values, operators
-from webnn_harness.dtypes import DATA_TYPES
-from webnn_harness.probe import probe
+from webnn_harness.spec.catalog import enum_values, operators
+from webnn_harness.spec.dtypes import DATA_TYPES
+from webnn_harness.probe.driver import probe
 from webnn_harness.probe.limits import longest_run
-from webnn_harness.runner import RunOptions
+from webnn_harness.execution.pool import RunOptions
 
 FAULTY = "webnn_harness.backends.faulty:create"
 
@@ -171,7 +171,7 @@ def test_an_interrupted_probe_keeps_its_partial_results(tmp_path):
 
 
 def test_compare_lists_declared_but_broken_and_working_but_undeclared(faulty_probe, tmp_path):
-    from webnn_harness.probe.compare import compare_declared
+    from webnn_harness.probe.declared import compare_declared
 
     declared = json.loads(json.dumps(faulty_probe.limits))
     declared["abs"]["input"] = {"dataTypes": ["float32"], "rankRange": {"min": 0, "max": 1}}  # crashes

@@ -85,8 +85,8 @@ def test_a_byte_attempt_that_kills_the_process_beside_the_passes_costs_neither_m
     """relu aborts the process: the budget's attempt, run beside the passes,
     takes the layout timing's process with it; the timing runs again alone
     and the search goes on below the budget, each failure recorded."""
-    from webnn_harness.probe import probe
-    from webnn_harness.runner import RunOptions
+    from webnn_harness.probe.driver import probe
+    from webnn_harness.execution.pool import RunOptions
 
     monkeypatch.setattr(search, "BISECT_STEPS", 0)  # below 1 MiB, each step is one more crashing process
     result = probe("webnn_harness.backends.faulty:create", {"crash_op": "relu", "hang_op": ""}, tmp_path,

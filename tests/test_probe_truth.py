@@ -10,9 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from webnn_harness.probe import probe
+from webnn_harness.probe.driver import probe
 from webnn_harness.probe import deviations
-from webnn_harness.probe.compare import compare_declared
+from webnn_harness.probe.declared import compare_declared
 from webnn_harness.probe.layout import median_interval, verdict
 from webnn_harness.probe.summary import probe_summary_text
 

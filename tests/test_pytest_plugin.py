@@ -117,7 +117,7 @@ def test_failures_say_expected_got_budget_and_reproduce_and_lf_reruns_them(tmp_p
 
     # The printed command reproduces the failure with the harness's own CLI.
     from webnn_harness.cli import main
-    from webnn_harness.results import read_records
+    from webnn_harness.outputs.records import read_records
 
     argv = shlex.split(commands[0])[1:]
     argv[argv.index("--out") + 1] = str(tmp_path / "rerun")  # it names a fresh folder; keep tests out of out/
@@ -138,7 +138,7 @@ def test_a_crash_or_a_hang_fails_its_own_item_and_the_session_goes_on(tmp_path):
         tmp_path, "--webnn-backend", "webnn_harness.backends.faulty:create",
         "--webnn-option", "crash_op=relu", "--webnn-option", "hang_op=neg", "--webnn-timeout", "2",
         *(f"--webnn-cases={c}" for c in cases), "-k", "float32 and 1D and generated")
-    from webnn_harness.cases import load_cases
+    from webnn_harness.loading.cases import load_cases
 
     assert (code, counts) == (1, {"failed": 2, "passed": 1, "deselected": len(load_cases(cases)) - 3}), out
     assert "relu float32 1D generated: crash" in out and "killed by SIGABRT" in out
@@ -166,8 +166,8 @@ def test_a_case_that_does_not_load_fails_alone(tmp_path):
 def test_the_worker_pool_serves_one_case_per_call_with_the_same_worker():
     # The plugin sends one case per item; a worker spawn per item would cost a backend import each.
     from webnn_harness import backends
-    from webnn_harness.cases import load_cases
-    from webnn_harness.runner import RunOptions, WorkerPool
+    from webnn_harness.loading.cases import load_cases
+    from webnn_harness.execution.pool import RunOptions, WorkerPool
 
     cases = load_cases([LEAKY_RELU])[:3]
     info = backends.create("example-numpy", {}).info().to_json()

@@ -25,10 +25,10 @@ from onnx.reference import ReferenceEvaluator
 from webnn_harness.backends.reference.evaluate import evaluate
 from webnn_harness.backends.reference.ops import quantization as ref
 from webnn_harness.backends.reference.ops.base import ImplementationDefined
-from webnn_harness.cases import Case, load_file
-from webnn_harness.graph import Node, TensorDesc
-from webnn_harness.opspec import SpecError, create
-from webnn_harness.opspec.quantization import TOLERANCE, blockwise_broadcastable
+from webnn_harness.loading.cases import Case, load_file
+from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.spec.opspec import SpecError, create
+from webnn_harness.spec.opspec.quantization import TOLERANCE, blockwise_broadcastable
 
 CASES = Path(__file__).resolve().parent.parent / "cases" / "quantization"
 

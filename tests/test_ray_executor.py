@@ -16,11 +16,13 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip ins
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from webnn_harness.backends.base import BackendError  # noqa: E402
-from webnn_harness.bench import BenchOptions, load_suite, run_bench  # noqa: E402
-from webnn_harness.executor import LocalExecutors, executors  # noqa: E402
-from webnn_harness.ray_executor import RESOURCE_PREFIX, RayExecutors, device_resources  # noqa: E402
-from webnn_harness.run import BackendRequest, run  # noqa: E402
-from webnn_harness.runner import RunOptions  # noqa: E402
+from webnn_harness.bench.driver import BenchOptions, run_bench  # noqa: E402
+from webnn_harness.bench.suite import load_suite  # noqa: E402
+from webnn_harness.bench.ray_cluster import bench_executor  # noqa: E402
+from webnn_harness.execution.executors import LocalExecutors, executors  # noqa: E402
+from webnn_harness.execution.ray_cluster import RESOURCE_PREFIX, RayExecutors, device_resources  # noqa: E402
+from webnn_harness.api import BackendRequest, run  # noqa: E402
+from webnn_harness.execution.pool import RunOptions  # noqa: E402
 
 from test_cli import case, write  # noqa: E402
 
@@ -147,7 +149,7 @@ def test_cli_without_address_starts_and_stops_its_own_ray(tmp_path):
 
 
 def probe_on_ray_finds_what_the_local_probe_finds(cluster, tmp_path):
-    from webnn_harness.probe import probe
+    from webnn_harness.probe.driver import probe
 
     # No crashes here (each costs an actor start; test_ray_records_... covers them): abs accepted but wrong.
     kwargs = dict(options={"crash_op": "", "hang_op": "", "wrong_op": "abs"}, ops=["abs", "relu"], max_rank=1, layout=False,
@@ -186,7 +188,7 @@ def bench_on_ray_equals_local_bench_with_nodes_and_artifacts(cluster, tmp_path):
     local = run_bench(suite, backends, tmp_path / "local", options)
     factory = RayExecutors(cluster[0].address)
     arrivals = []
-    on_ray = run_bench(suite, backends, tmp_path / "ray", options, executor=factory.bench_executor(),
+    on_ray = run_bench(suite, backends, tmp_path / "ray", options, executor=bench_executor(factory),
                        on_record=lambda r: arrivals.append(time.monotonic()))
     factory.close()
     key = lambda r: (r["backend"]["name"], r["benchmark"], r["variant"])  # noqa: E731
@@ -223,13 +225,13 @@ def bench_of_a_device_runs_on_its_node(cluster, tmp_path):
     factory = RayExecutors(cluster[0].address)
     result = run_bench(tiny_bench_suite(tmp_path), [(FAULTY, {"device": "FAKE.1"})], tmp_path / "out",
                        BenchOptions(policy=QUICK, timeout=10, peaks=TINY_PEAKS, name_filter="^relu$"),
-                       executor=factory.bench_executor())
+                       executor=bench_executor(factory))
     (record,) = result.records
     assert record["status"] == "ok" and record["node"]["id"] == cluster[1]
     assert record["backend"]["settings"]["hostThreads"] == 1, "threads default to the CPUs the node lends"
     with pytest.raises(BackendError, match="no node of the Ray cluster advertises the resource 'webnn_device:GPU.7'"):
         run_bench(tiny_bench_suite(tmp_path), [(FAULTY, {"device": "GPU.7"})], tmp_path / "none",
-                  BenchOptions(policy=QUICK, peaks=TINY_PEAKS), executor=factory.bench_executor())
+                  BenchOptions(policy=QUICK, peaks=TINY_PEAKS), executor=bench_executor(factory))
 
 
 def test_a_bench_goes_on_without_a_node_that_is_gone(cluster, tmp_path, monkeypatch):
@@ -238,7 +240,7 @@ def test_a_bench_goes_on_without_a_node_that_is_gone(cluster, tmp_path, monkeypa
     bench used to start a replacement on the dead node until it gave up)."""
     from test_bench import QUICK, TINY_PEAKS
 
-    from webnn_harness.ray_bench import RayBench
+    from webnn_harness.bench.ray_cluster import RayBench
 
     c = cluster[0]
     extra = c.add_node(**NODE_ARGS)
@@ -256,7 +258,7 @@ def test_a_bench_goes_on_without_a_node_that_is_gone(cluster, tmp_path, monkeypa
     try:
         result = run_bench(tiny_bench_suite(tmp_path), [(FAULTY, {})], tmp_path / "out",
                            BenchOptions(policy=QUICK, timeout=10, peaks=TINY_PEAKS, name_filter="^(relu|sigmoid)$"),
-                           executor=factory.bench_executor())
+                           executor=bench_executor(factory))
     finally:
         factory.close()
     assert sorted((r["benchmark"], r["variant"], r["status"]) for r in result.records) == [
@@ -274,7 +276,7 @@ def test_bench_ray_address_needs_the_ray_executor(capsys):
 def test_a_bench_actor_holds_every_cpu_its_node_lends_and_stays_on_it(monkeypatch):
     """One benchmark at a time per node: the actor asks for all the node's CPUs, pinned to that node;
     threads default to those CPUs (backend and the host's BLAS alike)."""
-    import webnn_harness.ray_bench as ray_bench
+    import webnn_harness.bench.ray_cluster as ray_bench
 
     started = []
 

@@ -32,10 +32,10 @@ from onnx.reference import ReferenceEvaluator
 
 from webnn_harness.backends.reference.evaluate import evaluate
 from webnn_harness.backends.reference.ops import recurrent as ref
-from webnn_harness.cases import Case, load_file
-from webnn_harness.graph import Node, TensorDesc
-from webnn_harness.opspec import SpecError, create
-from webnn_harness.opspec.recurrent import TOLERANCE, recurrent_budget
+from webnn_harness.loading.cases import Case, load_file
+from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.spec.opspec import SpecError, create
+from webnn_harness.spec.opspec.recurrent import TOLERANCE, recurrent_budget
 
 CASES = Path(__file__).resolve().parent.parent / "cases" / "recurrent"
 ONNX_DIRECTION = {"forward": "forward", "backward": "reverse", "both": "bidirectional"}
@@ -46,7 +46,7 @@ def desc(shape, data_type="float32"):
 
 
 def defaults(op, **given):
-    from webnn_harness.catalog import operator
+    from webnn_harness.spec.catalog import operator
 
     spec = operator(op)
     attrs = {name: opt.default for name, opt in spec.options.items() if not opt.is_operand}

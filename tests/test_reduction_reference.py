@@ -22,10 +22,10 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 from webnn_harness.backends.reference.ops import OPS, ImplementationDefined
-from webnn_harness.catalog import operator
-from webnn_harness.graph import Node, TensorDesc
-from webnn_harness.opspec import SpecError, create
-from webnn_harness.tolerance import TOLERANCE
+from webnn_harness.spec.catalog import operator
+from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.spec.opspec import SpecError, create
+from webnn_harness.verdict.tolerance import TOLERANCE
 
 REDUCE_OPS = ["reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceMax",
               "reduceMean", "reduceMin", "reduceProduct", "reduceSum", "reduceSumSquare"]

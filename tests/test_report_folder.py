@@ -8,7 +8,7 @@ import pytest
 
 from webnn_harness.reports import ReportInputError, build_model, build_site
 from webnn_harness.reports.sitefolder import MANIFEST
-from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
 
 BACKEND = {"name": "reference", "version": "0.1.0", "device": "cpu", "settings": {}}
 
@@ -81,7 +81,7 @@ def test_a_cut_short_last_line_is_dropped_with_its_line_number(tmp_path, cut):
 
 
 def test_a_last_record_missing_only_its_newline_is_whole_and_resume_ends_it(tmp_path):
-    from webnn_harness.outfolder import OutputFolder
+    from webnn_harness.outputs.run_folder import OutputFolder
 
     run = _run(tmp_path / "run", 5)
     (run / "results.jsonl").write_bytes((run / "results.jsonl").read_bytes()[:-1])

@@ -1,7 +1,7 @@
 """The HTML report: the model's numbers, escaping, the site's structure, the CLI.
 
 Fixtures here are small hand-written run and probe outputs in the exact
-formats harness/results.py and harness/probe write; tests/test_reports_browser.py
+formats harness/outputs/records.py and harness/probe write; tests/test_reports_browser.py
 renders real runs and probes and loads them in Chromium.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from webnn_harness.catalog import operators
+from webnn_harness.spec.catalog import operators
 from webnn_harness.reports import ReportInputError, build_model, build_site
 from webnn_harness.reports.capability import member_capability
 from webnn_harness.reports.common import (
@@ -23,7 +23,7 @@ from webnn_harness.reports.common import (
     rerun_command,
 )
 from webnn_harness.reports.conformance import cell_outcome
-from webnn_harness.results import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
 
 XSS = "<script>alert(1)</script>"
 ORT = {"name": "onnxruntime", "version": "1.31.1", "device": "CPUExecutionProvider (x86_64)",

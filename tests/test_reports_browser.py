@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from webnn_harness.cases import bundled_corpus
-from webnn_harness.run import BackendRequest, run
-from webnn_harness.runner import RunOptions
+from webnn_harness.loading.cases import bundled_corpus
+from webnn_harness.api import BackendRequest, run
+from webnn_harness.execution.pool import RunOptions
 from webnn_harness.reports import build_site
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -86,7 +86,7 @@ def real_site(tmp_path_factory) -> Path:
     """Real runs of the bundled cases for a few operators (onnxruntime has real failures,
     unsupported cases and known failures there) and a real onnxruntime probe."""
     pytest.importorskip("onnxruntime")
-    from webnn_harness.probe import probe
+    from webnn_harness.probe.driver import probe
 
     root = tmp_path_factory.mktemp("report")
     opts = RunOptions(workers=2, timeout=60.0, batch_size=16)

@@ -15,13 +15,13 @@ pytest.importorskip("hypothesis")  # the `fuzz` extra
 from hypothesis import find
 
 from webnn_harness.cli import main
-from webnn_harness.fuzz import FuzzSettings, fuzz, write_fuzz_summary
+from webnn_harness.fuzz.driver import FuzzSettings, fuzz, write_fuzz_summary
 from webnn_harness.fuzz.findings import Finding, Tally, finding_id, write_finding
 from webnn_harness.fuzz.strategies import graphs
 from webnn_harness.reports.findings import is_fuzz_summary
 from webnn_harness.reports.model import build_model, discover
 from webnn_harness.reports.render import render_site
-from webnn_harness.results import Record
+from webnn_harness.outputs.records import Record
 
 LOCAL = "/home/alice/secret"
 MESSAGE = f"kernel <failed> reading {LOCAL}/model.onnx"

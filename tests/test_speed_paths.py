@@ -11,12 +11,12 @@ import numpy as np
 from batchcheck import assert_batch_equals_alone
 import pytest
 
-from webnn_harness import refcache
+from webnn_harness.verdict import reference_cache as refcache
 from webnn_harness.backends.reference.evaluate import evaluate
-from webnn_harness.cases import Case, _is_valid_case, _validator, bundled_corpus, load_cases, load_file
-from webnn_harness.compare import compare
-from webnn_harness.uniform import is_uniform, register_pickling
-from webnn_harness.values import to_array
+from webnn_harness.loading.cases import Case, _is_valid_case, _validator, bundled_corpus, load_cases, load_file
+from webnn_harness.verdict.comparison import compare
+from webnn_harness.spec.uniform import is_uniform, register_pickling
+from webnn_harness.spec.values import to_array
 
 
 def _case(name, inputs, operators, expected=None):
@@ -77,7 +77,7 @@ def test_elementwise_reference_on_uniform_operands_equals_the_full_computation(t
 
 
 def test_bit_identical_shortcut_gives_the_same_comparison(monkeypatch):
-    from webnn_harness import compare as compare_module
+    from webnn_harness.verdict import comparison as compare_module
 
     expected = np.broadcast_to(np.float32(166.5771942138672), (300, 300))
     actual = np.full((300, 300), np.float32(166.5771942138672))
@@ -129,7 +129,7 @@ def test_onnxruntime_large_uniform_constant_is_handed_to_the_session_not_copied_
     still holds every byte."""
     pytest.importorskip("onnxruntime")
     from webnn_harness import backends
-    from webnn_harness.cases import load_case
+    from webnn_harness.loading.cases import load_case
 
     raw = _case("add large uniform", {"a": _tensor(-1.5, [512, 600], constant=True), "b": _tensor(2.25, [512, 600])},
                 [{"name": "add", "arguments": [{"a": "a"}, {"b": "b"}], "outputs": "out"}])
@@ -221,7 +221,7 @@ def test_bundled_corpus_cases_carry_source_keys():
 def test_plain_number_lists_decode_in_one_call_as_value_by_value(monkeypatch, data_type, data):
     """values._plain_numbers gives the value-by-value decoding's array, bit
     for bit, or leaves the list to it (and so to its error message)."""
-    from webnn_harness import values
+    from webnn_harness.spec import values
 
     def decoded(fast: bool):
         if not fast:
@@ -239,7 +239,7 @@ def test_plain_number_lists_decode_in_one_call_as_value_by_value(monkeypatch, da
 
 def test_worker_batches_follow_the_backends_preference_unless_the_run_sets_one():
     from webnn_harness.backends.base import DEFAULT_BATCH_SIZE, preferred_batch_size
-    from webnn_harness.runner import RunOptions, batches
+    from webnn_harness.execution.pool import RunOptions, batches
 
     cases = list(range(130))
     asks_64 = {"settings": {"preferred_batch_size": 64}}
@@ -258,9 +258,9 @@ def test_a_record_says_the_next_case_has_started_so_a_crash_after_it_blames_that
     from types import SimpleNamespace
 
     from webnn_harness import backends
-    from webnn_harness.cases import load_case
-    from webnn_harness.runner import advance, requeue_lost
-    from webnn_harness.worker import batch_events
+    from webnn_harness.loading.cases import load_case
+    from webnn_harness.execution.pool import advance, requeue_lost
+    from webnn_harness.execution.worker import batch_events
 
     cases = [load_case(ADD_UNIFORM, "c.json", k) for k in range(3)]
     events = list(batch_events(backends.create("reference", {}), {}, 7, cases))

@@ -9,14 +9,14 @@ from dataclasses import replace
 import pytest
 from test_vendor_ci import relu_case
 
-from webnn_harness import cases as cases_module
-from webnn_harness.cases import Case, load_cases
+from webnn_harness.loading import cases as cases_module
+from webnn_harness.loading.cases import Case, load_cases
 from webnn_harness.cli import main
-from webnn_harness.executor import LocalExecutors
-from webnn_harness.run import BackendRequest, run
-from webnn_harness.runner import BatchFeed, RunOptions, WorkerPool, batches
-from webnn_harness.selection import Selection, SelectionError, Shard
-from webnn_harness.worker import base_record
+from webnn_harness.execution.executors import LocalExecutors
+from webnn_harness.api import BackendRequest, run
+from webnn_harness.execution.pool import BatchFeed, RunOptions, WorkerPool, batches
+from webnn_harness.loading.selection import Selection, SelectionError, Shard
+from webnn_harness.execution.worker import base_record
 
 
 @pytest.fixture
@@ -174,14 +174,14 @@ def test_the_fork_server_starts_before_the_command_imports_numpy():
     import subprocess
     import sys
 
-    code = "import sys, webnn_harness.forkserver; print(sorted({'numpy', 'webnn_harness.cases'} & set(sys.modules)))"
+    code = "import sys, webnn_harness.execution.forkserver; print(sorted({'numpy', 'webnn_harness.loading.cases'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 def test_the_fork_server_starts_with_openvino_telemetry_off_and_the_run_keeps_its_environment(tmp_path):
-    """harness/forkserver.py: SERVER_ENVIRONMENT (why: its comment). Workers
-    replace theirs with the run's (harness/worker.py)."""
+    """harness/execution/forkserver.py: SERVER_ENVIRONMENT (why: its comment). Workers
+    replace theirs with the run's (harness/execution/worker.py)."""
     import os
     import subprocess
     import sys
@@ -189,7 +189,7 @@ def test_the_fork_server_starts_with_openvino_telemetry_off_and_the_run_keeps_it
     code = """if __name__ == "__main__":
     import os
     from multiprocessing import forkserver
-    from webnn_harness.forkserver import prestart
+    from webnn_harness.execution.forkserver import prestart
     import time
     prestart()
     pid = forkserver._forkserver._forkserver_pid
@@ -213,7 +213,7 @@ def test_op_and_name_filters_decide_before_loading_and_select_as_a_full_load_wou
     fails when its file or name names one. Read from the raw JSON where that
     does not depend on loading, the selection is what filtering every loaded
     case gives, and a case no filter keeps is never loaded."""
-    from webnn_harness.cases import CaseError, _mentions_op
+    from webnn_harness.loading.cases import CaseError, _mentions_op
 
     root = tmp_path / "mixed"
     root.mkdir()

@@ -1,8 +1,8 @@
 """Tolerance budgets: per op, shape-dependent, summed over a graph, overridden per case."""
 import json
 
-from webnn_harness.cases import load_cases
-from webnn_harness.judge import budget_for, carried_nodes
+from webnn_harness.loading.cases import load_cases
+from webnn_harness.verdict.judge import budget_for, carried_nodes
 
 
 def graph_case(tmp_path, operators, inputs, extra=None, file_extra=None):
@@ -40,7 +40,7 @@ def test_shape_dependent_budgets(tmp_path):
 
 
 def test_graph_budgets_are_the_producers_and_the_path_is_carried(tmp_path):
-    """harness/tolerance.py, "The chain rule": the output's producer keeps its
+    """harness/verdict/tolerance.py, "The chain rule": the output's producer keeps its
     own budget; the ancestors with a budget on its path are carried."""
     ops = [
         {"name": "matmul", "arguments": [{"a": "a"}, {"b": "b"}], "outputs": "m"},  # K=4 -> 8

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from webnn_harness.cli import main
-from webnn_harness.diff import diff_runs, format_markdown
-from webnn_harness.results import Record, ResultWriter, read_records
-from webnn_harness.selection import SelectionError, Shard
+from webnn_harness.outputs.run_diff import diff_runs, format_markdown
+from webnn_harness.outputs.records import Record, ResultWriter, read_records
+from webnn_harness.loading.selection import SelectionError, Shard
 
 
 def relu_case(name, expected=(0, 2, 0, 4)):

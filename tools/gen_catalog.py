@@ -1,4 +1,4 @@
-"""Generate harness/data/operators.json: the WebNN operator catalog as data.
+"""Generate harness/spec/data/operators.json: the WebNN operator catalog as data.
 
 Inputs are the spec's own words: the WebIDL blocks of ``index.bs`` (method
 signatures, options dictionaries with defaults, MLOpSupportLimits members) and
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 DATA_TYPES = ["float32", "float16", "int32", "uint32", "int64", "uint64", "int8", "uint8"]
-OUT = Path(__file__).resolve().parents[1] / "harness" / "data" / "operators.json"
+OUT = Path(__file__).resolve().parents[1] / "harness" / "spec" / "data" / "operators.json"
 
 # The tables name outputs as the spec text does; MLOpSupportLimits members differ.
 TABLE_TO_MEMBER = {

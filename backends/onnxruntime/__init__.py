@@ -39,8 +39,8 @@ import numpy as np
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
 from webnn_harness.backends.onnxruntime.opsets import (
     CPU, OLDEST_OPSET, KernelTable, is_cpu_fallback_refusal, loadable_opset, providers_argument)
-from webnn_harness.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
-from webnn_harness.graph import Graph
+from webnn_harness.spec.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
+from webnn_harness.spec.graph import Graph
 
 OPT_LEVELS = {
     "disable": "ORT_DISABLE_ALL",
@@ -411,7 +411,7 @@ def create(options: Mapping[str, str]) -> OnnxRuntimeBackend:
 
 
 # Known failures: backends/onnxruntime/known_failures.json, in the expectations
-# format of harness/expectations.py (schema: harness/schema/expectations.schema.json).
+# format of harness/outputs/expectations.py (schema: harness/schema/expectations.schema.json).
 
 
 __all__ = ["OnnxRuntimeBackend", "create"]

@@ -38,7 +38,7 @@ class MergedSession:
 class MergedCase:
     """One case's place in a merged session (``compute_batch`` runs it)."""
 
-    graph: Any  # webnn_harness.graph.Graph
+    graph: Any  # webnn_harness.spec.graph.Graph
     merged: MergedSession
     prefix: str
     opset: int  # the opset this case's graph was emitted at (build_settings)

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.graph import Graph
+from webnn_harness.spec.graph import Graph
 
 # Host array types ORT's IOBinding takes as output buffers (int4 and the
 # float8 types of ml_dtypes are downloaded instead).

@@ -13,8 +13,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from webnn_harness.graph import Node, TensorDesc
-from webnn_harness.uniform import is_uniform, uniform_value
+from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.spec.uniform import is_uniform, uniform_value
 
 # WebNN data type -> ONNX element type.
 ONNX_TYPES: dict[str, int] = {
@@ -76,7 +76,7 @@ class Call:
         return self.out_descs[0]
 
 
-# A uniform constant (one value broadcast, harness/uniform.py) of this many
+# A uniform constant (one value broadcast, harness/spec/uniform.py) of this many
 # bytes or more is emitted as an external initializer that names its value
 # instead of holding its bytes (``uniform_external``): WPT's "large inputs"
 # constant is 144 MB, which cost more to convert, type-infer, serialise and

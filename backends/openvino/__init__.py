@@ -26,15 +26,14 @@ resulting failures are reported as they are.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
-from webnn_harness.dtypes import numpy_dtype
-from webnn_harness.graph import Graph
+from webnn_harness.spec.dtypes import numpy_dtype
+from webnn_harness.spec.graph import Graph
 
 OPTIONS = ("device", "precision", "threads")
 PRECISIONS = ("exact", "default")
@@ -53,7 +52,7 @@ COMPOSITE_DEVICES = ("AUTO", "HETERO", "MULTI", "BATCH")
 
 
 # Known failures: backends/openvino/known_failures.json, in the expectations
-# format of harness/expectations.py (schema: harness/schema/expectations.schema.json).
+# format of harness/outputs/expectations.py (schema: harness/schema/expectations.schema.json).
 
 
 @dataclass(eq=False)
@@ -174,6 +173,7 @@ class OpenVINOBackend:
         """One handle (or exception) per graph; ``reuse``: a graph compiled
         before runs on that model, identical graphs here are compiled once."""
         from webnn_harness.backends.openvino.lower import lower_graph
+        from webnn_harness.backends.openvino.refusals import classify
         from webnn_harness.backends.openvino.reuse import structure_key
 
         results: list[Any] = [None] * len(graphs)
@@ -194,7 +194,7 @@ class OpenVINOBackend:
             try:
                 lowered = lower_graph(graph, prefix=f"c{index}_")
             except Exception as exc:  # noqa: BLE001 - classified below
-                results[index] = _classify(exc)
+                results[index] = classify(exc)
                 continue
             pending.setdefault(tuple(sorted(config.items())), []).append((index, lowered))
         for key, members in pending.items():
@@ -215,6 +215,7 @@ class OpenVINOBackend:
     def _compile_isolating(self, members, graphs, config, results) -> None:
         """Compile members into one model; on failure split until the graph
         that fails alone is found (its error is its own verdict)."""
+        from webnn_harness.backends.openvino.refusals import first_line
         from webnn_harness.backends.openvino.reuse import graph_elements
 
         try:
@@ -222,7 +223,7 @@ class OpenVINOBackend:
             batch.elements = sum(graph_elements(graphs[index]) for index, _ in members)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError subclasses
             if len(members) == 1:
-                results[members[0][0]] = Unsupported(f"OpenVINO compile_model failed: {_first_line(exc)}")
+                results[members[0][0]] = Unsupported(f"OpenVINO compile_model failed: {first_line(exc)}")
                 return
             half = len(members) // 2
             self._compile_isolating(members[:half], graphs, config, results)
@@ -330,40 +331,6 @@ def _chunks(members, graphs):
         elements += size
     if chunk:
         yield chunk
-
-
-def _first_line(exc: BaseException) -> str:
-    """OpenVINO's message without its source-location preamble: messages read
-    "Check '...' failed at src/...cpp:N:", "While validating node ...", then
-    the reason."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    noise = ("Exception from", "Check '", "While validating node", "[ GENERAL_ERROR ]", "[ NOT_IMPLEMENTED ]")
-    reasons = [line for line in lines if not line.startswith(noise)]
-    node = next((line for line in lines if line.startswith("While validating node")), "")
-    text = " ".join(reasons) or (lines[-1] if lines else type(exc).__name__)
-    if node:
-        text += f" ({node.split(' with friendly_name')[0].replace('While validating node ', '')})"
-    # Auto-generated node names count nodes per process (MatMul_3, Negative_33995): without the
-    # counter the same refusal reads the same in every run and every worker.
-    return _NODE_COUNTER.sub(r"\1", text)[:800]
-
-
-_NODE_COUNTER = re.compile(r"\b([A-Z][a-z][A-Za-z0-9]*)_\d+\b")
-
-
-def _classify(exc: BaseException) -> BaseException:
-    """Lowering errors: OpenVINO rejecting an op (its shape/type inference
-    raises RuntimeError) or an option this adapter cannot express is
-    'unsupported'; anything else (an adapter bug) stays as it is."""
-    from webnn_harness.backends.openvino.lower import LoweringMismatch, LoweringUnsupported
-
-    if isinstance(exc, LoweringMismatch):
-        return exc
-    if isinstance(exc, LoweringUnsupported):
-        return Unsupported(str(exc))
-    if isinstance(exc, RuntimeError):
-        return Unsupported(f"OpenVINO rejected the graph: {_first_line(exc)}")
-    return exc
 
 
 def create(options: Mapping[str, str]) -> OpenVINOBackend:

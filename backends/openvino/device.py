@@ -28,7 +28,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.backends.base import Unsupported
-from webnn_harness.graph import Graph
+from webnn_harness.spec.graph import Graph
 
 # What a synchronous caller wants: one request at a time, one stream using
 # every inference thread (benchmark_app -api sync defaults to -hint latency).
@@ -50,21 +50,21 @@ def property_text(value: Any) -> str:
 
 class OpenVINODeviceSession:
     def __init__(self, backend, graph: Graph):
-        from webnn_harness.backends.openvino import _classify, _first_line
+        from webnn_harness.backends.openvino.refusals import classify, first_line
         from webnn_harness.backends.openvino.lower import lower_graph
 
         ov = backend._ov
         try:
             lowered = lower_graph(graph)
         except Exception as exc:  # noqa: BLE001 - classified as the batched build does
-            raise _classify(exc) from exc
+            raise classify(exc) from exc
         model = self.model = ov.Model(lowered.results, lowered.parameters, "webnn_graph")
         supported = backend.core.get_property(backend.device, "SUPPORTED_PROPERTIES")
         config = {**{k: v for k, v in SYNC_CONFIG.items() if k in supported}, **backend.config_for(graph)}
         try:
             self.compiled = backend.core.compile_model(model, backend.device, config)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError subclasses
-            raise Unsupported(f"OpenVINO compile_model failed: {_first_line(exc)}") from exc
+            raise Unsupported(f"OpenVINO compile_model failed: {first_line(exc)}") from exc
         self.request = self.compiled.create_infer_request()
         # run_to_host's own request, its outputs bound to host arrays at its
         # first call (``run``'s stay the plugin's, for chains of graphs)

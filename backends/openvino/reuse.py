@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.graph import Graph
+from webnn_harness.spec.graph import Graph
 
 MAX_MODELS = 16
 MAX_ELEMENTS = 400_000  # the batch cap of backends/openvino: one full batch at most

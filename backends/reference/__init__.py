@@ -11,8 +11,9 @@ import numpy as np
 
 from webnn_harness.backends.base import BackendInfo, Unsupported
 from webnn_harness.backends.reference.evaluate import PRECISIONS, ReferenceOutput, evaluate
+from webnn_harness.backends.reference import memo
 from webnn_harness import __version__
-from webnn_harness.graph import Graph
+from webnn_harness.spec.graph import Graph
 
 
 class ReferenceBackend:
@@ -44,12 +45,10 @@ class ReferenceBackend:
         return graph
 
     def compute(self, compiled: Graph, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from webnn_harness import refcache
-
         if self.precision != "float64":  # the cache and the judge hold float64 evaluations only
             return {name: out.values for name, out in evaluate(compiled, inputs, self.precision).items()}
         # Kept for the judging of the same case, which needs the same evaluation.
-        return {name: out.values for name, out in refcache.current().evaluate(compiled, inputs).items()}
+        return {name: out.values for name, out in memo.current().evaluate(compiled, inputs).items()}
 
 
 def create(options: Mapping[str, str]) -> ReferenceBackend:

@@ -25,9 +25,9 @@ from typing import Mapping
 import numpy as np
 
 from webnn_harness.backends.reference.ops import OPS, ImplementationDefined
-from webnn_harness.dtypes import is_float, numpy_dtype
-from webnn_harness.graph import Graph, Node
-from webnn_harness.uniform import is_uniform, uniform_value
+from webnn_harness.spec.dtypes import is_float, numpy_dtype
+from webnn_harness.spec.graph import Graph, Node
+from webnn_harness.spec.uniform import is_uniform, uniform_value
 
 # Ops whose output elements each depend only on the same-position input
 # elements (after broadcasting), so an undefined input element taints exactly
@@ -67,7 +67,7 @@ def _round_to(result, data_type: str) -> np.ndarray:
 
 
 def _uniform_operands(node: Node, env: Mapping[str, np.ndarray]) -> bool:
-    """An elementwise node whose operands each hold one value (harness/uniform.py)."""
+    """An elementwise node whose operands each hold one value (harness/spec/uniform.py)."""
     if node.op not in ELEMENTWISE:
         return False
     arrays = [env[n] for n in node.operand_names()]

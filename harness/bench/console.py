@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from webnn_harness.bench.compare import BenchComparison
+from webnn_harness.bench.regressions import BenchComparison
 
 
 def _ms(seconds: float | None) -> str:

@@ -12,7 +12,7 @@ from typing import Callable, Mapping
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from webnn_harness.graph import Graph, Node
+from webnn_harness.spec.graph import Graph, Node
 
 
 def _permute(x: np.ndarray, source: str, target: str) -> np.ndarray:

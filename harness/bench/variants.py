@@ -40,7 +40,7 @@ import numpy as np
 
 from webnn_harness.backends.base import Unsupported, device_session, share, to_host
 from webnn_harness.bench.host import missing_host_ops, run_nodes
-from webnn_harness.graph import Graph, Node
+from webnn_harness.spec.graph import Graph, Node
 
 
 @dataclass(frozen=True)

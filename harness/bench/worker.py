@@ -3,7 +3,7 @@ time, on one backend. Each task is verified against the float64 reference
 with the harness's own judge and tolerances before it is timed; a variant
 whose outputs fail is recorded ``wrong`` and never timed.
 
-Protocol (parent: harness/bench/run.py): the worker sends ("ready", info)
+Protocol (parent: harness/bench/driver.py): the worker sends ("ready", info)
 or ("fatal", message) once; then for each ("task", Task) it sends
 ("record", record JSON); ("stop",) ends it.
 """
@@ -23,9 +23,9 @@ from webnn_harness.bench.measure import TimingPolicy, clock, measure
 from webnn_harness.bench.record import BenchRecord
 from webnn_harness.bench.suite import Benchmark
 from webnn_harness.bench.variants import prepare
-from webnn_harness.cases import Case, CaseError, load_case
-from webnn_harness.cost import graph_cost
-from webnn_harness.judge import judge
+from webnn_harness.loading.cases import Case, CaseError, load_case
+from webnn_harness.spec.cost import graph_cost
+from webnn_harness.verdict.judge import judge
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Task:
 
 
 def flops_and_bytes(graph) -> tuple[int | None, int | None]:
-    """(flops, bytes) from the per-op cost functions (harness/cost.py); none
+    """(flops, bytes) from the per-op cost functions (harness/spec/cost.py); none
     when an op of the graph has no cost function (no figure rather than a guess)."""
     try:
         cost = graph_cost(graph)
@@ -51,7 +51,7 @@ class Verified:
     """A benchmark graph loaded as a case, with its reference outputs."""
 
     def __init__(self, benchmark: Benchmark, variant: str):
-        from webnn_harness.worker import expected_outputs
+        from webnn_harness.execution.worker import expected_outputs
 
         raw = {"name": benchmark.id, "graph": benchmark.graphs[variant]}
         case = load_case(raw, f"{benchmark.suite}:{benchmark.id}", 0)
@@ -150,7 +150,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
-    from webnn_harness.worker import open_backend
+    from webnn_harness.execution.worker import open_backend
 
     opened = open_backend(conn, backend_name, options)
     if opened is None:
@@ -166,7 +166,7 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
 def task_record(worker: BenchWorker, task: Task) -> dict:
     """The record JSON of one task; a harness bug is an error record, not a
     dead bench. Shared by the worker process and the Ray actor
-    (harness/ray_bench.py)."""
+    (harness/bench/ray_cluster.py)."""
     try:
         record = worker.run(task)
     except Exception as exc:  # noqa: BLE001

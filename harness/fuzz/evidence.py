@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from webnn_harness.cases import Case
+from webnn_harness.loading.cases import Case
 from webnn_harness.probe.deviations import present_classes
 
 

@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.expectations import Expectation
+from webnn_harness.outputs.expectations import Expectation
 from webnn_harness.fuzz.strategies import FuzzGraph
-from webnn_harness.results import Record
-from webnn_harness.values import decode_number, encode_array
+from webnn_harness.outputs.records import Record
+from webnn_harness.spec.values import decode_number, encode_array
 
 FINDING_STATUSES = frozenset({"fail", "crash", "timeout"})
 _NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?", re.IGNORECASE)
@@ -98,7 +98,7 @@ _QUOTED = re.compile(r"(?<!\w)'([^']{6,})'|\"([^\"]{6,})\"")  # not the ' of "OR
 
 def finding_value_kinds(worst: Mapping[str, Any], output_type: str, input_classes: Sequence[str]) -> set[str]:
     """The kinds of value (KIND_WORDS' keys) a finding shows."""
-    from webnn_harness.dtypes import integer_range, is_float
+    from webnn_harness.spec.dtypes import integer_range, is_float
 
     kinds = set(input_classes)
     values = []

@@ -21,10 +21,10 @@ from typing import Mapping
 import numpy as np
 
 from webnn_harness.backends.reference.evaluate import evaluate
-from webnn_harness.cases import Case
-from webnn_harness.compare import Comparison, compare
-from webnn_harness.dtypes import is_float, numpy_dtype
-from webnn_harness.values import decode_number
+from webnn_harness.loading.cases import Case
+from webnn_harness.verdict.comparison import Comparison, compare
+from webnn_harness.spec.dtypes import is_float, numpy_dtype
+from webnn_harness.spec.values import decode_number
 
 BACKEND, PRECISION = "backend", "precision"
 STALE = "stale"  # reclassify.py: the backend's value passes against the current reference

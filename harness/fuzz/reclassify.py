@@ -16,13 +16,13 @@ import shutil
 from pathlib import Path
 from typing import Mapping
 
-from webnn_harness.cases import Case, load_file
-from webnn_harness.expectations import ExpectationSet
+from webnn_harness.loading.cases import Case, load_file
+from webnn_harness.outputs.expectations import ExpectationSet
 from webnn_harness.fuzz.findings import (agreeing_expectations, finding_counts, finding_value_kinds,
                                          related_expectations)
 from webnn_harness.fuzz.precision import STALE, classify_cause, judge_worst
 from webnn_harness.probe.deviations import present_classes
-from webnn_harness.results import run_header
+from webnn_harness.outputs.records import run_header
 
 
 def _minimal_case(folder: Path, finding: Mapping) -> Case:

@@ -31,17 +31,17 @@ from typing import Any, Mapping
 import numpy as np
 from hypothesis import assume, strategies as st
 
-from webnn_harness import opspec
-from webnn_harness.builder import FieldError, build_graph, is_required
-from webnn_harness.cases import Case
-from webnn_harness.catalog import OperatorSpec, enum_values, operator, operators
-from webnn_harness.dtypes import integer_range, is_float
-from webnn_harness.graph import TensorDesc
-from webnn_harness.opspec.base import SpecError, accepted_data_types
+from webnn_harness.spec import opspec
+from webnn_harness.spec.builder import FieldError, build_graph, is_required
+from webnn_harness.loading.cases import Case
+from webnn_harness.spec.catalog import OperatorSpec, enum_values, operator, operators
+from webnn_harness.spec.dtypes import integer_range, is_float
+from webnn_harness.spec.graph import TensorDesc
+from webnn_harness.spec.opspec.base import SpecError, accepted_data_types
 from webnn_harness.probe.inputs import operand_values
 from webnn_harness.probe.plan import combos_for
 from webnn_harness.probe.synth import output_names
-from webnn_harness.values import to_array
+from webnn_harness.spec.values import to_array
 
 MAX_RANK = 4
 MAX_DIM = 3

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from webnn_harness.probe import bytes as byte_search
-from webnn_harness.probe import layout as layout_timing
+import webnn_harness.probe.bytes as byte_search
+import webnn_harness.probe.layout as layout_timing
 from webnn_harness.probe.isolate import event, start_isolated
 
 BYTES_TIMEOUT, LAYOUT_TIMEOUT = 120.0, 60.0  # as when each ran in a process of its own

@@ -48,7 +48,7 @@ def _patterned(count: int) -> np.ndarray:
 def _relu_ok(backend, n_bytes: int) -> str | None:
     """None when relu over an n_bytes float32 tensor computes correctly; else why not."""
     from webnn_harness.backends.base import device_session, share, to_host
-    from webnn_harness.graph import TensorDesc
+    from webnn_harness.spec.graph import TensorDesc
     from webnn_harness.probe.synth import single_node_graph
 
     count = n_bytes // 4

@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from webnn_harness.cases import Case
-from webnn_harness.dtypes import is_float
+from webnn_harness.loading.cases import Case
+from webnn_harness.spec.dtypes import is_float
 
 # Value classes in the order findings name them, and the stand-in for each.
 CLASSES = ("NaN", "Infinity", "negative zero", "beyond 2^53", "beyond 2^31", "beyond 2^24")

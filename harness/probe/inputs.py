@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.dtypes import integer_range, is_float, numpy_dtype
+from webnn_harness.spec.dtypes import integer_range, is_float, numpy_dtype
 
 NAN, INF = float("nan"), float("inf")
 

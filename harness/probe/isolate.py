@@ -5,12 +5,12 @@ arrived before the end, so a search that dies part-way still says how far
 it got. ``start_isolated`` starts it now and ``Isolated.collect`` gathers it
 later, so it can run beside other work (``probe.beside``).
 
-The process is forked from the run's fork server (harness/forkserver.py), which
+The process is forked from the run's fork server (harness/execution/forkserver.py), which
 has imported numpy, the harness and the backend's packages once for the
 workers: a spawned process spent about half a CPU-second importing them
 again (issue 14). It takes this process's environment, ignores Ctrl-C (the
 probe answers it) and dies with the probe, as a worker does
-(harness/lifecycle.py).
+(harness/execution/lifecycle.py).
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 # The workers' start method: multiprocessing has one fork server per process, so this
 # context forks from the server prestart started, with what it imported.
-from webnn_harness.forkserver import CONTEXT as _CTX, environment_for_child, prestart, take_environment
-from webnn_harness.lifecycle import die_with_parent, sigint_blocked
+from webnn_harness.execution.forkserver import CONTEXT as _CTX, environment_for_child, prestart, take_environment
+from webnn_harness.execution.lifecycle import die_with_parent, sigint_blocked
 
 
 def _child(conn, target: Callable, args: tuple, environ: dict | None = None) -> None:

@@ -35,7 +35,7 @@ Z95 = 1.959964
 
 
 def _graph(op: str, layout: str, channels: int, size: int, attrs: Mapping):
-    from webnn_harness.graph import TensorDesc
+    from webnn_harness.spec.graph import TensorDesc
     from webnn_harness.probe.synth import single_node_graph
 
     shape = (1, channels, size, size) if layout == "nchw" else (1, size, size, channels)

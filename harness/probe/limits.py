@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
-from webnn_harness.catalog import OperandLimits, operators
-from webnn_harness.dtypes import DATA_TYPES, in_spec_order
+from webnn_harness.spec.catalog import OperandLimits, operators
+from webnn_harness.spec.dtypes import DATA_TYPES, in_spec_order
 from webnn_harness.probe.plan import MAX_RANK
 
 WORKING = frozenset({"supported", "emulated"})

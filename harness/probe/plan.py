@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from webnn_harness.catalog import OperatorSpec, enum_values, operator, operators
-from webnn_harness.dtypes import DATA_TYPES, EXTENSION_DATA_TYPES
+from webnn_harness.spec.catalog import OperatorSpec, enum_values, operator, operators
+from webnn_harness.spec.dtypes import DATA_TYPES, EXTENSION_DATA_TYPES
 
 MAX_RANK = 8  # ranks beyond this are not probed ("capped at rank 8")
 # Dimension sizes for a rank-r operand: distinct leading sizes so a transposed

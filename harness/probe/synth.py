@@ -14,11 +14,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness import opspec
-from webnn_harness.builder import build_graph, is_required
-from webnn_harness.cases import Case
-from webnn_harness.catalog import operator
-from webnn_harness.graph import Graph, Node, TensorDesc
+from webnn_harness.spec import opspec
+from webnn_harness.spec.builder import build_graph, is_required
+from webnn_harness.loading.cases import Case
+from webnn_harness.spec.catalog import operator
+from webnn_harness.spec.graph import Graph, Node, TensorDesc
 from webnn_harness.probe.inputs import operand_values
 from webnn_harness.probe.plan import Combo
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from webnn_harness.catalog import operator
+from webnn_harness.spec.catalog import operator
 
 OUT = Path(__file__).resolve().parents[2] / "cases" / "elementwise"
 NAN, INF, NINF = "NaN", "Infinity", "-Infinity"

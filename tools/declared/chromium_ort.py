@@ -174,7 +174,7 @@ def slot_for(op: str, member: str) -> str | None:
 
 def declared() -> dict:
     sys.path.insert(0, str(ROOT))
-    from webnn_harness.catalog import operators
+    from webnn_harness.spec.catalog import operators
 
     beyond = {"int4", "uint4"}  # the browser's quantization extension beyond the spec's table
 

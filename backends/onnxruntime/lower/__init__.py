@@ -13,8 +13,8 @@ from typing import Mapping
 from onnx import helper
 
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter, Unlowerable, value_info
-from webnn_harness.families import join
-from webnn_harness.graph import Graph
+from webnn_harness.spec.families import join
+from webnn_harness.spec.graph import Graph
 
 
 LOWER = join("webnn_harness.backends.onnxruntime.lower", "LOWER")

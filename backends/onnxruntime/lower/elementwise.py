@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
-from webnn_harness.dtypes import integer_range, is_float
-from webnn_harness.opspec.base import unidirectionally_broadcastable
+from webnn_harness.spec.dtypes import integer_range, is_float
+from webnn_harness.spec.opspec.base import unidirectionally_broadcastable
 
 
 def _native(onnx_op: str, *params: str, **attrs):

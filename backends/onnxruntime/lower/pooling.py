@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 from webnn_harness.backends.onnxruntime.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW, onnx_pads
-from webnn_harness.dtypes import integer_range, is_float
+from webnn_harness.spec.dtypes import integer_range, is_float
 
 
 def _explicit_pad(e: Emitter, x: str, padding: list[int], value, data_type: str) -> str:

@@ -11,7 +11,7 @@ blocked-on-one-axis parameters and a narrower set of types, so:
 from __future__ import annotations
 
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
-from webnn_harness.dtypes import integer_range
+from webnn_harness.spec.dtypes import integer_range
 
 # int4/uint4 arrive in int8/uint8 carrier tensors (emitter.ONNX_TYPES): the
 # int8 kernels give the same values.

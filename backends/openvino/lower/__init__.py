@@ -12,11 +12,11 @@ import numpy as np
 import openvino as ov
 import openvino.opset16 as ops
 
-from webnn_harness.families import join
+from webnn_harness.spec.families import join
 from webnn_harness.backends.openvino.lower.base import (
     NUMPY_OF, OPSET, OV_TYPES, LoweringUnsupported, carried, constant, data_type, output, shape,
 )
-from webnn_harness.graph import Graph
+from webnn_harness.spec.graph import Graph
 
 
 LOWER = join("webnn_harness.backends.openvino.lower", "LOWER")
@@ -44,7 +44,7 @@ def lower_graph(graph: Graph, prefix: str = "") -> LoweredGraph:
         env[name] = param.output(0)
     for name, value in graph.constants.items():
         desc = graph.descs[name]
-        # Contiguous: a one-value tensor arrives as a broadcast view (harness/uniform.py),
+        # Contiguous: a one-value tensor arrives as a broadcast view (harness/spec/uniform.py),
         # and ov.op.Constant (under ops.constant too) reads a non-contiguous float16 array as i16 (OpenVINO 2026.4).
         array = np.ascontiguousarray(np.asarray(value).astype(NUMPY_OF[desc.data_type])).reshape(desc.shape)
         env[name] = constant(array)

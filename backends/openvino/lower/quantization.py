@@ -6,7 +6,7 @@ import numpy as np
 import openvino.opset16 as ops
 
 from webnn_harness.backends.openvino.lower.base import carried, const, convert, data_type, i64, output, reshape, shape
-from webnn_harness.dtypes import integer_range
+from webnn_harness.spec.dtypes import integer_range
 
 
 def blockwise(operand, target_shape):

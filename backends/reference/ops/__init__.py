@@ -12,7 +12,7 @@ returned wrapped in ``ImplementationDefined`` with a mask of those elements.
 """
 from __future__ import annotations
 
-from webnn_harness.families import join
+from webnn_harness.spec.families import join
 from webnn_harness.backends.reference.ops.base import ImplementationDefined
 
 OPS = join("webnn_harness.backends.reference.ops", "OPS")

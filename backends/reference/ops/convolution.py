@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from webnn_harness.opspec.convolution import conv_transpose2d_output_sizes
+from webnn_harness.spec.opspec.convolution import conv_transpose2d_output_sizes
 
 
 def permute_layout(x: np.ndarray, source: str, target: str) -> np.ndarray:

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from webnn_harness.backends.reference.ops.base import ImplementationDefined
-from webnn_harness.dtypes import integer_range, is_float, numpy_dtype
+from webnn_harness.spec.dtypes import integer_range, is_float, numpy_dtype
 
 
 def _is_int(x: np.ndarray) -> bool:

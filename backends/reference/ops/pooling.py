@@ -23,7 +23,7 @@ import numpy as np
 
 from webnn_harness.backends.reference.ops.base import ImplementationDefined
 from webnn_harness.backends.reference.ops.convolution import dilated_windows, from_nchw, to_nchw
-from webnn_harness.opspec.pooling import pool2d_output_sizes, resample2d_output_sizes
+from webnn_harness.spec.opspec.pooling import pool2d_output_sizes, resample2d_output_sizes
 
 
 def _pool_windows(input, windowDimensions, padding, strides, dilations, layout, outputShapeRounding, outputSizes,

@@ -1,0 +1,306 @@
+"""The library API behind ``webnn-harness run``: load cases, run them on each
+backend, write records as they complete, summarise."""
+from __future__ import annotations
+
+import shlex
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Container, Iterable, Iterator, Mapping, Sequence
+
+from webnn_harness.backends import BackendError
+from webnn_harness.loading.caseid import BUNDLED_CORPUS, corpus_root
+from webnn_harness.loading.cases import Case, CaseError, bundled_corpus
+from webnn_harness.execution.executors import ExecutorFactory, LocalExecutors
+from webnn_harness.outputs.expectations import ExpectationSet
+from webnn_harness.execution.lifecycle import stop_reason
+from webnn_harness.outputs.run_folder import Mode, OutputFolder, record_key
+from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.execution.pool import RunOptions, prestart
+from webnn_harness.loading.selection import Selection, Shard
+
+
+@dataclass(frozen=True)
+class BackendRequest:
+    name: str
+    options: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult:
+    tallies: list[BackendTally]
+    load_errors: list[CaseError]
+    expectations: dict[str, list[dict]]  # backend -> every entry in force with its outcome
+    out_dir: Path
+    label: str = ""
+    corpus_paths: dict[str, str] = field(default_factory=dict)  # corpus name -> its folder here (not the bundled one)
+    resumed: int = 0  # records kept from an earlier, interrupted run (``mode="resume"``)
+    dropped_lines: tuple[str, ...] = ()  # resume: unreadable lines of the earlier results.jsonl
+
+    def expectations_with(self, backend: str, outcome: str) -> list[dict]:
+        return [e for e in self.expectations.get(backend, []) if e["outcome"] == outcome]
+
+    @property
+    def exit_code(self) -> int:
+        """0: no required case failed, crashed, timed out or errored; 1 otherwise."""
+        return 1 if any(t.counting_against for t in self.tallies) else 0
+
+
+def error_record(err: CaseError, info: Mapping) -> Record:
+    return Record(
+        file=err.file, case=err.name, ops=(), data_types=(), backend=info, status="error",
+        required=True, message=str(err),
+    )
+
+
+def corpus_paths(case_paths: Sequence[str | Path]) -> dict[str, str]:
+    """Corpus name -> the folder it was read from here (for local re-run commands)."""
+    out = {}
+    for p in case_paths:
+        name, root = corpus_root(Path(p), bundled_corpus())
+        out.setdefault(name, None if name == BUNDLED_CORPUS else str(Path(p) if Path(p).is_dir() else root))
+    return out
+
+
+def default_label(case_paths: Sequence[str | Path]) -> str:
+    """A run's name when --label is not given: its corpora, e.g. "wpt" or "cases+wpt"."""
+    return "+".join(corpus_paths(case_paths)) or BUNDLED_CORPUS
+
+
+# Options whose values are local paths: the recorded command keeps only their
+# last component, so a published header names no folder of this machine.
+PATH_OPTIONS = ("--cases", "--out", "--expectations", "--update-expectations", "--junit")
+
+
+def public_command(argv: Sequence[str]) -> str:
+    out = ["webnn-harness"]
+    args = list(argv[1:])
+    i = 0
+    while i < len(args):
+        a = args[i]
+        key, eq, value = a.partition("=")
+        if key in PATH_OPTIONS and eq:
+            out.append(f"{key}={Path(value).name or value}")
+        elif a in PATH_OPTIONS and i + 1 < len(args):
+            out += [a, Path(args[i + 1]).name or args[i + 1]]
+            i += 1
+        else:
+            out.append(a)
+        i += 1
+    return shlex.join(out)
+
+
+def run(
+    case_paths: Sequence[str | Path],
+    requests: Sequence[BackendRequest],
+    out_dir: Path,
+    ops: Iterable[str] | None = None,
+    name_filter: str | None = None,
+    options: RunOptions = RunOptions(),
+    progress: Callable[[int], object] | None = None,
+    on_record: Callable[[Record], None] | None = None,
+    expectations: Sequence[str | Path] = (),
+    shard: Shard | None = None,
+    ids: Sequence[str] = (),
+    label: str | None = None,
+    on_backend: Callable[[Mapping, int | None], object] | None = None,
+    mode: Mode = "new",
+    only: Mapping[str, Container[tuple[str, str]]] | None = None,
+    max_case_bytes: int | None = None,
+    executor: ExecutorFactory | None = None,
+    on_total: Callable[[int], object] | None = None,
+) -> RunResult:
+    """Run the selected cases on each backend into ``out_dir``, locked for the
+    run. Raises SelectionError (a ValueError) before writing anything when the
+    selection is malformed or empty, ExpectationsError when an expectations
+    file is, and OutputFolderError when ``out_dir`` cannot be used as asked.
+
+    The cases load while the first backend runs (``Selection``): its workers
+    get their first batch as soon as it is loaded. Nothing is written until
+    the selection holds a case and every backend and expectations file has
+    been checked. ``on_backend(info, n)`` says a backend starts with ``n``
+    cases to run, or None while they are still loading; ``on_total(n)`` then
+    gives ``n`` once loading ends.
+
+    ``mode``: "new" refuses a folder holding a run, "overwrite" replaces it,
+    "resume" keeps its records and runs only the cases they do not cover.
+    ``only``: per backend name, the (file, case) pairs to run (``--rerun-failures``).
+    ``executor`` says where cases run (default: local worker processes; harness/execution/executors.py).
+    """
+    executor = executor or LocalExecutors()
+    if isinstance(executor, LocalExecutors):
+        prestart(r.name for r in requests)  # the workers' imports overlap the loading of cases (harness/execution/forkserver.py)
+    folder = OutputFolder(Path(out_dir), mode)
+    folder.precheck()
+    selection = Selection(case_paths, ops, name_filter, ids, shard, max_case_bytes)
+    resolved = _resolve_backends(requests, expectations, executor, selection)
+    selection.first()
+    label = label or default_label(case_paths)
+    with folder:
+        return _run_in(folder, selection, label, resolved, shard, options, progress, on_record, on_backend,
+                       on_total, only, case_paths, executor)
+
+
+def _resolve_backends(requests: Sequence[BackendRequest], expectations: Sequence[str | Path],
+                      executor: ExecutorFactory, selection: Selection,
+                      ) -> list[tuple[BackendRequest, Mapping, ExpectationSet]]:
+    """Every backend described and its expectations read, before anything is
+    written. The cases load meanwhile: a local worker can describe its
+    backend only once the fork server has imported it (harness/execution/pool.py),
+    and a Ray task waits for its node. When a backend or an expectations
+    file is refused, an empty selection is still said first, as it was
+    when the cases were loaded before the backends were described."""
+    described: list[Mapping] = []
+    failed: list[BaseException] = []
+
+    def describe() -> None:
+        try:
+            for req in requests:
+                try:
+                    described.append(executor.describe(req.name, req.options))
+                except (ValueError, TypeError) as exc:  # a factory refusing its options; not a case problem
+                    raise BackendError(f"{req.name}: {exc}") from exc
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=describe, name="describe backends", daemon=True)
+    thread.start()
+    while thread.is_alive() and selection.load_next():
+        pass
+    thread.join()
+    try:
+        if failed:
+            raise failed[0]
+        return [(req, info, ExpectationSet.for_backend(req.name, info["version"], req.options, expectations))
+                for req, info in zip(requests, described)]
+    except Exception:
+        selection.finish()  # raises SelectionError when nothing is selected
+        raise
+
+
+def _run_in(folder: OutputFolder, selection: Selection, label, resolved, shard, options, progress,
+            on_record, on_backend, on_total, only, case_paths, executor: ExecutorFactory) -> RunResult:
+    out_dir = folder.path
+    done = folder.done
+    writer = ResultWriter(out_dir, append=folder.mode == "resume")
+    tallies: list[BackendTally] = []
+    reports: dict[str, list[dict]] = {}
+    started = time.perf_counter()
+    started_planned = [0]  # what the backends started so far will have recorded when they finish
+    stopped = ""
+
+    def load_errors() -> list[CaseError]:
+        return sorted((c for c in selection.items if isinstance(c, CaseError)), key=lambda e: (e.file, e.index))
+
+    def summarise(complete: bool) -> None:
+        loaded = selection.items
+        recorded = sum(sum(t.counts.values()) for t in tallies)
+        # Backends not started yet count every loaded case (an upper bound under --resume/--rerun-failures).
+        planned = started_planned[0] + len(loaded) * (len(resolved) - len(tallies))
+        files_run = sorted({c.file for c in loaded})
+        write_summary(
+            out_dir,
+            tallies,
+            {
+                "complete": complete,
+                **({"stoppedBy": stopped} if stopped else {}),
+                "progress": {"recorded": recorded, "planned": max(planned, recorded),
+                             "backendsStarted": len(tallies), "backends": len(resolved),
+                             # Still loading: "planned" counts only the cases loaded so far.
+                             **({} if selection.finished else {"loading": True})},
+                "label": label,
+                "shard": str(shard) if shard else None,
+                "cases": len(loaded),
+                "caseFiles": len(files_run),
+                "caseFileIds": files_run,
+                "loadErrors": sorted(str(e) for e in load_errors()),
+                "expectations": reports,
+                "seconds": round(time.perf_counter() - started, 3),
+                "command": public_command(sys.argv),
+            },
+        )
+
+    summarise(complete=False)  # what a SIGKILL leaves behind says the run is incomplete
+    try:
+        for req, info, known in resolved:
+            name = str(info.get("name", req.name))
+            tally = BackendTally(info)
+            for r in folder.previous:
+                if str(r.backend.get("name", "")) == name:
+                    tally.add(r)
+            tallies.append(tally)
+            counted = sum(tally.counts.values())
+
+            def emit(record: Record) -> None:
+                record = known.apply(record)
+                writer.write(record)
+                tally.add(record)
+                if on_record:
+                    on_record(record)
+                if progress:
+                    progress(1)
+
+            def wanted(item: Case | CaseError) -> bool:
+                if record_key(name, item.file, item.name) in done:
+                    return False
+                return only is None or (item.file, item.name) in only.get(name, ())
+
+            def todo(streamed: bool) -> Iterator[Case]:
+                """The cases this backend runs, as they load; the load errors it has not recorded become
+                its error records on the way. Once loading ends, the count is known."""
+                n = 0
+                for item in _timed(selection, tally):
+                    if not wanted(item):
+                        continue
+                    n += 1
+                    if streamed:  # "planned" grows with what has loaded
+                        started_planned[0] += 1
+                    if isinstance(item, CaseError):
+                        emit(error_record(item, info))
+                    else:
+                        yield item
+                if streamed:
+                    summarise(complete=False)  # now with every case loaded
+                    if on_total:
+                        on_total(n)
+
+            if selection.finished:
+                n = sum(map(wanted, selection.items))
+                started_planned[0] += counted + n
+            else:
+                n = None
+                started_planned[0] += counted
+            if on_backend:
+                on_backend(info, n)
+            t0 = time.perf_counter()
+            pool = executor(req.name, req.options, options, info)
+            try:
+                pool.run_cases(todo(streamed=n is None), emit)
+            finally:
+                pool.close()
+                tally.seconds = time.perf_counter() - t0
+            reports[info["name"]] = known.report()
+    except BaseException as exc:
+        stopped = stop_reason(exc)
+        raise
+    finally:
+        writer.close()
+        summarise(complete=not stopped)
+    return RunResult(tallies, load_errors(), reports, out_dir, label, corpus_paths(case_paths),
+                     resumed=len(folder.previous), dropped_lines=folder.problems)
+
+
+def _timed(selection: Selection, tally: BackendTally) -> Iterator[Case | CaseError]:
+    """``selection``'s items, the time spent loading them added to the tally's loading_seconds."""
+    items = iter(selection)
+    while True:
+        t0 = time.perf_counter()
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        finally:
+            tally.loading_seconds += time.perf_counter() - t0
+        yield item

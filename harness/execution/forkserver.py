@@ -1,0 +1,94 @@
+"""The fork server that worker processes are forked from (harness/execution/pool.py).
+
+A fresh interpreter started by ``prestart``: it imports the worker's
+modules and the backend's packages once, while the run's own process goes
+on importing and loading cases, and forks each worker from there (a spawned
+worker imported numpy, onnx and onnxruntime again, about 0.5 CPU-s each).
+This module imports no more than multiprocessing, so that ``run`` can start
+the server first thing (harness/cli.py), before its own heavy imports.
+"""
+from __future__ import annotations
+
+import atexit
+import contextlib
+import multiprocessing as mp
+import os
+from multiprocessing import forkserver as mp_forkserver
+from typing import Iterable
+
+from webnn_harness.execution.lifecycle import child_environment, sigint_blocked
+
+START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+CONTEXT = mp.get_context(START_METHOD)
+
+# What the fork server imports before forking workers: the worker itself
+# (numpy, the harness, the reference), and per backend its heavy packages.
+WORKER_MODULES = ("webnn_harness.execution.worker", "webnn_harness.backends.reference.evaluate")
+BACKEND_MODULES = {
+    "onnxruntime": ("onnx", "onnxruntime", "webnn_harness.backends.onnxruntime.lower",
+                    "webnn_harness.backends.onnxruntime.batch"),
+    "openvino": ("openvino",),
+}
+
+
+# The server's own environment, over the run's. `import openvino` sends a
+# telemetry event (openvino/tools/ovc/__init__.py: telemetry.send_event("ov",
+# "import", ...)) from a thread that starts a multiprocessing.Process, and so
+# imports multiprocessing.popen_fork, just after the import returns; a worker
+# forked in that moment inherits the held import lock and blocks forever on its
+# first import (seen in 1 of 11 OpenVINO runs: the describing worker stuck in
+# importlib's _lock_unlock_module until the 120 s start timeout). The sender
+# stays silent where CI=true (openvino_telemetry/utils/opt_in_checker.py,
+# _run_in_ci; ovc asks for disable_in_ci). Workers take the run's own
+# environment (harness/execution/worker.py), so nothing they run sees it.
+SERVER_ENVIRONMENT = {"CI": "true"}
+
+
+def prestart(backends: Iterable[str] = ()) -> None:
+    """Start the fork server now (it imports while the caller goes on), with
+    the modules the workers of ``backends`` need. The first call in a
+    process decides what the server imports; later ones do nothing."""
+    if START_METHOD != "forkserver":
+        return
+    server = mp_forkserver._forkserver
+    starting = server._forkserver_pid is None
+    if starting:
+        CONTEXT.set_forkserver_preload([*WORKER_MODULES, *(m for b in backends for m in BACKEND_MODULES.get(b, ()))])
+        atexit.register(_reap_server)
+    # SIGINT blocked: inherited across its exec, by the server and so by every worker it forks.
+    with sigint_blocked(), (child_environment(SERVER_ENVIRONMENT) if starting else contextlib.nullcontext()):
+        server.ensure_running()
+
+
+def environment_for_child() -> dict[str, str] | None:
+    """What a child started now is to run with: this process's environment
+    as it is now (XDG_CACHE_HOME, WEBNN_HARNESS_*), for a child forked by the
+    server, which has the environment it started with; None for a spawned
+    child, which inherits it. The child passes it to ``take_environment``."""
+    return dict(os.environ) if START_METHOD == "forkserver" else None
+
+
+def take_environment(environ: dict[str, str] | None) -> bool:
+    """In the child: adopt ``environ`` (``environment_for_child``'s); True
+    when the child was forked by the server."""
+    if environ is None:
+        return False
+    os.environ.clear()
+    os.environ.update(environ)
+    return True
+
+
+def _reap_server() -> None:
+    """At exit, end the fork server and wait for it, so that its CPU time and
+    its workers' count in this process's children (getrusage), as a spawned
+    worker's did; unreaped, it would exit a moment later, uncounted."""
+    server = mp_forkserver._forkserver  # CPython's own singleton: no public way to stop it
+    pid, alive = server._forkserver_pid, server._forkserver_alive_fd
+    if pid is None:
+        return
+    server._forkserver_pid = server._forkserver_alive_fd = None
+    try:
+        os.close(alive)  # the server exits when its "alive" pipe closes
+        os.waitpid(pid, 0)
+    except OSError:
+        pass

@@ -1,0 +1,280 @@
+"""Expectations: data files listing a backend's genuine deviations, each with a reason.
+
+A listed non-pass keeps its real status but is marked known (the entry's
+reason) and does not count against the exit code. Our own backends ship one
+as ``backends/<name>/known_failures.json``; any backend, ours or a vendor's,
+can be given more with ``run --expectations FILE``. The format (JSON Schema:
+``harness/schema/expectations.schema.json``) is a list of entries::
+
+    {"file": "relu.json",            optional: a case file id or a tail of it
+     "case": "exact case name",      or "match": "regex searched in the name"
+     "reason": "why",
+     "options": {"ep": "..."},       optional: only under these backend options
+     "versions": ">=1.32"}           optional: only for these backend versions
+
+After a run each entry has an outcome, reported exactly:
+
+- ``applied``: it matched a case that did not pass;
+- ``stale``: it matched cases, they ran, and every one passed (the failure is gone);
+- ``unmatched``: it matched no case of the run (a typo, a renamed case, or
+  cases outside the run's selection).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
+
+from webnn_harness.loading.caseid import id_matches_file
+from webnn_harness.outputs.records import BAD_STATUSES, Record
+
+OUTCOMES = ("applied", "stale", "unmatched")
+ENTRY_KEYS = ("file", "case", "match", "reason", "options", "versions")
+
+
+class ExpectationsError(ValueError):
+    """An expectations file that cannot be used: one line naming file, entry and field."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    reason: str
+    file: str | None = None
+    case: str | None = None
+    match: str | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+    versions: str | None = None
+    source: str = ""  # the file it came from, as the user named it (or the backend's bundled file)
+    index: int = 0  # its position there
+
+    def applies_to(self, version: str, options: Mapping[str, str]) -> bool:
+        """Whether the entry is in force for a backend at ``version`` made with ``options``."""
+        if any(options.get(k) != v for k, v in self.options.items()):
+            return False
+        if self.versions is None:
+            return True
+        release = release_version(version)
+        return release is not None and SpecifierSet(self.versions).contains(release, prereleases=True)
+
+    def matches(self, file_id: str, name: str) -> bool:
+        if self.file is not None and not id_matches_file(self.file, file_id):
+            return False
+        if self.case is not None:
+            return name == self.case
+        return _pattern(self.match).search(name) is not None
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {}
+        for key in ENTRY_KEYS:
+            value = getattr(self, key)
+            if value:
+                out[key] = dict(value) if key == "options" else value
+        return out
+
+    def describe(self) -> str:
+        what = f'"{self.case}"' if self.case is not None else f"/{self.match}/"
+        return f"{self.source}[{self.index}]: {self.file + ': ' if self.file else ''}{what}"
+
+
+@lru_cache(maxsize=None)
+def _pattern(regex: str) -> re.Pattern:
+    return re.compile(regex)
+
+
+_RELEASE = re.compile(r"^\s*v?(\d+(?:\.\d+)*)")
+
+
+def release_version(version: str) -> Version | None:
+    """The leading release numbers of a backend's version string: OpenVINO
+    reports "2026.4.1-22982-e213a147257-releases/2026/4", not a PEP 440 version."""
+    m = _RELEASE.match(str(version))
+    return Version(m.group(1)) if m else None
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(resources.files("webnn_harness").joinpath("schema/expectations.schema.json").read_text())
+
+
+@lru_cache(maxsize=1)
+def _is_valid():
+    """The compiled yes/no check (jsonschema-rs, as for case files, harness/loading/cases.py): importing
+    jsonschema cost every run 0.2 s; it now explains only a document this rejects."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return lambda doc: False  # the full validation below says yes or no
+    return jsonschema_rs.Draft202012Validator(schema()).is_valid
+
+
+def parse_expectations(doc: Any, source: str) -> tuple[Expectation, ...]:
+    """Entries from a parsed expectations document; ExpectationsError names the first problem."""
+    errors = []
+    if not _is_valid()(doc):
+        import jsonschema
+
+        validator = jsonschema.Draft202012Validator(schema())
+        errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        err = min(errors, key=lambda e: len(e.absolute_path)) if any(
+            e.validator == "oneOf" for e in errors) else max(errors, key=lambda e: len(e.absolute_path))
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path) or "(document)"
+        message = ("needs exactly one of \"case\" and \"match\"" if err.validator == "oneOf" else err.message[:200])
+        raise ExpectationsError(f"{source}: {where}: {message}")
+    entries = []
+    for i, raw in enumerate(doc):
+        if "match" in raw:
+            try:
+                _pattern(raw["match"])
+            except re.error as exc:
+                raise ExpectationsError(f"{source}: [{i}].match: not a regular expression: {exc}") from None
+        if "versions" in raw:
+            try:
+                SpecifierSet(raw["versions"])
+            except InvalidSpecifier:
+                raise ExpectationsError(f"{source}: [{i}].versions: not a version specifier set such as "
+                                        f"\">=1.32\": {raw['versions']!r}") from None
+        entries.append(Expectation(
+            reason=raw["reason"], file=raw.get("file"), case=raw.get("case"), match=raw.get("match"),
+            options=dict(raw.get("options") or {}), versions=raw.get("versions"), source=source, index=i,
+        ))
+    return tuple(entries)
+
+
+def read_expectations(path: str | Path) -> tuple[Expectation, ...]:
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ExpectationsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ExpectationsError(f"{path}: not valid JSON: {exc}") from None
+    return parse_expectations(doc, str(path))
+
+
+def bundled_expectations(backend: str) -> tuple[Expectation, ...]:
+    """``backends/<name>/known_failures.json`` of one of our backends; none for others."""
+    try:
+        text = resources.files(f"webnn_harness.backends.{backend}").joinpath("known_failures.json").read_text()
+    except (ModuleNotFoundError, FileNotFoundError, TypeError, ValueError):
+        return ()
+    return parse_expectations(json.loads(text), f"{backend}/known_failures.json")
+
+
+@dataclass
+class ExpectationSet:
+    """The entries in force for one backend in one run, and what became of each."""
+
+    entries: tuple[Expectation, ...]
+    _seen: set[int] = field(default_factory=set)  # matched a record: its case ran
+    _used: set[int] = field(default_factory=set)  # matched a non-pass
+    # _candidates' index: entries by their file's last component (None: no file)
+    _by_file: dict[str | None, list[int]] | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def for_backend(cls, backend: str, version: str, options: Mapping[str, str],
+                    files: Iterable[str | Path] = (), bundled: bool = True) -> "ExpectationSet":
+        entries = [*(bundled_expectations(backend) if bundled else ()),
+                   *(e for f in files for e in read_expectations(f))]
+        return cls(tuple(e for e in entries if e.applies_to(version, options)))
+
+    def find(self, file_id: str, name: str) -> Expectation | None:
+        """The first entry naming this case (no bookkeeping: for a single lookup)."""
+        return next((e for e in self.entries if e.matches(file_id, name)), None)
+
+    def _candidates(self, file_id: str) -> list[int]:
+        """The entries that can name a case of ``file_id``, in order: those
+        naming its file by its last component, and those naming no file.
+        (Asking every entry of every record was 57,000 calls per run.)"""
+        if self._by_file is None:
+            self._by_file = {}
+            for i, e in enumerate(self.entries):
+                self._by_file.setdefault(e.file.rsplit("/", 1)[-1] if e.file is not None else None, []).append(i)
+        named = self._by_file.get(file_id.rsplit("/", 1)[-1], [])
+        anywhere = self._by_file.get(None, [])
+        return sorted(named + anywhere) if named and anywhere else named or anywhere
+
+    def apply(self, record: Record) -> Record:
+        """The record, marked known when an entry names it and it did not pass."""
+        hits = [i for i in self._candidates(record.file) if self.entries[i].matches(record.file, record.case)]
+        self._seen.update(hits)
+        if not hits or record.status == "pass":
+            return record
+        self._used.update(hits)
+        return record.with_(known_failure=self.entries[hits[0]].reason)
+
+    def outcome(self, i: int) -> str:
+        if i in self._used:
+            return "applied"
+        return "stale" if i in self._seen else "unmatched"
+
+    def stale(self) -> list[Expectation]:
+        return [e for i, e in enumerate(self.entries) if self.outcome(i) == "stale"]
+
+    def unmatched(self) -> list[Expectation]:
+        return [e for i, e in enumerate(self.entries) if self.outcome(i) == "unmatched"]
+
+    def report(self) -> list[dict]:
+        """Every entry in force with its outcome and source, for summary.json."""
+        return [{**e.to_json(), "source": e.source, "index": e.index, "outcome": self.outcome(i)}
+                for i, e in enumerate(self.entries)]
+
+
+def merge_reports(reports: Sequence[Sequence[Mapping]]) -> list[dict]:
+    """One report from the reports of several shards of a run: an entry is
+    applied if it was in any shard, stale if its cases ran somewhere and
+    passed everywhere they ran, unmatched if no shard had its cases."""
+    merged: dict[tuple, dict] = {}
+    rank = {o: n for n, o in enumerate(("unmatched", "stale", "applied"))}
+    for report in reports:
+        for entry in report:
+            key = (entry.get("source"), entry.get("index"))
+            have = merged.get(key)
+            if have is None or rank[entry["outcome"]] > rank[have["outcome"]]:
+                merged[key] = dict(entry)
+    return list(merged.values())  # in the entries' order, which every shard shares
+
+
+def update_expectations(path: Path, records: Iterable[Record], previous: Sequence[Expectation] = (),
+                        version: str = "", options: Mapping[str, str] | None = None) -> dict:
+    """Write ``path`` from one backend's run (its records, made at ``version``
+    with ``options``): a previous entry still naming a failing case (fail,
+    error, crash, timeout) is kept with its reason, an entry whose cases all
+    passed is dropped, an entry whose cases did not run or that is not in force
+    for this version and these options is kept as it was, and each failure no
+    entry names gets an entry of its own, with the record's status and message
+    as a reason to edit. Returns counts."""
+    records = list(records)
+    kept: list[Expectation] = []
+    dropped = 0
+    covered: set[str] = set()
+    for e in previous:
+        in_force = e.applies_to(version, options or {})
+        hits = [r for r in records if e.matches(r.file, r.case)] if in_force else []
+        failing = [r for r in hits if r.status in BAD_STATUSES]
+        if hits and not failing:
+            dropped += 1
+            continue
+        kept.append(e)
+        covered.update(r.id for r in failing)
+    added = []
+    seen: set[str] = set()
+    for r in sorted(records, key=lambda r: r.id):
+        if r.status not in BAD_STATUSES or r.id in covered or r.id in seen:
+            continue
+        seen.add(r.id)
+        message = r.detail[:200]
+        added.append({"file": r.file, "case": r.case,
+                      "reason": f"{r.status} on {r.backend.get('name', '?')} {r.backend.get('version', '')}"
+                                + (f": {message}" if message else "")})
+    doc = [e.to_json() for e in kept] + added
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return {"kept": len(kept), "added": len(added), "dropped": dropped}

@@ -1,0 +1,192 @@
+"""Result records and summaries: data in, JSON out.
+
+``results.jsonl`` gets one record per case x backend, written and flushed as
+each completes, so an interrupted run keeps everything already done.
+``summary.json`` holds per-backend counts and the run's header.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import platform
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from webnn_harness import __version__
+from webnn_harness.loading.caseid import case_id, legacy_file_id
+
+STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
+BAD_STATUSES = frozenset({"fail", "error", "crash", "timeout"})
+
+
+@dataclass(frozen=True)
+class Record:
+    file: str  # the stable file id, e.g. "wpt/relu.json" (harness/loading/caseid.py)
+    case: str
+    ops: tuple[str, ...]
+    data_types: tuple[str, ...]
+    backend: Mapping[str, Any]
+    status: str
+    required: bool
+    metric: str | None = None
+    budget: float | None = None
+    max_error: float | None = None
+    carried: bool = False  # max_error is measured from a carried interval (Comparison.carried)
+    output: str | None = None  # the output the worst element belongs to
+    worst_index: tuple[int, ...] | None = None
+    expected_value: Any = None
+    actual_value: Any = None
+    uncompared: int = 0  # implementation-defined elements not judged
+    message: str = ""
+    build_seconds: float | None = None
+    compute_seconds: float | None = None
+    known_failure: str | None = None  # reason, when the backend's known-failures file lists it
+    build_settings: Mapping[str, Any] | None = None  # chosen per build (e.g. ONNX opset), see backends/base.py
+
+    def to_json(self) -> dict:
+        d = vars(self)  # the fields, read in place: fields() per record cost more
+        return {
+            "id": self.id,
+            "file": d["file"],
+            "case": d["case"],
+            "ops": list(d["ops"]),
+            "dataTypes": list(d["data_types"]),
+            "backend": d["backend"],
+            "status": d["status"],
+            "required": d["required"],
+            "metric": d["metric"],
+            "budget": d["budget"],
+            "maxError": _json_float(d["max_error"]),
+            "carried": d["carried"],
+            "output": d["output"],
+            "worstIndex": list(d["worst_index"]) if d["worst_index"] is not None else None,
+            "expected": d["expected_value"],
+            "actual": d["actual_value"],
+            "uncompared": d["uncompared"],
+            "message": d["message"],
+            "buildSeconds": d["build_seconds"],
+            "computeSeconds": d["compute_seconds"],
+            "knownFailure": d["known_failure"],
+            "buildSettings": d["build_settings"],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Record":
+        # Runs written before stable ids hold a local path in "file" and no "id".
+        return cls(
+            file=d["file"] if "id" in d else legacy_file_id(d["file"]), case=d["case"], ops=tuple(d["ops"]), data_types=tuple(d["dataTypes"]),
+            backend=d["backend"], status=d["status"], required=d["required"], metric=d.get("metric"),
+            budget=d.get("budget"), max_error=d.get("maxError"), carried=d.get("carried", False), output=d.get("output"),
+            worst_index=tuple(d["worstIndex"]) if d.get("worstIndex") is not None else None,
+            expected_value=d.get("expected"), actual_value=d.get("actual"), uncompared=d.get("uncompared", 0),
+            message=d.get("message", ""), build_seconds=d.get("buildSeconds"),
+            compute_seconds=d.get("computeSeconds"), known_failure=d.get("knownFailure"),
+            build_settings=d.get("buildSettings"),
+        )
+
+    @property
+    def id(self) -> str:
+        return case_id(self.file, self.case)
+
+    @property
+    def detail(self) -> str:
+        """One line saying what went wrong: the message, else the worst error against its budget."""
+        if self.message:
+            return " ".join(self.message.split())
+        if self.metric and self.max_error is not None:
+            beyond = " beyond the carried interval" if self.carried else ""
+            return f"max {self.metric} error{beyond} {self.max_error} > budget {self.budget}"
+        return ""
+
+    def with_(self, **changes) -> "Record":
+        return replace(self, **changes)
+
+    @property
+    def counts_against(self) -> bool:
+        """A required case that failed, crashed, timed out or errored, and is not a known failure."""
+        return self.required and self.status in BAD_STATUSES and not self.known_failure
+
+
+def _json_float(value):
+    if value is None:
+        return None
+    if value == float("inf"):
+        return "Infinity"
+    return value
+
+
+def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:
+    return {
+        "harness": "webnn-harness",
+        "harnessVersion": __version__,
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {
+            "platform": platform.platform(),
+            "machine": platform.machine(),
+            "processor": platform.processor() or platform.machine(),
+            "python": platform.python_version(),
+        },
+        **({"backend": dict(backend_info)} if backend_info else {}),
+    }
+
+
+@dataclass
+class BackendTally:
+    backend: Mapping[str, Any]
+    counts: Counter = field(default_factory=Counter)
+    required: Counter = field(default_factory=Counter)
+    optional: Counter = field(default_factory=Counter)
+    known_failures: int = 0
+    counting_against: int = 0
+    seconds: float = 0.0
+    # of ``seconds``, those the run's own process spent loading cases while
+    # this backend's workers ran (the first backend of a streamed run)
+    loading_seconds: float = 0.0
+
+    def add(self, record: Record) -> None:
+        self.counts[record.status] += 1
+        (self.required if record.required else self.optional)[record.status] += 1
+        self.known_failures += bool(record.known_failure)
+        self.counting_against += record.counts_against
+
+    def to_json(self) -> dict:
+        return {
+            "backend": dict(self.backend),
+            "total": sum(self.counts.values()),
+            "counts": {s: self.counts.get(s, 0) for s in STATUSES},
+            "required": {s: self.required.get(s, 0) for s in STATUSES},
+            "optional": {s: self.optional.get(s, 0) for s in STATUSES},
+            "knownFailures": self.known_failures,
+            "requiredProblems": self.counting_against,
+            "seconds": round(self.seconds, 3),
+            "loadingSeconds": round(self.loading_seconds, 3),
+        }
+
+
+class ResultWriter:
+    """Appends records to results.jsonl as they come (flushed line by line)."""
+
+    def __init__(self, out_dir: Path, append: bool = False):
+        out_dir.mkdir(parents=True, exist_ok=True)
+        self.path = out_dir / "results.jsonl"
+        self._fh = self.path.open("a" if append else "w", encoding="utf-8")
+
+    def write(self, record: Record) -> None:
+        self._fh.write(json.dumps(record.to_json(), allow_nan=False, default=str) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def write_summary(out_dir: Path, tallies: Iterable[BackendTally], extra: Mapping[str, Any]) -> Path:
+    path = out_dir / "summary.json"
+    doc = {**run_header(), "backends": [t.to_json() for t in tallies], **extra}
+    path.write_text(json.dumps(doc, indent=2, default=str) + "\n")
+    return path
+
+
+def read_records(path: Path) -> list[Record]:
+    return [Record.from_json(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]

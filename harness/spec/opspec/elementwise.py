@@ -1,0 +1,259 @@
+"""Create steps for the elementwise operators (see harness/spec/opspec/__init__.py).
+
+Covers the spec sections "Element-wise binary operations", "Element-wise
+logical operations", "Element-wise unary operations", cast, clamp, the
+activations with scalar options (elu, gelu, hardSigmoid, hardSwish,
+leakyRelu, linear, relu, sigmoid, softplus, softsign, tanh), prelu and where.
+
+The catalog's allowed data types and ranks are checked before these run
+(base.check_limits); what is left here is what the method steps add:
+broadcasting, output data types, casting scalar options to the input's data
+type, and the clamp minValue <= maxValue check.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from webnn_harness.spec.catalog import operator
+from webnn_harness.spec.dtypes import DATA_TYPES, integer_range, is_float
+from webnn_harness.spec.graph import TensorDesc
+from webnn_harness.spec.opspec.base import (
+    EXACT,
+    Created,
+    atol,
+    broadcast_shapes,
+    check,
+    per_output_element,
+    ulp,
+)
+
+
+def _broadcast(op: str, shape_a, shape_b) -> tuple[int, ...]:
+    """Spec "bidirectionally broadcasting"; the error names the op."""
+    try:
+        return broadcast_shapes(shape_a, shape_b)
+    except ValueError as exc:
+        raise type(exc)(f"{op}: {exc}") from None
+
+
+def _same_type(op: str, a: TensorDesc, b: TensorDesc, names: str = "a and b") -> None:
+    check(a.data_type == b.data_type, f"{op}: {names} must have the same data type ({a.data_type} vs {b.data_type})")
+
+
+# --- casting scalars (spec "Casting": ConvertToFloat / ConvertToInt) --------
+
+
+def _convert_to_float(x: float | int, data_type: str) -> float:
+    """ConvertToFloat: nearest value, ties to even, overflow to +/-Infinity."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(x) if data_type == "float32" else np.float16(np.float64(x)))
+
+
+def _convert_to_int(x: float | int, data_type: str) -> int:
+    """ConvertToInt: NaN -> 0, clamp to the type's range, round half to even.
+
+    The spec's table says uint32 uses ConvertToInt(x, 32, "signed"); every
+    other unsigned type is "unsigned" and WPT clamps uint32 with
+    maxValue 4294967290, so we read that row as a typo for "unsigned"."""
+    lo, hi = integer_range(data_type)
+    if isinstance(x, float):
+        if math.isnan(x):
+            return 0
+        x = min(max(x, float(lo)), float(hi))
+        return min(max(round(x), lo), hi)  # round(): half to even; re-clamp 2^63 rounding
+    return min(max(int(x), lo), hi)
+
+
+def cast_number(x: float | int, data_type: str) -> float | int:
+    """The spec's "cast" of an MLNumber / double to an MLOperandDataType."""
+    return _convert_to_float(x, data_type) if is_float(data_type) else _convert_to_int(x, data_type)
+
+
+# --- shared shapes of create steps ----------------------------------------
+
+
+def _unary(op: str) -> Callable:
+    """Output is a copy of the input's descriptor; every option is cast to the
+    input's data type (elu alpha, hardSigmoid alpha/beta, leakyRelu alpha,
+    linear alpha/beta: "Set options.alpha to the result of casting ...")."""
+
+    def create(operands: Mapping[str, Any], attributes: Mapping[str, Any]) -> Created:
+        desc = operands["input"]
+        resolved = {k: cast_number(v, desc.data_type) for k, v in attributes.items()}
+        return Created((desc,), resolved)
+
+    create.__name__ = op
+    return create
+
+
+def _binary(op: str) -> Callable:
+    """Spec "create an element-wise binary operation": same data types,
+    bidirectional broadcast, output of a's data type."""
+
+    def create(operands: Mapping[str, Any], attributes: Mapping[str, Any]) -> Created:
+        a, b = operands["a"], operands["b"]
+        _same_type(op, a, b)
+        return Created((TensorDesc(_broadcast(op, a.shape, b.shape), a.data_type),), dict(attributes))
+
+    create.__name__ = op
+    return create
+
+
+def _logical(op: str) -> Callable:
+    """Spec "create an element-wise logical operation": output is uint8; b, when
+    the op takes it, must match a's data type and broadcast with a.
+
+    isNaN/isInfinite: the method steps throw for non-float inputs (added with
+    the ops, webnn#858) but the later tensor-limits table (webnn#910) allows any
+    data type; we follow the table, and the reference answers 0 for integers."""
+
+    def create(operands: Mapping[str, Any], attributes: Mapping[str, Any]) -> Created:
+        a = operands["a"]
+        shape = a.shape
+        if "b" in operands:
+            b = operands["b"]
+            _same_type(op, a, b)
+            shape = _broadcast(op, a.shape, b.shape)
+        return Created((TensorDesc(shape, "uint8"),), dict(attributes))
+
+    create.__name__ = op
+    return create
+
+
+# --- ops with their own steps ------------------------------------------------
+
+
+def cast(operands, attributes) -> Created:
+    """cast: output = input's shape with the target data type, which must be
+    one of the output's allowed data types."""
+    data_type = attributes["dataType"]
+    check(data_type in DATA_TYPES, f"cast: {data_type!r} is not an MLOperandDataType")
+    allowed = operator("cast").operands["output"].allowed_data_types
+    check(data_type in allowed, f"cast: output data type {data_type} is not allowed")
+    return Created((TensorDesc(operands["input"].shape, data_type),), {"dataType": data_type})
+
+
+def clamp(operands, attributes) -> Created:
+    """clamp: minValue/maxValue are cast to the input's data type, then
+    minValue > maxValue throws.
+
+    The spec's steps default minValue to Infinity and maxValue to -Infinity,
+    which would make clamp() without options throw; that is a typo for
+    -Infinity / +Infinity (WPT's default-options cases expect no clamping).
+    Cast to an integer type, +/-Infinity become the type's maximum/minimum.
+    NaN bounds stay NaN (the spec casts NaN to NaN); the reference treats a
+    NaN bound as no bound, as WPT's "minValue as NaN" cases expect."""
+    data_type = operands["input"].data_type
+    low = attributes.get("minValue")
+    high = attributes.get("maxValue")
+    low = cast_number(-math.inf if low is None else low, data_type)
+    high = cast_number(math.inf if high is None else high, data_type)
+    check(not low > high, f"clamp: minValue {low} is greater than maxValue {high} (after casting to {data_type})")
+    return Created((operands["input"],), {"minValue": low, "maxValue": high})
+
+
+def prelu(operands, attributes) -> Created:
+    """prelu: the spec bidirectionally broadcasts slope and input (output rank
+    is the larger rank); ONNX PRelu only broadcasts slope to input."""
+    x, slope = operands["input"], operands["slope"]
+    _same_type("prelu", x, slope, "input and slope")
+    shape = _broadcast("prelu", slope.shape, x.shape)
+    return Created((TensorDesc(shape, x.data_type),), dict(attributes))
+
+
+def where(operands, attributes) -> Created:
+    """where: broadcast trueValue with falseValue, then condition with that;
+    output has trueValue's data type."""
+    condition, true_value, false_value = operands["condition"], operands["trueValue"], operands["falseValue"]
+    _same_type("where", true_value, false_value, "trueValue and falseValue")
+    shape = _broadcast("where", true_value.shape, false_value.shape)
+    shape = _broadcast("where", condition.shape, shape)
+    return Created((TensorDesc(shape, true_value.data_type),), dict(attributes))
+
+
+BINARY = ("add", "sub", "mul", "div", "max", "min", "pow")
+LOGICAL = (
+    "equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual",
+    "logicalNot", "logicalAnd", "logicalOr", "logicalXor", "isNaN", "isInfinite",
+)
+UNARY = (
+    "abs", "ceil", "cos", "erf", "exp", "floor", "identity", "log", "neg", "reciprocal",
+    "roundEven", "sin", "sign", "sqrt", "tan",
+    "elu", "gelu", "hardSigmoid", "hardSwish", "leakyRelu", "linear", "relu",
+    "sigmoid", "softplus", "softsign", "tanh",
+)
+
+CREATE = {
+    **{op: _binary(op) for op in BINARY},
+    **{op: _logical(op) for op in LOGICAL},
+    **{op: _unary(op) for op in UNARY},
+    "cast": cast,
+    "clamp": clamp,
+    "prelu": prelu,
+    "where": where,
+}
+
+
+# Budgets from WPT (see /work/shared/wpt/README.md "Tolerances WPT applies" and
+# each WPT test file's own get*PrecisionTolerance). Integer outputs are exact.
+TOLERANCE = {
+    # Binary: WPT add/sub/mul 1 ULP, div 2 ULP (div.https.any.js),
+    # pow 32 ULP / float16 2 (pow.https.any.js), max/min 0.
+    "add": ulp(1), "sub": ulp(1), "mul": ulp(1), "div": ulp(2),
+    "max": EXACT, "min": EXACT, "pow": ulp(32, float16=2),
+    # Comparisons and logical ops produce uint8: exact.
+    **{op: EXACT for op in LOGICAL},
+    # Unary: exact where the result is a representable input value or an
+    # exact rounding (abs, neg, ceil, floor, identity, roundEven, sign).
+    "abs": EXACT, "neg": EXACT, "ceil": EXACT, "floor": EXACT, "identity": EXACT,
+    "roundEven": EXACT, "sign": EXACT,
+    "cos": atol(2**-10, float16=2**-7),
+    "sin": atol(1 / 1024, float16=1 / 512),
+    "tan": atol(1 / 1024, float16=1 / 512),
+    "erf": atol(1 / 1024, float16=1 / 512),
+    "exp": ulp(32, float16=1),  # exp.https.any.js
+    "log": atol(1 / 1024, float16=1 / 1024),  # log.https.any.js
+    "reciprocal": ulp(2),
+    "sqrt": ulp(1),  # WPT sqrt 1 ULP (IEEE sqrt is correctly rounded)
+    # WPT cast: 1 ULP to a float type (float <-> float, integer -> float);
+    # integer outputs are compared exactly whatever the budget.
+    "cast": ulp(1),
+    "clamp": EXACT, "relu": EXACT,
+    "elu": ulp(18), "gelu": ulp(18), "hardSigmoid": ulp(2), "hardSwish": ulp(4),
+    "leakyRelu": ulp(1, float16=2), "linear": ulp(2), "prelu": ulp(1),
+    "sigmoid": ulp(34, float16=10), "softplus": ulp(18), "softsign": ulp(3),
+    "tanh": ulp(16),
+    # where only selects input values: exact (WPT's old table: where 0 ULP).
+    "where": EXACT,
+}
+
+
+# Costs (see base.py "What a Cost counts"): flops per output element, counting
+# each operation of the spec's formula (its "emulation" note where it has one)
+# once, and a library function (exp, log, erf, tanh, sin, cos, tan, sqrt, pow)
+# as 1.
+ELEMENTWISE_FLOPS = {
+    **{op: 1 for op in BINARY},  # one arithmetic op; pow counts as one function call
+    **{op: 1 for op in LOGICAL},  # one comparison or logical op
+    **{op: 1 for op in UNARY},  # one op or function call; the activations below differ
+    "identity": 0,  # a copy
+    "cast": 1,  # one conversion
+    "clamp": 2,  # min(max(x, minValue), maxValue)
+    "relu": 1,  # max(0, x)
+    "elu": 6,  # max(0, x) + alpha * (exp(min(0, x)) - 1)
+    "gelu": 5,  # 0.5 * x * (1 + erf(x / sqrt(2)))
+    "hardSigmoid": 4,  # max(0, min(1, alpha * x + beta))
+    "hardSwish": 5,  # x * max(0, min(6, x + 3)) / 6
+    "leakyRelu": 4,  # max(0, x) + alpha * min(0, x)
+    "linear": 2,  # alpha * x + beta
+    "sigmoid": 4,  # 1 / (exp(-x) + 1)
+    "softplus": 3,  # log(1 + exp(x))
+    "softsign": 3,  # x / (1 + abs(x))
+    "prelu": 4,  # max(0, x) + slope * min(0, x)
+    "where": 1,  # one select
+}
+
+COST = {op: per_output_element(n) for op, n in ELEMENTWISE_FLOPS.items()}

@@ -1,0 +1,241 @@
+"""Tolerance budgets: per op (from the op families' TOLERANCE tables),
+carried through a multi-operator graph (``carried_interval``), overridden per
+case.
+
+The chain rule
+--------------
+WPT's conformance tests (web-platform-tests ``webnn/resources/utils.js``,
+``getPrecisionTolerance``) judge a multi-operator graph with one ULP budget:
+the sum of each operator's ULP tolerance looked up at the *expected output's*
+data type. That drops operators judged by an absolute tolerance (erf, cos,
+log: ``ATOL`` in the same file), counts a float16 operator's ULPs before a
+cast to float32 as float32 ULPs (2^13 times too few), and assumes an error
+reaches the output unchanged: an exp after a 1-ULP sqrt, or a sub that cancels
+what a mul rounded, turns one ULP of the intermediate into many of the output.
+
+So each op's budget is applied where the op is, in its own metric and type:
+
+1. The output's producer keeps its own budget, in its metric (a single-op
+   graph is judged exactly as before).
+2. Every ancestor A with a non-zero budget and a float output may be off by
+   that budget at each element: ``x_A`` anywhere in ``[lo, hi]``, k ULP steps
+   of A's own data type, or +-atol rounded outward into A's type. What that does
+   to the output is measured by rerunning the reference on the moved
+   intermediate: once with every element at ``lo``, once at ``hi``, and (up
+   to ``COORDINATE_RUNS`` reruns of a downstream op in all, unless every
+   downstream op is elementwise) once per element and side, adding up the single-element moves.
+   The carried interval of an output element is its expected value widened by
+   the moves of every carried ancestor, added up.
+
+The backend's value passes when its distance *from the carried interval*, in
+the producer's metric, is within the producer's budget. With nothing to
+carry (one op, or exact ancestors such as reshape or relu) the interval is
+the expected value itself: the usual comparison. An integer output is exact
+as before, but exact within its carried interval: an argMax after a pooling
+op may pick another channel where the pooling's budget allows a tie.
+
+Why this is sound. It does not admit an error no op could produce: each point
+of the interval is the exact downstream result of an intermediate that its
+producer's budget allows (to first order, for the sum of single-element
+moves), and the producer's budget is applied on top. It does not reject an
+error the budgets allow when each output element moves one way with the
+carried elements (elementwise monotone functions, min/max/clamp/relu, casts,
+data movement, sum/mean/max/min reductions and pooling: the all-``lo`` and
+all-``hi`` runs are exact) or linearly with them (matmul, gemm, conv, mul: the
+single-element sum is ``sum |w| * radius``, exact). Limits: a downstream
+function with an extremum strictly inside the carried range (cos of an erf
+near a multiple of pi) is measured at the ends and the centre only, an
+intermediate whose single-element runs would cost more than ``COORDINATE_RUNS``
+op runs (elements x 2 x downstream ops; a 16-cell lstm chain) gets only the
+all-``lo``/all-``hi`` runs (which under-count a linear op with weights of
+both signs), errors of several ancestors are added, not compounded
+(second order), and an integer output's interval is the hull of the values
+the runs reached (an argMax between two indices the runs reached is
+admitted). Cost: two reference runs of the downstream ops per carried op, plus
+two per element where the single-element runs apply; only multi-op graphs pay.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from webnn_harness.spec.dtypes import is_float, numpy_dtype
+from webnn_harness.spec.families import join
+from webnn_harness.spec.graph import Graph, Node
+from webnn_harness.spec.opspec.base import Budget, BudgetFn
+
+TOLERANCE: Mapping[str, BudgetFn] = join("webnn_harness.spec.opspec", "TOLERANCE")
+
+# A carried intermediate is also moved one element at a time when that costs
+# at most this many op runs (elements x 2 sides x downstream ops): every
+# 2-op fuzz graph up to 512 elements, not a 16-cell lstm chain, whose
+# single-element runs took 36 s of CPU to judge.
+COORDINATE_RUNS = 1024
+
+
+def node_budget(node: Node, graph: Graph) -> Budget:
+    fn = TOLERANCE.get(node.op)
+    if fn is None:
+        raise KeyError(f"no tolerance budget defined for {node.op}")
+    return fn(node, graph.descs)
+
+
+def step_ulps(values: np.ndarray, steps: float) -> np.ndarray:
+    """``values`` moved ``steps`` ULPs (of their own float type) up, or down
+    for negative ``steps``; +-0 count as one point, infinity is the end."""
+    values = np.asarray(values)
+    bits = np.dtype(f"u{values.dtype.itemsize}")
+    top = int(np.array(np.inf, values.dtype).view(bits))
+    sign_bit = 1 << (8 * values.dtype.itemsize - 1)
+    raw = values.view(bits).astype(np.int64)
+    magnitude = raw & (sign_bit - 1)
+    ordered = np.where(raw & sign_bit, -magnitude, magnitude)
+    moved = np.clip(ordered + int(steps), -top, top)
+    out = np.where(moved < 0, sign_bit | -moved, moved).astype(bits).view(values.dtype)
+    return np.where(np.isnan(values), values, out)
+
+
+def _atol_side(values: np.ndarray, delta: float) -> np.ndarray:
+    """``values + delta`` rounded away from ``values`` into their float type."""
+    exact = values.astype(np.float64) + delta
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = exact.astype(values.dtype)
+    toward = np.array(np.inf if delta > 0 else -np.inf, values.dtype)
+    inside = (rounded < exact) if delta > 0 else (rounded > exact)
+    return np.where(inside, np.nextafter(rounded, toward), rounded)
+
+
+def budget_bounds(values: np.ndarray, budget: Budget) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest values an op's budget allows around its exact ``values``."""
+    if budget.metric == "ULP":
+        return step_ulps(values, -budget.value), step_ulps(values, budget.value)
+    return _atol_side(values, -budget.value), _atol_side(values, budget.value)
+
+
+@dataclass(frozen=True)
+class CarriedInterval:
+    """Per element of one output (float64): the reference's exact value, the
+    lowest and highest exact values when the carried ancestors are off by
+    their budgets, and where one of them can make it NaN."""
+
+    exact: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    may_be_nan: np.ndarray
+    carried: tuple[str, ...]  # the ops whose error is carried
+
+    def nearest(self, expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+        """The point of the interval (moved onto ``expected``, which may be a
+        case file's literal value) nearest to ``actual``, rounded outward into
+        the output's type: what ``actual`` is judged against."""
+        expected = np.asarray(expected)
+        e = expected.astype(np.float64)
+        a = np.asarray(actual).astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            shift = np.where(np.isfinite(e - self.exact), e - self.exact, 0.0)
+            low, high = np.fmin(e, self.low + shift), np.fmax(e, self.high + shift)
+            if expected.dtype.kind in "iub":
+                # An integer output (argMax of a pooled float, a cast) is exact
+                # within the interval; float64 holds its bounds exactly below 2^53.
+                inside = (a >= low) & (a <= high) & (np.abs(e) < 2.0**53)
+                return np.where(inside, np.asarray(actual), expected)
+            near = np.clip(a, low, high)
+            out = near.astype(expected.dtype)
+            # Rounding the interval's end into the output type must not move it inward.
+            wide = out.astype(np.float64)
+            out = np.where(wide > near, np.nextafter(out, np.array(-np.inf, out.dtype)), out)
+            out = np.where(wide < near, np.nextafter(out, np.array(np.inf, out.dtype)), out)
+        out = np.where(np.isnan(e), expected, out)  # an expected NaN is judged as always
+        return np.where(self.may_be_nan & np.isnan(a) & ~np.isnan(e), np.array(np.nan, expected.dtype), out)
+
+
+def _downstream(graph: Graph, env: Mapping[str, np.ndarray], start: int, overrides: Mapping[str, np.ndarray],
+                output: str) -> np.ndarray:
+    """The reference's ``output`` with the nodes from ``start`` on rerun on ``overrides``."""
+    from webnn_harness.backends.reference.evaluate import run_node
+
+    env = {**env, **overrides}
+    for node in graph.nodes[start:]:
+        for name, out in zip(node.outputs, run_node(node, env, graph)):
+            env[name] = out.values
+    return np.asarray(env[output], dtype=np.float64)
+
+
+def _elementwise(nodes) -> bool:
+    """Every output element of these nodes depends on one element of each
+    operand: moving all elements at once moves each output as far as moving
+    its own element alone, so the single-element runs add nothing."""
+    from webnn_harness.backends.reference.evaluate import ELEMENTWISE
+
+    return all(node.op in ELEMENTWISE for node in nodes)
+
+
+def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, lo: np.ndarray, hi: np.ndarray,
+           output: str, exact: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lowest, highest, may be NaN) of ``output`` when intermediate ``name`` lies anywhere in [lo, hi]."""
+    runs = [_downstream(graph, env, start, {name: lo}, output), _downstream(graph, env, start, {name: hi}, output)]
+    down, up = np.zeros(exact.shape), np.zeros(exact.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        downstream = graph.nodes[start:]
+        if 2 * lo.size * len(downstream) <= COORDINATE_RUNS and not _elementwise(downstream):
+            x = env[name]
+            for i in range(x.size):
+                for side in (lo, hi):
+                    if side.flat[i] == x.flat[i] or np.isnan(side.flat[i]):
+                        continue
+                    moved = x.copy()
+                    moved.flat[i] = side.flat[i]
+                    y = _downstream(graph, env, start, {name: moved}, output)
+                    runs.append(y)
+                    d = y - exact
+                    down += np.where(d < 0, d, 0.0)
+                    up += np.where(d > 0, d, 0.0)
+        for y in runs[:2]:
+            d = np.nan_to_num(y - exact, nan=0.0, posinf=np.inf, neginf=-np.inf)
+            down, up = np.fmin(down, d), np.fmax(up, d)
+        stack = np.stack(runs)
+        # Where the exact output is infinite, moves are not differences: the
+        # interval reaches the most finite value a run gave.
+        finite = np.isfinite(exact)
+        low = np.where(finite, exact + down, np.fmin(exact, np.fmin.reduce(stack, axis=0)))
+        high = np.where(finite, exact + up, np.fmax(exact, np.fmax.reduce(stack, axis=0)))
+        nan = np.isnan(stack).any(axis=0) & ~np.isnan(exact)
+    return low, high, nan
+
+
+def carried_interval(graph: Graph, inputs: Mapping[str, np.ndarray], output: str,
+                     carried: list[Node]) -> CarriedInterval | None:
+    """The carried error of ``carried`` ancestors at ``output`` (see the module's docstring);
+    None when nothing is carried or the reference cannot run the graph."""
+    from webnn_harness.backends.reference.evaluate import run_node
+
+    if not carried:
+        return None
+    env: dict[str, np.ndarray] = {**graph.constants, **inputs}
+    position = {}
+    try:
+        for i, node in enumerate(graph.nodes):
+            for name, out in zip(node.outputs, run_node(node, env, graph)):
+                env[name] = out.values
+                position[name] = i + 1
+        exact = np.asarray(env[output], dtype=np.float64)
+        low, high, nan = exact.copy(), exact.copy(), np.zeros(exact.shape, bool)
+        with np.errstate(invalid="ignore", over="ignore"):
+            for node in carried:
+                budget = node_budget(node, graph)
+                for name in node.outputs:
+                    if not is_float(graph.descs[name].data_type):
+                        continue
+                    values = np.asarray(env[name], dtype=numpy_dtype(graph.descs[name].data_type))
+                    lo, hi = budget_bounds(values, budget)
+                    node_low, node_high, may_be_nan = _moves(graph, env, position[name], name, lo, hi, output, exact)
+                    # Errors of several ancestors add up; at an infinite output the widest reach stands.
+                    finite = np.isfinite(exact)
+                    low = np.where(finite, low + (node_low - exact), np.fmin(low, node_low))
+                    high = np.where(finite, high + (node_high - exact), np.fmax(high, node_high))
+                    nan |= may_be_nan
+    except Exception:  # noqa: BLE001 - a reference failure is reported where the expected values are computed
+        return None
+    return CarriedInterval(exact, low, high, nan, tuple(n.op for n in carried))
