@@ -41,7 +41,7 @@ from webnn_harness import __version__
 from webnn_harness.loading.cases import bundled_corpus
 from webnn_harness.execution.executors import LocalExecutors
 from webnn_harness.outputs.records import Record
-from webnn_harness.api import BackendRequest, run
+from webnn_harness.api import BackendRequest, RunEvents, RunRequest, run
 from webnn_harness.execution.pool import RunOptions
 
 
@@ -52,8 +52,9 @@ def timed_run(cases: Path, backend: str, factory, workers: int) -> tuple[float, 
         statuses[f"{r.file}::{r.case}"] = r.status
 
     with tempfile.TemporaryDirectory() as tmp:
-        result = run([cases], [BackendRequest(backend)], Path(tmp), options=RunOptions(workers=workers, timeout=60),
-                     on_record=keep, executor=factory)
+        result = run(RunRequest((cases,), (BackendRequest(backend),), Path(tmp),
+                                options=RunOptions(workers=workers, timeout=60), executor=factory),
+                     RunEvents(on_record=keep))
     return result.tallies[0].seconds, statuses, result.tallies[0].backend
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from webnn_harness.loading.cases import bundled_corpus, load_cases
-from webnn_harness.api import BackendRequest, run
+from webnn_harness.api import BackendRequest, RunRequest, run
 from webnn_harness.execution.pool import RunOptions
 
 
@@ -32,7 +32,8 @@ def main() -> None:
     t_load = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as out:
         t1 = time.perf_counter()
-        result = run(corpora, [BackendRequest(args.backend)], Path(out), options=RunOptions(workers=args.workers))
+        result = run(RunRequest(tuple(corpora), (BackendRequest(args.backend),), Path(out),
+                                options=RunOptions(workers=args.workers)))
         t_run = time.perf_counter() - t1
     tally = result.tallies[0]
     counts = ", ".join(f"{n} {s}" for s, n in sorted(tally.counts.items()))

@@ -1,5 +1,11 @@
 """The library API behind ``webnn-harness run``: load cases, run them on each
-backend, write records as they complete, summarise."""
+backend, write records as they complete, summarise.
+
+    result = run(RunRequest(cases=("../wpt",), backends=(BackendRequest("onnxruntime"),),
+                            out_dir=Path("out/run"), selection=CaseFilter(ops=("conv2d",))))
+
+The CLI, the pytest plugin and the Ray path build a ``RunRequest``; the
+progress display and other observers are ``RunEvents``."""
 from __future__ import annotations
 
 import shlex
@@ -8,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Container, Iterator, Mapping, Sequence
 
 from webnn_harness.backends import BackendError
 from webnn_harness.loading.caseid import BUNDLED_CORPUS, corpus_root
@@ -19,13 +25,41 @@ from webnn_harness.execution.lifecycle import stop_reason
 from webnn_harness.outputs.run_folder import Mode, OutputFolder, record_key
 from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
 from webnn_harness.execution.pool import RunOptions, prestart
-from webnn_harness.loading.selection import Selection, Shard
+from webnn_harness.loading.selection import CaseFilter, Selection
 
 
 @dataclass(frozen=True)
 class BackendRequest:
     name: str
     options: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything one run is asked to do."""
+    cases: tuple[str | Path, ...]  # case files and folders (the bundled corpus: ``bundled_corpus()``)
+    backends: tuple[BackendRequest, ...]
+    out_dir: Path
+    selection: CaseFilter = CaseFilter()
+    options: RunOptions = RunOptions()  # workers, timeout, batch size, reference cache
+    expectations: tuple[str | Path, ...] = ()  # expectations files, beside each backend's bundled one
+    label: str | None = None  # the run's name in reports (default: its corpora)
+    mode: Mode = "new"  # "new" refuses a folder holding a run, "overwrite" replaces it, "resume" continues it
+    # Per backend name, the (file, case) pairs to run (``--rerun-failures``); None: every selected case.
+    only: Mapping[str, Container[tuple[str, str]]] | None = None
+    executor: ExecutorFactory | None = None  # where cases run (default: local worker processes)
+
+
+@dataclass(frozen=True)
+class RunEvents:
+    """Who is told what as the run goes: ``on_record`` each record as written,
+    ``progress(1)`` per record, ``on_backend(info, n)`` when a backend starts
+    with ``n`` cases to run (None while they are still loading), ``on_total(n)``
+    once loading ends."""
+    on_record: Callable[[Record], None] | None = None
+    progress: Callable[[int], object] | None = None
+    on_backend: Callable[[Mapping, int | None], object] | None = None
+    on_total: Callable[[int], object] | None = None
 
 
 @dataclass
@@ -92,55 +126,31 @@ def public_command(argv: Sequence[str]) -> str:
     return shlex.join(out)
 
 
-def run(
-    case_paths: Sequence[str | Path],
-    requests: Sequence[BackendRequest],
-    out_dir: Path,
-    ops: Iterable[str] | None = None,
-    name_filter: str | None = None,
-    options: RunOptions = RunOptions(),
-    progress: Callable[[int], object] | None = None,
-    on_record: Callable[[Record], None] | None = None,
-    expectations: Sequence[str | Path] = (),
-    shard: Shard | None = None,
-    ids: Sequence[str] = (),
-    label: str | None = None,
-    on_backend: Callable[[Mapping, int | None], object] | None = None,
-    mode: Mode = "new",
-    only: Mapping[str, Container[tuple[str, str]]] | None = None,
-    max_case_bytes: int | None = None,
-    executor: ExecutorFactory | None = None,
-    on_total: Callable[[int], object] | None = None,
-) -> RunResult:
-    """Run the selected cases on each backend into ``out_dir``, locked for the
-    run. Raises SelectionError (a ValueError) before writing anything when the
-    selection is malformed or empty, ExpectationsError when an expectations
-    file is, and OutputFolderError when ``out_dir`` cannot be used as asked.
+def run(request: RunRequest, events: RunEvents = RunEvents()) -> RunResult:
+    """Run the selected cases on each backend into ``request.out_dir``, locked
+    for the run. Raises SelectionError (a ValueError) before writing anything
+    when the selection is malformed or empty, ExpectationsError when an
+    expectations file is, and OutputFolderError when the folder cannot be used
+    as asked.
 
     The cases load while the first backend runs (``Selection``): its workers
     get their first batch as soon as it is loaded. Nothing is written until
     the selection holds a case and every backend and expectations file has
-    been checked. ``on_backend(info, n)`` says a backend starts with ``n``
-    cases to run, or None while they are still loading; ``on_total(n)`` then
-    gives ``n`` once loading ends.
-
-    ``mode``: "new" refuses a folder holding a run, "overwrite" replaces it,
-    "resume" keeps its records and runs only the cases they do not cover.
-    ``only``: per backend name, the (file, case) pairs to run (``--rerun-failures``).
-    ``executor`` says where cases run (default: local worker processes; harness/execution/executors.py).
+    been checked. Where cases run: ``request.executor`` (default: local worker
+    processes; harness/execution/executors.py).
     """
-    executor = executor or LocalExecutors()
+    requests, case_paths = request.backends, request.cases
+    executor = request.executor or LocalExecutors()
     if isinstance(executor, LocalExecutors):
         prestart(r.name for r in requests)  # the workers' imports overlap the loading of cases (harness/execution/forkserver.py)
-    folder = OutputFolder(Path(out_dir), mode)
+    folder = OutputFolder(Path(request.out_dir), request.mode)
     folder.precheck()
-    selection = Selection(case_paths, ops, name_filter, ids, shard, max_case_bytes)
-    resolved = _resolve_backends(requests, expectations, executor, selection)
+    selection = request.selection.selection(case_paths)
+    resolved = _resolve_backends(requests, request.expectations, executor, selection)
     selection.first()
-    label = label or default_label(case_paths)
+    label = request.label or default_label(case_paths)
     with folder:
-        return _run_in(folder, selection, label, resolved, shard, options, progress, on_record, on_backend,
-                       on_total, only, case_paths, executor)
+        return _run_in(folder, selection, label, resolved, request, events, executor)
 
 
 def _resolve_backends(requests: Sequence[BackendRequest], expectations: Sequence[str | Path],
@@ -180,9 +190,11 @@ def _resolve_backends(requests: Sequence[BackendRequest], expectations: Sequence
         raise
 
 
-def _run_in(folder: OutputFolder, selection: Selection, label, resolved, shard, options, progress,
-            on_record, on_backend, on_total, only, case_paths, executor: ExecutorFactory) -> RunResult:
+def _run_in(folder: OutputFolder, selection: Selection, label: str, resolved, request: RunRequest,
+            events: RunEvents, executor: ExecutorFactory) -> RunResult:
     out_dir = folder.path
+    shard, options, only, case_paths = request.selection.shard, request.options, request.only, request.cases
+    on_record, progress, on_backend, on_total = events.on_record, events.progress, events.on_backend, events.on_total
     done = folder.done
     writer = ResultWriter(out_dir, append=folder.mode == "resume")
     tallies: list[BackendTally] = []

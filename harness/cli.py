@@ -107,9 +107,9 @@ def cmd_run(args) -> int:
     from webnn_harness.outputs.expectations import ExpectationsError
     from webnn_harness.outputs.run_folder import OutputFolderError, check_writable_file, rerun_failures
     from webnn_harness.progress import Progress
-    from webnn_harness.api import run
+    from webnn_harness.api import RunEvents, RunRequest, run
     from webnn_harness.execution.pool import RunOptions
-    from webnn_harness.loading.selection import SelectionError, Shard
+    from webnn_harness.loading.selection import CaseFilter, SelectionError, Shard
 
     paths = args.cases or [bundled_corpus()]
     for p in [*paths, *(args.expectations or [])]:
@@ -144,12 +144,14 @@ def cmd_run(args) -> int:
 
     try:
         with _executors(args) as executor:
-            result = run(paths, requests, out, ops=args.op, name_filter=args.filter, options=opts,
-                         progress=progress.update, on_record=on_record, expectations=args.expectations or (),
-                         shard=shard, ids=ids, label=args.label,
-                         on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n),
-                         on_total=progress.set_total,
-                         mode=mode, only=only, max_case_bytes=args.max_case_bytes, executor=executor)
+            selection = CaseFilter(ops=tuple(args.op) if args.op else None, name_filter=args.filter, ids=tuple(ids),
+                                   shard=shard, max_case_bytes=args.max_case_bytes)
+            request = RunRequest(cases=tuple(paths), backends=tuple(requests), out_dir=out, selection=selection,
+                                 options=opts, expectations=tuple(args.expectations or ()), label=args.label,
+                                 mode=mode, only=only, executor=executor)
+            events = RunEvents(on_record=on_record, progress=progress.update, on_total=progress.set_total,
+                               on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n))
+            result = run(request, events)
     except (UnknownBackend, BackendError, SelectionError, ExpectationsError, DuplicateCaseId,
             OutputFolderError) as exc:
         raise UsageError(str(exc)) from None

@@ -121,7 +121,7 @@ class WebnnCases:
         from webnn_harness.loading.caseid import case_id
         from webnn_harness.loading.cases import Case, bundled_corpus
         from webnn_harness.api import corpus_paths
-        from webnn_harness.loading.selection import Shard, select_cases
+        from webnn_harness.loading.selection import CaseFilter, Shard
 
         base = config.invocation_params.dir
         given = config.getoption("webnn_cases") or []
@@ -133,7 +133,7 @@ class WebnnCases:
         self.corpus_paths = corpus_paths(given)
         shard = config.getoption("webnn_shard")
         try:
-            loaded = select_cases(paths, shard=Shard.parse(shard) if shard else None)
+            loaded = CaseFilter(shard=Shard.parse(shard) if shard else None).selection(paths).finish()
         except ValueError as exc:  # SelectionError (nothing selected), two corpora with one id
             raise pytest.UsageError(str(exc)) from None
         files: dict[str, tuple[CaseFile, list[pytest.Item]]] = {}

@@ -13,7 +13,7 @@ import pytest
 from webnn_harness.loading.cases import load_file
 from webnn_harness.spec.dtypes import DATA_TYPES, in_spec_order, integer_range, numpy_dtype
 from webnn_harness.probe.plan import combos_for
-from webnn_harness.api import BackendRequest, run
+from webnn_harness.api import BackendRequest, RunRequest, run
 from webnn_harness.execution.pool import RunOptions
 from webnn_harness.spec.values import TensorValueError, encode_array, to_array
 
@@ -47,7 +47,7 @@ def test_probe_sweeps_int4_for_quantization_only():
 @pytest.mark.parametrize("backend", ["reference", "onnxruntime", "openvino"])
 def test_int4_cases_run_on_every_backend(backend, tmp_path):
     pytest.importorskip({"reference": "numpy"}.get(backend, backend))
-    run([CASES], [BackendRequest(backend)], tmp_path, options=RunOptions(workers=1, timeout=60))
+    run(RunRequest((CASES,), (BackendRequest(backend),), tmp_path, options=RunOptions(workers=1, timeout=60)))
     records = {r["case"]: r for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())}
     assert len(records) == 4
     for name, r in records.items():

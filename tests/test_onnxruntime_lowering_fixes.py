@@ -11,14 +11,14 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from webnn_harness.api import BackendRequest, run  # noqa: E402
+from webnn_harness.api import BackendRequest, RunRequest, run  # noqa: E402
 from webnn_harness.execution.pool import RunOptions  # noqa: E402
 
 CASES = Path(__file__).parent / "data" / "ort_pool_padding_prelu_int.json"
 
 
 def test_pool_padding_as_large_as_the_window_and_integer_prelu(tmp_path):
-    run([CASES], [BackendRequest("onnxruntime")], tmp_path, options=RunOptions(workers=1, timeout=60))
+    run(RunRequest((CASES,), (BackendRequest("onnxruntime"),), tmp_path, options=RunOptions(workers=1, timeout=60)))
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert len(records) == 4
     for r in records:

@@ -21,7 +21,8 @@ from webnn_harness.bench.suite import load_suite  # noqa: E402
 from webnn_harness.bench.ray_cluster import bench_executor  # noqa: E402
 from webnn_harness.execution.executors import LocalExecutors, executors  # noqa: E402
 from webnn_harness.execution.ray_cluster import RESOURCE_PREFIX, RayExecutors, device_resources  # noqa: E402
-from webnn_harness.api import BackendRequest, run  # noqa: E402
+from webnn_harness.api import BackendRequest, RunEvents, RunRequest, run  # noqa: E402
+from webnn_harness.loading.selection import CaseFilter  # noqa: E402
 from webnn_harness.execution.pool import RunOptions  # noqa: E402
 
 from test_cli import case, write  # noqa: E402
@@ -67,12 +68,12 @@ def test_on_a_two_node_cluster(cluster, tmp_path):
 def records_equal_local_records_and_spread_over_nodes(cluster, tmp_path):
     path = cases_file(tmp_path)
     opts = RunOptions(workers=2, timeout=3, batch_size=3)
-    request = [BackendRequest(FAULTY, FAULTS)]
-    local = run([path], request, tmp_path / "local", options=opts, executor=LocalExecutors())
+    request = (BackendRequest(FAULTY, FAULTS),)
+    local = run(RunRequest((path,), request, tmp_path / "local", options=opts, executor=LocalExecutors()))
     factory = RayExecutors(cluster[0].address)
     arrivals = []
-    ray_run = run([path], request, tmp_path / "ray", options=opts, executor=factory,
-                  on_record=lambda r: arrivals.append((time.monotonic(), r.case)))
+    ray_run = run(RunRequest((path,), request, tmp_path / "ray", options=opts, executor=factory),
+                  RunEvents(on_record=lambda r: arrivals.append((time.monotonic(), r.case))))
     factory.close()
     assert ray.is_initialized(), "joining a running Ray session must not shut it down"
     expected, got = records(tmp_path / "local"), records(tmp_path / "ray")
@@ -99,14 +100,15 @@ def records_equal_local_records_and_spread_over_nodes(cluster, tmp_path):
 def a_device_runs_only_on_the_node_that_advertises_it(cluster, tmp_path):
     path = cases_file(tmp_path)
     factory = RayExecutors(cluster[0].address)
-    run([path], [BackendRequest(FAULTY, {"device": "FAKE.1", "hang_op": "", "crash_op": ""})], tmp_path / "dev",
-        ops=["relu"], options=RunOptions(workers=2, timeout=10, batch_size=2), executor=factory)
+    run(RunRequest((path,), (BackendRequest(FAULTY, {"device": "FAKE.1", "hang_op": "", "crash_op": ""}),), tmp_path / "dev",
+                   selection=CaseFilter(ops=("relu",)), options=RunOptions(workers=2, timeout=10, batch_size=2),
+                   executor=factory))
     got = records(tmp_path / "dev")
     assert len(got) == 7 and {r["status"] for r in got} == {"pass"}
     assert {r["backend"]["device"] for r in got} == {"FAKE.1 (delegates to reference)"}
     assert dict(factory.cases_per_node) == {f"node {cluster[1][:8]}": 7}
     with pytest.raises(BackendError, match="no node of the Ray cluster advertises the resource 'webnn_device:GPU.7'"):
-        run([path], [BackendRequest(FAULTY, {"device": "GPU.7"})], tmp_path / "none", executor=factory)
+        run(RunRequest((path,), (BackendRequest(FAULTY, {"device": "GPU.7"}),), tmp_path / "none", executor=factory))
 
 
 def test_device_resources():

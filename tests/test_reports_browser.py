@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from webnn_harness.loading.cases import bundled_corpus
-from webnn_harness.api import BackendRequest, run
+from webnn_harness.api import BackendRequest, RunRequest, run
+from webnn_harness.loading.selection import CaseFilter
 from webnn_harness.execution.pool import RunOptions
 from webnn_harness.reports import build_site
 
@@ -91,7 +92,8 @@ def real_site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("report")
     opts = RunOptions(workers=2, timeout=60.0, batch_size=16)
     for name in ("reference", "onnxruntime"):
-        run([bundled_corpus()], [BackendRequest(name)], root / f"run-{name}", ops=OPS, options=opts)
+        run(RunRequest((bundled_corpus(),), (BackendRequest(name),), root / f"run-{name}",
+                       selection=CaseFilter(ops=tuple(OPS)), options=opts))
     probe("onnxruntime", {}, root / "probe", ops=OPS, layout=False, byte_search=False,
           run=RunOptions(workers=2, timeout=20.0, batch_size=64))
     return build_site([root / "run-reference", root / "run-onnxruntime", root / "probe"], root / "site").parent

@@ -13,7 +13,7 @@ from webnn_harness.loading import cases as cases_module
 from webnn_harness.loading.cases import Case, load_cases
 from webnn_harness.cli import main
 from webnn_harness.execution.executors import LocalExecutors
-from webnn_harness.api import BackendRequest, run
+from webnn_harness.api import BackendRequest, RunEvents, RunRequest, run
 from webnn_harness.execution.pool import BatchFeed, RunOptions, WorkerPool, batches
 from webnn_harness.loading.selection import Selection, SelectionError, Shard
 from webnn_harness.execution.worker import base_record
@@ -117,8 +117,8 @@ def test_run_hands_the_executor_its_first_case_before_the_rest_is_loaded(tmp_pat
     out = tmp_path / "out"
     executor = Recording(out, files_read)
     started, totals = [], []
-    result = run([corpus], [BackendRequest("reference")], out, executor=executor,
-                 on_backend=lambda info, n: started.append(n), on_total=totals.append)
+    result = run(RunRequest((corpus,), (BackendRequest("reference"),), out, executor=executor),
+                 RunEvents(on_backend=lambda info, n: started.append(n), on_total=totals.append))
     read_then, progress_then = executor.seen_at_first
     assert read_then[0] == "f0.json" and not {"f3.json", "f4.json"} & set(read_then)  # the rest: not read yet
     assert progress_then["loading"] is True  # and the summary written then says so
@@ -260,7 +260,7 @@ def test_the_backend_that_ran_while_cases_loaded_says_how_long_loading_took(tmp_
 
     monkeypatch.setattr(cases_module, "read_file", slow_after_describing)
     out = tmp_path / "out"
-    run([corpus], [BackendRequest("reference"), BackendRequest("example-numpy")], out)
+    run(RunRequest((corpus,), (BackendRequest("reference"), BackendRequest("example-numpy")), out))
     first, second = json.loads((out / "summary.json").read_text())["backends"]
     assert first["total"] == second["total"] == 15
     assert 0.2 <= first["loadingSeconds"] <= first["seconds"]

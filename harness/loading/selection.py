@@ -161,16 +161,18 @@ class Selection:
                 return
 
 
-def select_cases(
-    case_paths: Sequence[str | Path],
-    ops: Iterable[str] | None = None,
-    name_filter: str | None = None,
-    ids: Sequence[str] = (),
-    shard: Shard | None = None,
-    max_case_bytes: int | None = None,
-) -> list[Case | CaseError]:
-    """The cases (and the cases that failed to load) a run takes, in load order, all loaded."""
-    return Selection(case_paths, ops, name_filter, ids, shard, max_case_bytes).finish()
+@dataclass(frozen=True)
+class CaseFilter:
+    """What a run takes of its corpora: ``--op``, ``--filter``, ``--id``,
+    ``--shard`` and the size limit (``--max-case-bytes``; None: the default)."""
+    ops: tuple[str, ...] | None = None
+    name_filter: str | None = None
+    ids: tuple[str, ...] = ()
+    shard: Shard | None = None
+    max_case_bytes: int | None = None
+
+    def selection(self, case_paths: Sequence[str | Path]) -> "Selection":
+        return Selection(case_paths, self.ops, self.name_filter, self.ids, self.shard, self.max_case_bytes)
 
 
 def _why_empty(case_paths, ops, name_filter, ids) -> str:
