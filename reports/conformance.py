@@ -84,6 +84,38 @@ class Cell:
 
 
 @dataclass(frozen=True)
+class SlackRow:
+    """How much of their budgets the judged cases of one op x data type used
+    (slack = max error / budget, harness/verdict/comparison.py budget_slack)."""
+
+    op: str
+    data_type: str
+    judged: int  # cases with a slack (something was compared)
+    max_slack: float
+    median_slack: float
+    tight: int  # passing cases at TIGHT_SLACK or above
+
+
+@dataclass(frozen=True)
+class TightPass:
+    """A passing case that used TIGHT_SLACK or more of its budget: the next to fail."""
+
+    file: str
+    case: str
+    ops: tuple[str, ...]
+    data_types: tuple[str, ...]
+    slack: float
+    metric: str
+    budget: str
+    max_error: str
+    command: str
+
+
+# One WebNN implementation's WPT runner flags passes that use half their budget or more.
+TIGHT_SLACK = 0.5
+
+
+@dataclass(frozen=True)
 class BackendConformance:
     backend: BackendId
     header: RunHeader
@@ -103,6 +135,8 @@ class BackendConformance:
     ops_tested: int
     problems: tuple[Problem, ...]
     rerun_options_derived: bool  # True: options came from settings, not a recorded command
+    slack: tuple[SlackRow, ...] = ()  # per op x data type judged, in catalog then data type order
+    tight_passes: tuple[TightPass, ...] = ()  # passes at TIGHT_SLACK or more, the tightest first
 
 
 @dataclass(frozen=True)
@@ -164,6 +198,39 @@ def _matrix(records: Sequence[Record], all_ops: Sequence[str], data_types: Seque
             cells.append(Cell(outcome, occurring, sum(c.values()), c["pass"], f"{op} × {dt}: {detail}"))
         rows.append((op, tuple(cells)))
     return tuple(rows)
+
+
+def slack_rows(records: Sequence[Record], all_ops: Sequence[str], data_types: Sequence[str]) -> tuple[SlackRow, ...]:
+    """Max and median slack per op x data type (a multi-op case counts for each, as in the matrix).
+    Records without a slack (nothing compared, or written before slack existed
+    without a budget) are left out; an infinite slack (an error against a zero budget) counts."""
+    import statistics
+
+    found: dict[tuple[str, str], list[tuple[float, bool]]] = defaultdict(list)
+    for r in records:
+        if r.slack is None:
+            continue
+        for op in set(r.ops):
+            for dt in set(r.data_types):
+                found[(op, dt)].append((float(r.slack), r.status == "pass"))
+    order = {op: i for i, op in enumerate(all_ops)}
+    dt_order = {dt: i for i, dt in enumerate(data_types)}
+    rows = []
+    for (op, dt), values in sorted(found.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][0],
+                                                                  dt_order.get(kv[0][1], len(dt_order)), kv[0][1])):
+        slacks = [v for v, _ in values]
+        rows.append(SlackRow(op, dt, len(slacks), max(slacks), float(statistics.median(slacks)),
+                             sum(1 for v, passed in values if passed and v >= TIGHT_SLACK)))
+    return tuple(rows)
+
+
+def tight_passes(records: Sequence[Record], options: Sequence[str]) -> tuple[TightPass, ...]:
+    tight = [r for r in records if r.status == "pass" and r.slack is not None and r.slack >= TIGHT_SLACK]
+    return tuple(TightPass(file=r.file, case=r.case, ops=tuple(r.ops), data_types=tuple(r.data_types),
+                           slack=float(r.slack), metric=r.metric or "",
+                           budget="" if r.budget is None else format_error(r.budget), max_error=format_error(r.max_error),
+                           command=rerun_command(r.backend, options, r.file, r.case))
+                 for r in sorted(tight, key=lambda r: -r.slack))
 
 
 def _problem(r: Record, bid: BackendId, options: Sequence[str]) -> Problem:
@@ -301,6 +368,7 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             data_types=data_types, matrix=matrix,
             ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),
             problems=problems, rerun_options_derived=recorded is None,
+            slack=slack_rows(g.records, all_ops, data_types), tight_passes=tight_passes(g.records, options),
         ))
     problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
     return Conformance(

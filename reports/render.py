@@ -24,7 +24,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from webnn_harness.spec.catalog import operators
 from webnn_harness.reports.capability import CAPABILITY_TEXT
 from webnn_harness.reports.common import SHORT_TYPE, format_bytes, format_seconds
-from webnn_harness.reports.conformance import OUTCOME_TEXT
+from webnn_harness.reports.conformance import OUTCOME_TEXT, TIGHT_SLACK
 from webnn_harness.reports.model import SiteModel
 from webnn_harness.reports.performance import SLOW_TIER_FACTOR, strip_local_paths
 from webnn_harness.reports.sitefolder import SiteFolder
@@ -109,7 +109,16 @@ def environment() -> Environment:
                        no_local_path=strip_local_paths)  # published pages name no local folders
     env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get,
                        SLOW_TIER_FACTOR=SLOW_TIER_FACTOR)
+    env.filters["slack"] = _slack
+    env.globals["TIGHT_SLACK"] = TIGHT_SLACK
     return env
+
+
+def _slack(value: float | None) -> str:
+    """A slack (max error / budget) for a table: two decimals, "inf" for an error against a zero budget."""
+    if value is None:
+        return ""
+    return "inf" if value == float("inf") else f"{value:.2f}"
 
 
 def _copy_static(site: SiteFolder) -> None:

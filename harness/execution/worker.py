@@ -96,7 +96,7 @@ def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], b
         message = (message + "; " if message else "") + f"{cmp.uncompared} implementation-defined element(s) not compared"
     return base_record(
         case, info, status,
-        metric=cmp.metric, budget=cmp.budget, max_error=cmp.max_error, carried=cmp.carried, output=output,
+        metric=cmp.metric, budget=cmp.budget, max_error=cmp.max_error, slack=cmp.slack, carried=cmp.carried, output=output,
         worst_index=cmp.worst_index, expected_value=cmp.expected_value, actual_value=cmp.actual_value,
         uncompared=cmp.uncompared, message=message, build_seconds=build_seconds, compute_seconds=compute_seconds,
     )

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from webnn_harness import __version__
 from webnn_harness.loading.caseid import case_id, legacy_file_id
+from webnn_harness.verdict.comparison import budget_slack
 
 STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 BAD_STATUSES = frozenset({"fail", "error", "crash", "timeout"})
@@ -44,6 +45,10 @@ class Record:
     compute_seconds: float | None = None
     known_failure: str | None = None  # reason, when the backend's known-failures file lists it
     build_settings: Mapping[str, Any] | None = None  # chosen per build (e.g. ONNX opset), see backends/base.py
+    # max_error / budget (harness/verdict/comparison.py budget_slack): 0 exact, None when nothing was compared
+    slack: float | None = None
+    # the dot-product compliance check of `accuracy` (harness/accuracy/compliance.py), on its cases only
+    compliance: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict:
         d = vars(self)  # the fields, read in place: fields() per record cost more
@@ -70,6 +75,8 @@ class Record:
             "computeSeconds": d["compute_seconds"],
             "knownFailure": d["known_failure"],
             "buildSettings": d["build_settings"],
+            "slack": _json_float(d["slack"]),
+            **({"compliance": d["compliance"]} if d["compliance"] is not None else {}),
         }
 
     @classmethod
@@ -84,6 +91,9 @@ class Record:
             message=d.get("message", ""), build_seconds=d.get("buildSeconds"),
             compute_seconds=d.get("computeSeconds"), known_failure=d.get("knownFailure"),
             build_settings=d.get("buildSettings"),
+            # records written before slack existed: computed from what they hold
+            slack=_read_float(d["slack"]) if "slack" in d else budget_slack(_read_float(d.get("maxError")), _read_float(d.get("budget"))),
+            compliance=d.get("compliance"),
         )
 
     @property
@@ -115,6 +125,14 @@ def _json_float(value):
     if value == float("inf"):
         return "Infinity"
     return value
+
+
+def _read_float(value) -> float | None:
+    """A number field as written by _json_float; anything else (a file edited
+    by hand, another tool's JSON) reads as absent rather than breaking a report."""
+    if value == "Infinity":
+        return float("inf")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:

@@ -66,6 +66,19 @@ def integer_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
 BIT_EQUAL_SHORTCUT = 1 << 16
 
 
+def budget_slack(max_error: float | None, budget: float | None) -> float | None:
+    """How much of its budget a comparison used: ``max_error / budget``; 0
+    for an exact result (a zero budget included), infinity for any error
+    against a zero budget, None when nothing was compared. A pass at 0.5 or
+    more has little headroom left: a different kernel or thread count may
+    turn it into a failure."""
+    if max_error is None or budget is None:
+        return None
+    if max_error == 0:
+        return 0.0
+    return max_error / budget if budget > 0 else INF
+
+
 def _bit_equal(expected: np.ndarray, actual: np.ndarray) -> bool:
     bits = np.dtype(f"u{expected.dtype.itemsize}")
     return bool(np.array_equal(expected.view(bits), actual.view(bits)))
@@ -92,6 +105,10 @@ class Comparison:
         if self.max_error is None:
             return INF if not self.passed else -INF
         return self.max_error - self.budget
+
+    @property
+    def slack(self) -> float | None:
+        return budget_slack(self.max_error, self.budget)
 
 
 def compare(
