@@ -368,6 +368,42 @@ def cmd_fuzz(args) -> int:
     return EXIT_FAILURES if result.new_deviations else EXIT_OK
 
 
+def cmd_accuracy(args) -> int:
+    """TOSA's dot-product compliance check on generated data sets, beside the WPT verdict;
+    DIR/accuracy.jsonl and DIR/summary.json. Exit 1 when a checked case does not comply."""
+    from webnn_harness.accuracy.driver import AccuracyFolderExists, AccuracySettings, accuracy
+    from webnn_harness.accuracy.plans import OPS
+    from webnn_harness.backends import BackendError, UnknownBackend
+    from webnn_harness.backends.base import parse_options
+
+    try:
+        options = parse_options(args.option or [])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    unknown = [op for op in args.op or () if op not in OPS]
+    if unknown:
+        raise UsageError(f"accuracy covers {', '.join(OPS)}; not {', '.join(unknown)}")
+    config = AccuracySettings(args.backend, options, tuple(dict.fromkeys(args.op or ())),
+                              tuple(dict.fromkeys(args.data_type or ())) or AccuracySettings.data_types,
+                              timeout=args.timeout, workers=args.workers)
+
+    def show(line: dict) -> None:
+        if not args.quiet:
+            verdict = {True: "complies", False: "does not comply"}.get(line["compliant"], "not checked")
+            failed = f" ({', '.join(line['failed'])})" if line["failed"] else ""
+            print(f"{line['op']} {line['dataType']} {line['dataSet']} k={line['k']}: {verdict}{failed}; "
+                  f"WPT {line['wpt']['status']}", file=sys.stderr)
+
+    try:
+        result = accuracy(config, Path(args.out), on_record=show)
+    except (UnknownBackend, BackendError, AccuracyFolderExists) as exc:
+        raise UsageError(str(exc).strip("'\"")) from None
+    counts = result.counts
+    print(f"{len(result.records)} cases in {result.seconds:.1f} s: {counts['compliant']} compliant, "
+          f"{counts['non-compliant']} not, {counts['not checked']} not checked; {result.summary_path.parent / 'accuracy.jsonl'}")
+    return EXIT_FAILURES if counts["non-compliant"] else EXIT_OK
+
+
 def cmd_report(args) -> int:
     """Write the static HTML site (capability matrix, conformance report) from run and probe outputs."""
     from webnn_harness.reports import ReportInputError, build_model
@@ -534,6 +570,7 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
     "junit": (cmd_junit, "write JUnit XML from a run folder"),
     "fuzz": (cmd_fuzz, "fuzz a backend with generated graphs; shrink each failure to a minimal case file"),
     "bench": (cmd_bench, "time verified benchmarks (suites of ops and interop scenarios) on a backend"),
+    "accuracy": (cmd_accuracy, "TOSA's dot-product compliance (error bound from the operands) for sums of products"),
 }
 
 
@@ -620,6 +657,17 @@ def parser() -> argparse.ArgumentParser:
     fz.add_argument("--quiet", "-q", action="store_true", help="no line per finding")
     fz.epilog = ("exit 1 when a finding is new and caused by the backend; precision effects (the spec's formula "
                  "in the operand's type gives the same) and known failures are reported but exit 0")
+
+    ac = sub.add_parser("accuracy", help=COMMANDS["accuracy"][1])
+    ac.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
+    ac.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
+    ac.add_argument("--op", action="append", help="only this operator (repeatable; default: matmul, gemm, conv2d, "
+                                                  "convTranspose2d, reduceSum, reduceMean)")
+    ac.add_argument("--data-type", action="append", choices=("float32", "float16"), help="only this data type (repeatable)")
+    ac.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a hang")
+    ac.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
+    ac.add_argument("--out", default="out/accuracy", help="output folder (default: out/accuracy); must not hold accuracy.jsonl")
+    ac.add_argument("--quiet", "-q", action="store_true", help="no line per case")
 
     rp = sub.add_parser("report", help=COMMANDS["report"][1])
     rp.add_argument("inputs", nargs="+", metavar="INPUT",

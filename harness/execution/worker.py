@@ -94,12 +94,17 @@ def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], b
     message = cmp.message or note
     if cmp.uncompared:
         message = (message + "; " if message else "") + f"{cmp.uncompared} implementation-defined element(s) not compared"
-    return base_record(
+    record = base_record(
         case, info, status,
         metric=cmp.metric, budget=cmp.budget, max_error=cmp.max_error, slack=cmp.slack, carried=cmp.carried, output=output,
         worst_index=cmp.worst_index, expected_value=cmp.expected_value, actual_value=cmp.actual_value,
         uncompared=cmp.uncompared, message=message, build_seconds=build_seconds, compute_seconds=compute_seconds,
     )
+    if case.dot_product is not None:  # an accuracy case: TOSA's dot-product check beside the WPT verdict
+        from webnn_harness.accuracy.check import check_case
+
+        record = replace(record, compliance=check_case(case, actual))
+    return record
 
 
 def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record:

@@ -52,6 +52,7 @@ class Case:
     required: bool = False
     path: str = ""  # where it was read from on this machine: for local commands, never published
     source_key: str = ""  # file digest, index, name: keys the reference cache (harness/verdict/reference_cache.py)
+    dot_product: Any = None  # accuracy cases only: a DotProductCheck (harness/accuracy/check.py)
 
     @property
     def id(self) -> str:

@@ -1,0 +1,60 @@
+"""The dot-product check of one accuracy case, as a worker applies it next to
+the WPT verdict (harness/execution/worker.py): the exact result and the bound
+come from the reference's own op functions, called in float64 without the
+final rounding, on the operands and on their magnitudes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from webnn_harness.accuracy.compliance import dot_product_compliance
+
+# Scalar attributes that scale a sum (gemm's alpha and beta): the bound takes their magnitude.
+SCALING_ATTRIBUTES = ("alpha", "beta")
+
+
+@dataclass(frozen=True)
+class DotProductCheck:
+    """What a case needs beyond its graph to be checked: the data set it was
+    generated from and KS (products per output, plus one for a non-zero bias)."""
+
+    data_set: int
+    ks: int
+    k: int  # products per output (the accumulation length), without the bias
+    shape: str = ""  # the operands' sizes, for people
+
+
+def exact_and_bound(graph, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(ref, bnd) in float64 of a one-op graph's output: the op on the
+    operands, and the op on |operands| (with |alpha|, |beta|), which is
+    sum |a_i b_i| (+ |bias|) for a sum of products."""
+    from webnn_harness.backends.reference.ops import OPS
+
+    (node,) = graph.nodes
+    env = {**graph.constants, **inputs}
+
+    def call(magnitude: bool) -> np.ndarray:
+        kwargs: dict[str, Any] = {}
+        for param, ref in node.operands.items():
+            value = np.asarray(env[ref], np.float64)
+            kwargs[param] = np.abs(value) if magnitude else value
+        for name, value in node.attributes.items():
+            kwargs[name] = abs(value) if magnitude and name in SCALING_ATTRIBUTES else value
+        with np.errstate(all="ignore"):
+            return np.asarray(OPS[node.op](**kwargs), np.float64)
+
+    return call(False), call(True)
+
+
+def check_case(case, actual: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """The compliance verdict of one accuracy case's output, as JSON."""
+    check: DotProductCheck = case.dot_product
+    (output,) = case.graph.outputs
+    data_type = case.graph.descs[output].data_type
+    got = actual.get(output)
+    if got is None or np.shape(got) != tuple(case.graph.descs[output].shape):
+        return {"compliant": False, "failed": ["output"], "message": f"no output {output!r} of the expected shape"}
+    ref, bnd = exact_and_bound(case.graph, case.inputs)
+    return dot_product_compliance(ref, bnd, np.asarray(got), data_type, check.ks, check.data_set).to_json()

@@ -1,0 +1,121 @@
+"""``webnn-harness accuracy``: TOSA's dot-product compliance beside the WPT verdict.
+
+For matmul, gemm, conv2d, convTranspose2d, reduceSum and reduceMean, in
+float32 and float16, the cases of harness/accuracy/plans.py (TOSA's data sets
+S0 to S5 at a few accumulation lengths) run on the backend through the run's
+worker pool (same isolation, timeouts and backend options as ``run``). Each
+worker judges a case the WPT way and applies the dot-product check
+(harness/accuracy/compliance.py) to the same outputs. ``DIR/accuracy.jsonl``
+gets one record per op x data type x data set x shape, written as each
+completes; ``DIR/summary.json`` the header (backend, version, device,
+settings, harness version, machine, date) and the counts.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from webnn_harness import backends
+from webnn_harness.accuracy.datasets import DATA_SETS
+from webnn_harness.accuracy.plans import DATA_TYPES, OPS, accuracy_case, plan
+from webnn_harness.execution.pool import RunOptions, WorkerPool
+from webnn_harness.outputs.records import Record, run_header
+
+ACCURACY_FILE = "accuracy.jsonl"
+
+
+class AccuracyFolderExists(Exception):
+    """The output folder already holds an accuracy run (never overwritten unasked)."""
+
+
+@dataclass(frozen=True)
+class AccuracySettings:
+    backend: str
+    options: Mapping[str, str] = field(default_factory=dict)
+    ops: tuple[str, ...] = ()  # empty: every op of plans.OPS
+    data_types: tuple[str, ...] = DATA_TYPES
+    data_sets: tuple[int, ...] = DATA_SETS
+    timeout: float = 60.0  # per case, as run's --timeout
+    workers: int = 1
+
+    def to_json(self) -> dict:
+        return {"backend": self.backend, "options": dict(self.options), "ops": list(self.ops or OPS),
+                "dataTypes": list(self.data_types), "dataSets": list(self.data_sets), "timeout": self.timeout,
+                "workers": self.workers}
+
+
+def accuracy_record(record: Record, case) -> dict[str, Any]:
+    """One line of accuracy.jsonl: the case's identity and sizes, the WPT
+    verdict (status, budget, max error, slack) and the compliance check."""
+    check = case.dot_product
+    compliance = dict(record.compliance or {})
+    return {
+        "id": record.id, "op": case.graph.nodes[0].op, "dataType": case.graph.descs[case.graph.outputs[0]].data_type,
+        "dataSet": f"S{check.data_set}", "shape": check.shape, "k": check.k, "ks": check.ks,
+        "compliant": compliance.get("compliant") if record.compliance else None,
+        "failed": compliance.get("failed", []),
+        "maxErr": compliance.get("maxErr"), "sumSq": compliance.get("sumSq"), "sumErr": compliance.get("sumErr"),
+        "T": compliance.get("T"), "bounds": compliance.get("bounds"), "worstIndex": compliance.get("worstIndex"),
+        "unbounded": compliance.get("unbounded"), "zeroBound": compliance.get("zeroBound"),
+        "wpt": {"status": record.status, "metric": record.metric, "budget": record.budget,
+                "maxError": record.to_json()["maxError"], "slack": record.to_json()["slack"]},
+        "message": record.message or compliance.get("message", ""),
+        "backend": record.backend,
+    }
+
+
+@dataclass
+class AccuracyResult:
+    records: list[dict]
+    seconds: float
+    summary_path: Path
+
+    @property
+    def counts(self) -> Counter:
+        """compliant / non-compliant / not checked (the backend refused, crashed or timed out)."""
+        return Counter({True: "compliant", False: "non-compliant"}.get(r["compliant"], "not checked") for r in self.records)
+
+
+def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], None] | None = None) -> AccuracyResult:
+    """Run every planned case of ``config`` and write ``out/accuracy.jsonl`` and ``out/summary.json``."""
+    entries = plan(config.ops, config.data_types, config.data_sets)  # unknown ops: KeyError, before any work
+    path = out / ACCURACY_FILE
+    if path.exists():
+        raise AccuracyFolderExists(f"{out} already holds {ACCURACY_FILE}; give another --out")
+    backend = backends.create(config.backend, config.options)
+    info = backend.info().to_json()
+    del backend
+    out.mkdir(parents=True, exist_ok=True)
+    cases = {}
+    for i, entry in enumerate(entries):
+        case = accuracy_case(*entry, index=i)
+        cases[case.id] = case
+    pool = WorkerPool(config.backend, config.options, RunOptions(workers=config.workers, timeout=config.timeout), info)
+    written: list[dict] = []
+    started = time.monotonic()
+    with path.open("x", encoding="utf-8") as fh:
+        def write(record: Record) -> None:
+            line = accuracy_record(record, cases[record.id])
+            fh.write(json.dumps(line, allow_nan=False, default=str) + "\n")
+            fh.flush()
+            written.append(line)
+            if on_record:
+                on_record(line)
+
+        try:
+            pool.run_cases(list(cases.values()), write)
+        finally:
+            pool.close()
+    seconds = time.monotonic() - started
+    result = AccuracyResult(written, seconds, out / "summary.json")
+    doc = {**run_header(info), "kind": "accuracy", "settings": config.to_json(), "seconds": round(seconds, 3),
+           "complete": len(written) == len(cases), "cases": len(cases), "counts": dict(result.counts)}
+    result.summary_path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    return result
+
+
+__all__ = ["ACCURACY_FILE", "AccuracyFolderExists", "AccuracyResult", "AccuracySettings", "accuracy"]
