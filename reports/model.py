@@ -39,6 +39,7 @@ from webnn_harness.reports.common import (
     BackendIds,
     ReportInputError,
 )
+from webnn_harness.reports.accuracy import AccuracyModel, build_accuracy, is_accuracy_file
 from webnn_harness.reports.conformance import Conformance, build_conformance, read_run
 from webnn_harness.reports.findings import FindingsModel, build_findings, is_fuzz_summary
 from webnn_harness.reports.performance import BENCH_FILE, PerformanceModel, SpeedTier, build_performance, tiers_by_probe
@@ -60,6 +61,11 @@ class SiteModel:
     performance: PerformanceModel | None = None  # from bench folders
     speed_tiers: Mapping[tuple[str, str], tuple[SpeedTier, ...]] = field(default_factory=dict)  # (probe slug, op)
     findings: FindingsModel | None = None  # from fuzz folders
+    accuracy: AccuracyModel | None = None  # from accuracy folders
+
+    @property
+    def has_accuracy(self) -> bool:
+        return self.accuracy is not None and bool(self.accuracy.runs)
 
     @property
     def has_findings(self) -> bool:
@@ -86,6 +92,7 @@ class _Found:
     probes: dict[str, Path] = field(default_factory=dict)
     benches: list[Path] = field(default_factory=list)
     fuzz: list[Path] = field(default_factory=list)
+    accuracy: list[Path] = field(default_factory=list)
 
 
 def discover(inputs: Iterable[str | Path]) -> _Found:
@@ -96,6 +103,10 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
         if p.name == BENCH_FILE or (p.name == "summary.json" and (p.parent / BENCH_FILE).exists()):
             if p.parent not in found.benches:
                 found.benches.append(p.parent)
+            return True
+        if is_accuracy_file(p):
+            if p.parent not in found.accuracy:
+                found.accuracy.append(p.parent)
             return True
         if is_fuzz_summary(p):
             if p.parent not in found.fuzz:
@@ -125,13 +136,13 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
                 raise ReportInputError(f"{p}: not a results.jsonl, {BENCH_FILE}, summary.json, "
                                        f"*{LIMITS_SUFFIX} or *{PROBE_SUFFIX} file")
             continue
-        before = (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz))
+        before = (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz), len(found.accuracy))
         for child in sorted(p.rglob("*")):
             if child.is_file():
                 add_file(child)
-        if (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz)) == before:
+        if (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz), len(found.accuracy)) == before:
             raise ReportInputError(f"{p}: no run results (results.jsonl), bench results ({BENCH_FILE}), fuzz "
-                                   f"findings (summary.json of fuzz) or probe outputs (*{LIMITS_SUFFIX}, "
+                                   f"findings (summary.json of fuzz), accuracy results (accuracy.jsonl) or probe outputs (*{LIMITS_SUFFIX}, "
                                    f"*{PROBE_SUFFIX}) in this folder")
     return found
 
@@ -155,11 +166,14 @@ def build_model(inputs: Sequence[str | Path]) -> SiteModel:
     probes.sort(key=lambda p: (p.backend.name, _version_key(p.backend.version), p.backend.slug))
     performance = build_performance(found.benches) if found.benches else None
     findings = build_findings(found.fuzz) if found.fuzz else None
+    accuracy = build_accuracy(found.accuracy) if found.accuracy else None
     return SiteModel(
         conformance=conformance, probes=tuple(probes), limits_payloads=payloads, ops=tuple(operators()),
         harness_version=__version__, inputs=tuple(str(i) for i in inputs), changed=version_changes(probes),
-        warnings=tuple(dict.fromkeys([*(p for g in groups for p in g.problems), *(findings.warnings if findings else ())])),
+        warnings=tuple(dict.fromkeys([*(p for g in groups for p in g.problems), *(findings.warnings if findings else ()),
+                                      *(accuracy.warnings if accuracy else ())])),
         performance=performance,
         speed_tiers=tiers_by_probe(performance.speed_tiers, probes) if performance else {},
         findings=findings,
+        accuracy=accuracy,
     )

@@ -24,6 +24,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from webnn_harness.spec.catalog import operators
 from webnn_harness.reports.capability import CAPABILITY_TEXT
 from webnn_harness.reports.common import SHORT_TYPE, format_bytes, format_seconds
+from webnn_harness.reports.accuracy import format_use
 from webnn_harness.reports.conformance import OUTCOME_TEXT, TIGHT_SLACK
 from webnn_harness.reports.model import SiteModel
 from webnn_harness.reports.performance import SLOW_TIER_FACTOR, strip_local_paths
@@ -110,6 +111,7 @@ def environment() -> Environment:
     env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get,
                        SLOW_TIER_FACTOR=SLOW_TIER_FACTOR)
     env.filters["slack"] = _slack
+    env.filters["use"] = format_use
     env.globals["TIGHT_SLACK"] = TIGHT_SLACK
     return env
 
@@ -160,10 +162,14 @@ def _render_pages(model: SiteModel, site: SiteFolder) -> None:
         page("performance.html", "index.html", charts=charts, perf=model.performance)
     elif model.has_findings and not model.has_runs:
         page("findings.html", "index.html", fz=model.findings)
+    elif model.has_accuracy and not model.has_runs:
+        page("accuracy.html", "index.html", acc=model.accuracy)
     else:
         page("conformance.html", "index.html")
     if model.has_findings:
         page("findings.html", "findings.html", fz=model.findings)
+    if model.has_accuracy:
+        page("accuracy.html", "accuracy.html", acc=model.accuracy)
     for op in model.ops:
         results = [(b, dict(b.matrix)[op]) for b in model.conformance.backends]
         page("op.html", f"ops/{op}.html", op=op,

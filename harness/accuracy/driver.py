@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from webnn_harness import backends
+from webnn_harness.accuracy import ACCURACY_FILE
 from webnn_harness.accuracy.datasets import DATA_SETS
 from webnn_harness.accuracy.plans import DATA_TYPES, OPS, accuracy_case, plan
 from webnn_harness.execution.pool import RunOptions, WorkerPool
 from webnn_harness.outputs.records import Record, run_header
-
-ACCURACY_FILE = "accuracy.jsonl"
 
 
 class AccuracyFolderExists(Exception):
