@@ -35,7 +35,7 @@ class AccuracyCase:
     data_set: str
     shape: str
     k: int
-    ks: int
+    ksb: int
     compliant: bool | None  # None: not checked (refused, crashed, timed out)
     failed: tuple[str, ...]
     max_err: float | None
@@ -134,7 +134,7 @@ def read_case(raw: Any) -> AccuracyCase:
         raise _BadField("failed")
     if raw.get("compliant") not in (True, False, None):
         raise _BadField("compliant")
-    for key in ("k", "ks"):
+    for key in ("k", "ksb"):
         if isinstance(raw.get(key), bool) or not isinstance(raw.get(key), int):
             raise _BadField(key)
     for key in ("op", "dataType", "dataSet"):
@@ -150,7 +150,7 @@ def read_case(raw: Any) -> AccuracyCase:
         raise _BadField(f"wpt.{exc}") from None
     return AccuracyCase(
         op=_text(raw, "op", 60), data_type=_text(raw, "dataType", 20), data_set=_text(raw, "dataSet", 10),
-        shape=_text(raw, "shape"), k=raw["k"], ks=raw["ks"], compliant=raw.get("compliant"), failed=tuple(failed[:3]),
+        shape=_text(raw, "shape"), k=raw["k"], ksb=raw["ksb"], compliant=raw.get("compliant"), failed=tuple(failed[:3]),
         max_err=_number(raw, "maxErr"), max_err_limit=limits[0], sum_sq=_number(raw, "sumSq"), sum_sq_limit=limits[1],
         sum_err=_number(raw, "sumErr"), sum_err_limit=limits[2], wpt_status=wpt_status, wpt_slack=wpt_slack,
         message=_text(raw, "message", 500),

@@ -18,10 +18,10 @@ SCALING_ATTRIBUTES = ("alpha", "beta")
 @dataclass(frozen=True)
 class DotProductCheck:
     """What a case needs beyond its graph to be checked: the data set it was
-    generated from and KS (products per output, plus one for a non-zero bias)."""
+    generated from and KSB (products per output, plus one for a non-zero bias)."""
 
     data_set: int
-    ks: int
+    ksb: int
     k: int  # products per output (the accumulation length), without the bias
     shape: str = ""  # the operands' sizes, for people
 
@@ -57,4 +57,4 @@ def check_case(case, actual: Mapping[str, np.ndarray]) -> dict[str, Any]:
     if got is None or np.shape(got) != tuple(case.graph.descs[output].shape):
         return {"compliant": False, "failed": ["output"], "message": f"no output {output!r} of the expected shape"}
     ref, bnd = exact_and_bound(case.graph, case.inputs)
-    return dot_product_compliance(ref, bnd, np.asarray(got), data_type, check.ks, check.data_set).to_json()
+    return dot_product_compliance(ref, bnd, np.asarray(got), data_type, check.ksb, check.data_set).to_json()

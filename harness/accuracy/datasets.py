@@ -1,21 +1,24 @@
 """TOSA's dot-product test data sets S0 to S5, for the accuracy command.
 
 Written from the TOSA reference model's generator (mlplatform's
-tosa-reference-model, read in its GitHub mirror jerryzhao173985/reference_model:
-``reference_model/src/generate/generate_dot_product_states.cc`` at commit
-d1a08ce27ef8d0f6cf77e1b864610aade06edc5c and ``generate_dot_product.cc`` at
-c8330811352f753e36f2ee7be4c7d0e6002f21e7; the TOSA specification calls it
-``tosa_mi_data``). Each data set draws from a 32-bit linear congruential
-sequence per (set, operand position) and places values by ``k``, the index of
-an element within the dot product it feeds (so the first term of every sum, or
-the middle one, can be special):
+tosa-reference-model, read in its GitHub mirror jerryzhao173985/reference_model
+at commit 5daa7d4f67ba64c1e15929a15717c26736d830c3 of 2025-06-09:
+``reference_model/src/generate/generate_dot_product_states.cpp`` for the
+sets and ``generate_dot_product.cpp`` for where each element sits; the TOSA
+specification calls it ``tosa_mi_data``). Each data set draws from 32-bit
+linear congruential sequences numbered 3 S + p (operand position p) and
+places values by ``k``, the index of an element within the dot product it
+feeds (so the first term of every sum, or the middle one, can be special):
 
-- S0: products with zero: each term has exactly one zero factor (sum 0).
-- S1: large exponents: all positive, near ``B / sqrt(KS + 1)`` (the bias near ``B^2 / (KS + 1)``).
+- S0: products with zero: each element is zero or not by the sign of a shared draw.
+- S1: large exponents: +-(0.75 + 0.25 s) B / sqrt(KS + 1) (the bias B^2 / (KS + 1) times the same).
 - S2: small terms of similar size added onto a large first term (1.0).
-- S3: small terms of varying size (``exp(2 s0) s1``) added onto 16.
-- S4: a mixture of zero and non-zero products, with one fixed -0.25 product.
+- S3: small terms of varying size (``exp(2 s0) s1``) added onto +-16.
+- S4: a mixture of zero and non-zero products, with one +-0.25 product in the middle.
 - S5: signed values of large range, ``B / sqrt(KS + 1)`` times uniform [-1, 1].
+
+(Older versions of the generator, e.g. commit d1a08ce of the same file as
+``.cc``, numbered the sequences 2 S + p and had S1, S3 and S4 one-signed.)
 
 ``B`` keeps the exact sum finite in the output type: (2^64 - 2^40) for
 float32 (TOSA's fp32-in, fp32-accumulate value) and 255.875 for float16.
@@ -77,26 +80,28 @@ def dot_product_values(data_set: int, position: int, k: np.ndarray, ks: int, dat
             s0, s1 = pseudo_random(0, n), pseudo_random(1, n)
             values = {FIRST: np.where(s0 < 0, f32(0), s1), SECOND: np.where(s0 < 0, s1, f32(0))}.get(position)
         elif data_set == 1:
-            v = f32(0.75) + f32(0.25) * pseudo_random(3 + position, n)
+            pairs = pseudo_random(3 + position, 2 * n)  # two draws per element: the sign, then the value
+            v = np.where(pairs[0::2] < 0, f32(-0.75), f32(0.75)) + f32(0.25) * pairs[1::2]
             if position == BIAS:  # B * B / (KS + 1) in float, then times v
                 values = (f32(big) * f32(big) / f32(ks + 1)) * v
             else:
                 values = (big / np.sqrt(ks + 1) * v.astype(np.float64)).astype(f32)
         elif data_set == 2:
-            s = pseudo_random(4 + position, n).astype(np.float64)
+            s = pseudo_random(6 + position, n).astype(np.float64)
             values = None if position == BIAS else np.where(k == 0, 1.0, s / np.sqrt(ks)).astype(f32)
         elif data_set == 3:
-            pairs = pseudo_random(6 + position, 2 * n)  # two draws per element: s0 then s1
+            pairs = pseudo_random(9 + position, 2 * n)  # two draws per element: s0 then s1
             s0, s1 = pairs[0::2], pairs[1::2]
-            values = None if position == BIAS else np.where(k == 0, f32(16), np.exp(f32(2) * s0) * s1)
+            first = np.where(s0 < 0, f32(-16), f32(16))
+            values = None if position == BIAS else np.where(k == 0, first, np.exp(f32(2) * s0) * s1)
         elif data_set == 4:
-            s0, s1 = pseudo_random(8, n), pseudo_random(9, n)
+            s0, s1 = pseudo_random(12, n), pseudo_random(13, n)
             term = (big / np.sqrt(ks) * s1.astype(np.float64)).astype(f32)
-            middle = k == ks // 2
+            middle, negative = k == ks // 2, s0 < 0
             if position == FIRST:
-                values = np.where(middle, f32(0.5), np.where(s0 < 0, f32(0), term))
+                values = np.where(middle, np.where(negative, f32(-0.5), f32(0.5)), np.where(negative, f32(0), term))
             elif position == SECOND:
-                values = np.where(middle, f32(-0.5), np.where(s0 < 0, term, f32(0)))
+                values = np.where(middle, np.where(negative, f32(0.5), f32(-0.5)), np.where(negative, term, f32(0)))
             else:
                 values = None
         elif data_set == 5:

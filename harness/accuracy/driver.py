@@ -51,17 +51,14 @@ def accuracy_record(record: Record, case) -> dict[str, Any]:
     """One line of accuracy.jsonl: the case's identity and sizes, the WPT
     verdict (status, budget, max error, slack) and the compliance check."""
     check = case.dot_product
-    compliance = dict(record.compliance or {})
+    compliance = dict(record.compliance or {})  # DotProductCompliance.to_json(); none when nothing ran
+    judged = record.to_json()
     return {
         "id": record.id, "op": case.graph.nodes[0].op, "dataType": case.graph.descs[case.graph.outputs[0]].data_type,
-        "dataSet": f"S{check.data_set}", "shape": check.shape, "k": check.k, "ks": check.ks,
-        "compliant": compliance.get("compliant") if record.compliance else None,
-        "failed": compliance.get("failed", []),
-        "maxErr": compliance.get("maxErr"), "sumSq": compliance.get("sumSq"), "sumErr": compliance.get("sumErr"),
-        "T": compliance.get("T"), "bounds": compliance.get("bounds"), "worstIndex": compliance.get("worstIndex"),
-        "unbounded": compliance.get("unbounded"), "zeroBound": compliance.get("zeroBound"),
+        "dataSet": f"S{check.data_set}", "shape": check.shape, "k": check.k, "ksb": check.ksb,
+        "compliant": None, "failed": [], **{k: v for k, v in compliance.items() if k != "message"},
         "wpt": {"status": record.status, "metric": record.metric, "budget": record.budget,
-                "maxError": record.to_json()["maxError"], "slack": record.to_json()["slack"]},
+                "maxError": judged["maxError"], "slack": judged["slack"]},
         "message": record.message or compliance.get("message", ""),
         "backend": record.backend,
     }

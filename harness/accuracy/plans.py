@@ -128,7 +128,7 @@ def accuracy_case(op: str, size: int, data_type: str, data_set: int, index: int 
     bias = any(np.any(v != 0) for name, v in made.constants.items() if name in ("c", "bias"))
     return Case(file=f"{CORPUS}/{op}", name=f"{op} {data_type} S{data_set} k={made.k} {made.shape}", index=index,
                 graph=graph, inputs=dict(made.inputs), expected={}, required=is_required(graph),
-                dot_product=DotProductCheck(data_set=data_set, ks=made.k + bias, k=made.k, shape=made.shape))
+                dot_product=DotProductCheck(data_set=data_set, ksb=made.k + bias, k=made.k, shape=made.shape))
 
 
 def plan(ops: tuple[str, ...] = (), data_types: tuple[str, ...] = DATA_TYPES,
