@@ -15,12 +15,16 @@ Options (``-o key=value``; lists are comma-separated):
     wrong_negative_f16_op  ops whose float16 output is off by one exactly where
                 the op's first input is negative and the shapes match: a
                 planted bug for the fuzzer to find (default none)
+    bf16_op    ops whose float32 operands (inputs and constants) are rounded to
+               bfloat16 before the float64 compute: what a CPU running float32
+               graphs at bf16 inference precision does (default none)
     device     the device name it reports (computes on the CPU anyway); lets
                tests place work by device, e.g. on Ray nodes that advertise it
 """
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import time
 from typing import Any, Mapping
@@ -31,7 +35,7 @@ from webnn_harness.backends.base import BackendInfo, Unsupported
 from webnn_harness.spec.graph import Graph
 
 OPTIONS = ("crash_op", "segv_op", "hang_op", "build_crash_op", "hang_seconds", "wrong_op", "reject_op",
-           "wrong_negative_f16_op", "device")
+           "wrong_negative_f16_op", "bf16_op", "device")
 DEFAULTS = {"crash_op": "abs", "hang_op": "neg"}
 
 
@@ -58,6 +62,7 @@ class FaultyBackend:
         self.wrong = _ops(opts.get("wrong_op", ""))
         self.reject = _ops(opts.get("reject_op", ""))
         self.wrong_negative_f16 = _ops(opts.get("wrong_negative_f16_op", ""))
+        self.bf16 = _ops(opts.get("bf16_op", ""))
         self.hang_seconds = float(opts.get("hang_seconds", 3600))
         self.settings = dict(opts)
         self.device = opts.get("device", "cpu")
@@ -74,6 +79,8 @@ class FaultyBackend:
             os.abort()
         if ops & self.reject:
             raise Unsupported(f"faulty: refuses {', '.join(sorted(ops & self.reject))} on purpose")
+        if ops & self.bf16:
+            graph = dataclasses.replace(graph, constants={n: round_to_bfloat16(v) for n, v in graph.constants.items()})
         return self.reference.build(graph)
 
     def compute(self, compiled: Graph, inputs: Mapping[str, np.ndarray]) -> dict[str, Any]:
@@ -84,6 +91,8 @@ class FaultyBackend:
             _segfault()
         if ops & self.hang:
             time.sleep(self.hang_seconds)
+        if ops & self.bf16:
+            inputs = {n: round_to_bfloat16(v) for n, v in inputs.items()}
         out = self.reference.compute(compiled, inputs)
         if ops & self.wrong:
             out = {k: (v + v.dtype.type(1) if v.dtype.kind == "f" else v) for k, v in out.items()}
@@ -104,6 +113,17 @@ class FaultyBackend:
 
     def emulations(self) -> dict[str, str]:
         return {}
+
+
+def round_to_bfloat16(values: np.ndarray) -> np.ndarray:
+    """float32 values rounded to the nearest bfloat16 (ties to even), kept as
+    float32: the top 16 bits of the pattern. Other types pass unchanged."""
+    values = np.asarray(values)
+    if values.dtype != np.float32:
+        return values
+    bits = values.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(values), values, rounded)
 
 
 def create(options: Mapping[str, str]) -> FaultyBackend:
