@@ -48,7 +48,7 @@ class RunHeader:
 
 @dataclass(frozen=True)
 class Problem:
-    """A non-pass record, flattened for the table."""
+    """A record flattened for a table: every non-pass, and passes near their budget (TightPass)."""
 
     backend: BackendId
     file: str
@@ -70,6 +70,7 @@ class Problem:
     message: str
     known_failure: str
     command: str
+    slack: float | None = None  # max error / budget (Record.slack)
 
 
 @dataclass(frozen=True)
@@ -94,21 +95,6 @@ class SlackRow:
     max_slack: float
     median_slack: float
     tight: int  # passing cases at TIGHT_SLACK or above
-
-
-@dataclass(frozen=True)
-class TightPass:
-    """A passing case that used TIGHT_SLACK or more of its budget: the next to fail."""
-
-    file: str
-    case: str
-    ops: tuple[str, ...]
-    data_types: tuple[str, ...]
-    slack: float
-    metric: str
-    budget: str
-    max_error: str
-    command: str
 
 
 # One WebNN implementation's WPT runner flags passes that use half their budget or more.
@@ -136,7 +122,7 @@ class BackendConformance:
     problems: tuple[Problem, ...]
     rerun_options_derived: bool  # True: options came from settings, not a recorded command
     slack: tuple[SlackRow, ...] = ()  # per op x data type judged, in catalog then data type order
-    tight_passes: tuple[TightPass, ...] = ()  # passes at TIGHT_SLACK or more, the tightest first
+    tight_passes: tuple[Problem, ...] = ()  # passes at TIGHT_SLACK or more (the next to fail), the tightest first
 
 
 @dataclass(frozen=True)
@@ -224,13 +210,9 @@ def slack_rows(records: Sequence[Record], all_ops: Sequence[str], data_types: Se
     return tuple(rows)
 
 
-def tight_passes(records: Sequence[Record], options: Sequence[str]) -> tuple[TightPass, ...]:
+def tight_passes(records: Sequence[Record], bid: BackendId, options: Sequence[str]) -> tuple[Problem, ...]:
     tight = [r for r in records if r.status == "pass" and r.slack is not None and r.slack >= TIGHT_SLACK]
-    return tuple(TightPass(file=r.file, case=r.case, ops=tuple(r.ops), data_types=tuple(r.data_types),
-                           slack=float(r.slack), metric=r.metric or "",
-                           budget="" if r.budget is None else format_error(r.budget), max_error=format_error(r.max_error),
-                           command=rerun_command(r.backend, options, r.file, r.case))
-                 for r in sorted(tight, key=lambda r: -r.slack))
+    return tuple(_problem(r, bid, options) for r in sorted(tight, key=lambda r: -r.slack))
 
 
 def _problem(r: Record, bid: BackendId, options: Sequence[str]) -> Problem:
@@ -243,7 +225,7 @@ def _problem(r: Record, bid: BackendId, options: Sequence[str]) -> Problem:
         carried=r.carried,
         output=r.output or "", worst_index=index, expected=format_value(r.expected_value),
         actual=format_value(r.actual_value), message=r.message or "", known_failure=r.known_failure or "",
-        command=rerun_command(r.backend, options, r.file, r.case),
+        command=rerun_command(r.backend, options, r.file, r.case), slack=r.slack,
     )
 
 
@@ -368,7 +350,7 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             data_types=data_types, matrix=matrix,
             ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),
             problems=problems, rerun_options_derived=recorded is None,
-            slack=slack_rows(g.records, all_ops, data_types), tight_passes=tight_passes(g.records, options),
+            slack=slack_rows(g.records, all_ops, data_types), tight_passes=tight_passes(g.records, bid, options),
         ))
     problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
     return Conformance(
