@@ -370,7 +370,7 @@ def cmd_fuzz(args) -> int:
 
 def cmd_accuracy(args) -> int:
     """TOSA's dot-product compliance check on generated data sets, beside the WPT verdict;
-    DIR/accuracy.jsonl and DIR/summary.json. Exit 1 when a checked case does not comply."""
+    DIR/accuracy.jsonl and DIR/summary.json. Exit 1 when a case does not comply, crashes, hangs or errs."""
     from webnn_harness.accuracy.driver import AccuracyFolderExists, AccuracySettings, accuracy
     from webnn_harness.accuracy.plans import OPS
     from webnn_harness.backends import BackendError, UnknownBackend
@@ -401,7 +401,7 @@ def cmd_accuracy(args) -> int:
     counts = result.counts
     print(f"{len(result.records)} cases in {result.seconds:.1f} s: {counts['compliant']} compliant, "
           f"{counts['non-compliant']} not, {counts['not checked']} not checked; {result.summary_path.parent / 'accuracy.jsonl'}")
-    return EXIT_FAILURES if counts["non-compliant"] else EXIT_OK
+    return EXIT_FAILURES if result.problems else EXIT_OK
 
 
 def cmd_report(args) -> int:

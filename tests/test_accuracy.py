@@ -256,3 +256,18 @@ def test_a_folder_with_only_unreadable_lines_is_a_usage_error(tmp_path, capsys):
     (folder / "accuracy.jsonl").write_text("not json\n")
     assert main(["report", str(folder), "--out", str(tmp_path / "site")]) == 2
     assert "line 1: not valid JSON" in capsys.readouterr().err
+
+
+def test_a_crash_is_a_record_and_exit_1_and_a_refusal_is_not(tmp_path):
+    """A backend that dies on matmul: every matmul case is recorded as a crash
+    (not checked), the run goes on and ends with exit 1; a backend refusing
+    the op is not a problem of the accuracy run."""
+    crashed, refused = tmp_path / "crash", tmp_path / "refuse"
+    assert main(["accuracy", "--backend", FAULTY, "-o", "crash_op=matmul", "-o", "hang_op=", "--op", "matmul",
+                 "--data-type", "float16", "--out", str(crashed), "-q", "--timeout", "30"]) == 1
+    lines = [json.loads(line) for line in (crashed / "accuracy.jsonl").read_text().splitlines()]
+    assert len(lines) == 18 and {(line["compliant"], line["wpt"]["status"]) for line in lines} == {(None, "crash")}
+    summary = json.loads((crashed / "summary.json").read_text())
+    assert summary["complete"] and summary["counts"] == {"not checked": 18}
+    assert main(["accuracy", "--backend", FAULTY, *QUIET, "-o", "reject_op=reduceSum", "--op", "reduceSum",
+                 "--data-type", "float16", "--out", str(refused), "-q"]) == 0

@@ -73,7 +73,33 @@ class AccuracyResult:
     @property
     def counts(self) -> Counter:
         """compliant / non-compliant / not checked (the backend refused, crashed or timed out)."""
-        return Counter({True: "compliant", False: "non-compliant"}.get(r["compliant"], "not checked") for r in self.records)
+        return Counter(outcome(r) for r in self.records)
+
+    @property
+    def problems(self) -> list[dict]:
+        """What the command exits 1 on: a case that does not comply, or one
+        that was not checked for any reason but the backend refusing it."""
+        return [r for r in self.records
+                if r["compliant"] is False or (r["compliant"] is None and r["wpt"]["status"] not in NOT_PROBLEMS)]
+
+
+NOT_PROBLEMS = ("unsupported", "skipped")
+
+
+def outcome(line: Mapping[str, Any]) -> str:
+    return {True: "compliant", False: "non-compliant"}.get(line["compliant"], "not checked")
+
+
+def _write_summary(out: Path, info: Mapping, config: AccuracySettings, written: list[dict], planned: int,
+                   seconds: float) -> Path:
+    """Written when the run starts (``complete`` false) and again when it ends, as run's summary is."""
+    path = out / "summary.json"
+    doc = {**run_header(info), "kind": "accuracy", "settings": config.to_json(), "seconds": round(seconds, 3),
+           "complete": len(written) == planned, "cases": planned, "counts": dict(Counter(outcome(r) for r in written))}
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    tmp.replace(path)  # a reader never sees half a summary
+    return path
 
 
 def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], None] | None = None) -> AccuracyResult:
@@ -93,6 +119,7 @@ def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], No
     pool = WorkerPool(config.backend, config.options, RunOptions(workers=config.workers, timeout=config.timeout), info)
     written: list[dict] = []
     started = time.monotonic()
+    _write_summary(out, info, config, written, len(cases), 0.0)
     with path.open("x", encoding="utf-8") as fh:
         def write(record: Record) -> None:
             line = accuracy_record(record, cases[record.id])
@@ -106,12 +133,8 @@ def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], No
             pool.run_cases(list(cases.values()), write)
         finally:
             pool.close()
-    seconds = time.monotonic() - started
-    result = AccuracyResult(written, seconds, out / "summary.json")
-    doc = {**run_header(info), "kind": "accuracy", "settings": config.to_json(), "seconds": round(seconds, 3),
-           "complete": len(written) == len(cases), "cases": len(cases), "counts": dict(result.counts)}
-    result.summary_path.write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    return result
+            summary = _write_summary(out, info, config, written, len(cases), time.monotonic() - started)
+    return AccuracyResult(written, time.monotonic() - started, summary)
 
 
 __all__ = ["ACCURACY_FILE", "AccuracyFolderExists", "AccuracyResult", "AccuracySettings", "accuracy"]
