@@ -211,6 +211,7 @@ def test_cli_runs_through_the_worker_pool_and_flags_a_bfloat16_backend(tmp_path,
     first = lines[0]
     assert {"op", "dataType", "dataSet", "shape", "k", "ksb", "compliant", "maxErr", "sumSq", "sumErr", "bounds",
             "backend", "wpt"} <= set(first)
+    assert first["operandShapes"] == {"a": [1, 16, 16], "b": [1, 16, 16], "output": [1, 16, 16]}
     summary = json.loads((good / "summary.json").read_text())
     assert summary["kind"] == "accuracy" and summary["complete"] and summary["backend"]["name"] == "reference"
     assert summary["harnessVersion"] and summary["date"] and summary["machine"]

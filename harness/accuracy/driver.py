@@ -56,6 +56,7 @@ def accuracy_record(record: Record, case) -> dict[str, Any]:
     return {
         "id": record.id, "op": case.graph.nodes[0].op, "dataType": case.graph.descs[case.graph.outputs[0]].data_type,
         "dataSet": f"S{check.data_set}", "shape": check.shape, "k": check.k, "ksb": check.ksb,
+        "operandShapes": {name: list(desc.shape) for name, desc in case.graph.descs.items()},
         "compliant": None, "failed": [], **{k: v for k, v in compliance.items() if k != "message"},
         "wpt": {"status": record.status, "metric": record.metric, "budget": record.budget,
                 "maxError": judged["maxError"], "slack": judged["slack"]},
