@@ -157,6 +157,18 @@ def read_case(raw: Any) -> AccuracyCase:
     )
 
 
+def read_backend(raw: Any) -> Mapping[str, Any]:
+    """A record's backend info (name, version, device, settings): a mapping of
+    a mapping, as the page's header rows need; _BadField otherwise."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise _BadField("backend")
+    if not isinstance(raw.get("settings", {}), dict):
+        raise _BadField("backend.settings")
+    return raw
+
+
 def read_accuracy(folder: Path) -> tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], AccuracyCase]], list[str]]:
     """(summary, (backend, case) per readable line, warnings) of one folder."""
     path = folder / ACCURACY_FILE
@@ -178,7 +190,7 @@ def read_accuracy(folder: Path) -> tuple[Mapping[str, Any], list[tuple[Mapping[s
         try:
             raw = json.loads(line)
             case = read_case(raw)
-            backend = raw.get("backend") if isinstance(raw.get("backend"), dict) else summary.get("backend") or {}
+            backend = read_backend(raw.get("backend", summary.get("backend")))
         except ValueError as exc:  # JSON errors and _BadField
             bad += 1
             if len(warnings) < MAX_WARNINGS:

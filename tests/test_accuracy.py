@@ -242,9 +242,11 @@ def test_report_renders_the_accuracy_page_and_names_a_bad_line(tmp_path, capsys)
                  "--out", str(out), "-q"]) == 1
     with (out / "accuracy.jsonl").open("a") as fh:
         fh.write('{"op": "gemm", "dataType": "float32", "dataSet": "S9", "k": "many"}\n')
+        fh.write('{"op": "gemm", "dataType": "float32", "dataSet": "S9", "k": 1, "ksb": 1, "backend": {"settings": [1]}}\n')
     site = tmp_path / "site"
     assert main(["report", str(out), "--out", str(site)]) == 0
-    assert "acc/accuracy.jsonl: line 19: field k" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "acc/accuracy.jsonl: line 19: field k;" in err and "line 20: field backend.settings;" in err
     page = (site / "accuracy.html").read_text()
     assert (site / "index.html").read_text() == page  # the only input: the accuracy page is the index
     assert page.count("non-compliant") >= 18 and "gemm" in page and str(tmp_path) not in page
