@@ -274,3 +274,23 @@ def test_a_crash_is_a_record_and_exit_1_and_a_refusal_is_not(tmp_path):
     assert summary["complete"] and summary["counts"] == {"not checked": 18}
     assert main(["accuracy", "--backend", FAULTY, *QUIET, "-o", "reject_op=reduceSum", "--op", "reduceSum",
                  "--data-type", "float16", "--out", str(refused), "-q"]) == 0
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--backend", "nosuch"], "nosuch"),
+    (["--backend", "reference", "--op", "relu"], "relu"),
+    (["--backend", "reference", "-o", "novalue"], "novalue"),
+    (["--backend", "reference", "--timeout", "0"], "--timeout"),
+    (["--backend", "reference", "--workers", "0"], "--workers"),
+    (["--backend", "reference", "--data-type", "int8"], "--data-type"),
+    (["--backend", FAULTY, "-o", "nosuch=1"], "nosuch"),
+])
+def test_a_usage_mistake_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, monkeypatch, argv, expected):
+    monkeypatch.chdir(tmp_path)  # the default --out lands here, and must not appear
+    try:
+        code = main(["accuracy", *argv])
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and expected in err[0] and "Traceback" not in err[0]
+    assert not list(tmp_path.iterdir())

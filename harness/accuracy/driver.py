@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from webnn_harness import backends
+from webnn_harness.backends.base import BackendError
 from webnn_harness.accuracy import ACCURACY_FILE
 from webnn_harness.accuracy.datasets import DATA_SETS
 from webnn_harness.accuracy.plans import DATA_TYPES, OPS, accuracy_case, plan
@@ -109,7 +110,10 @@ def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], No
     path = out / ACCURACY_FILE
     if path.exists():
         raise AccuracyFolderExists(f"{out} already holds {ACCURACY_FILE}; give another --out")
-    backend = backends.create(config.backend, config.options)
+    try:
+        backend = backends.create(config.backend, config.options)
+    except ValueError as exc:  # an option the backend does not take (an external backend's own error)
+        raise BackendError(str(exc)) from None
     info = backend.info().to_json()
     del backend
     out.mkdir(parents=True, exist_ok=True)
