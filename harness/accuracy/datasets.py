@@ -20,12 +20,12 @@ feeds (so the first term of every sum, or the middle one, can be special):
 (Older versions of the generator, e.g. commit d1a08ce of the same file as
 ``.cc``, numbered the sequences 2 S + p and had S1, S3 and S4 one-signed.)
 
-``B`` keeps the exact sum finite in the output type: (2^64 - 2^40) for
-float32 (TOSA's fp32-in, fp32-accumulate value) and 255.875 for float16.
-TOSA gives float16 inputs 65504 only with a float32 accumulator *and output*;
-a WebNN float16 op returns float16, so the float16-accumulate bound applies
-(sums stay below 65504 instead of overflowing to infinity, which TOSA then
-leaves unchecked).
+``B`` keeps the exact sum finite in the accumulator type
+(``getBoundParameter``): (2^64 - 2^40) for float32 inputs with a float32
+accumulator, and 255.875 for float16 inputs with a float16 accumulator.
+TOSA's other float16 value, 65504, assumes a float32 accumulator; a WebNN op
+names no accumulator type and returns float16, where sums up to 65504^2 would
+overflow and be left unchecked, so the float16-accumulator value is used.
 
 Values are generated in TOSA's tensor layouts (NHWC input, OHWI weights, the
 reduction axis last); harness/accuracy/plans.py moves them to WebNN's layouts
