@@ -294,3 +294,17 @@ def test_a_usage_mistake_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys,
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and expected in err[0] and "Traceback" not in err[0]
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("backend, module", [("onnxruntime", "onnxruntime"), ("openvino", "openvino")])
+def test_exact_float32_onnxruntime_and_openvino_comply(tmp_path, backend, module):
+    """The issue's bar: float32 at exact precision complies on every data set
+    and size (matmul and conv2d here, to keep the suite quick; `accuracy`
+    with no --op runs all six ops)."""
+    pytest.importorskip(module)
+    out = tmp_path / backend
+    assert main(["accuracy", "--backend", backend, "--op", "matmul", "--op", "conv2d", "--data-type", "float32",
+                 "--out", str(out), "-q"]) == 0
+    lines = [json.loads(line) for line in (out / "accuracy.jsonl").read_text().splitlines()]
+    assert len(lines) == 36 and all(line["compliant"] is True for line in lines)
+    assert lines[0]["backend"]["name"] == backend
