@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from webnn_harness.accuracy.check import exact_and_bound
+from webnn_harness.accuracy.check import check_case, exact_and_bound
 from webnn_harness.accuracy.compliance import (bias_limit, dot_product_compliance, element_errors, error_unit,
                                                max_error_limit, unchecked, variance_limit)
 from webnn_harness.accuracy.datasets import BIAS, BOUND_PARAMETER, FIRST, SECOND, dot_product_values, pseudo_random
@@ -191,6 +191,15 @@ def test_bfloat16_operands_fail_the_element_check():
             {n: round_to_bfloat16(v) for n, v in case.inputs.items()})[0].astype(np.float32)
         verdict = dot_product_compliance(ref, bnd, planted, "float32", case.dot_product.ksb, data_set)
         assert "element" in verdict.failed and verdict.max_err > 1000, (data_set, verdict)
+
+
+def test_an_output_of_the_wrong_type_or_shape_does_not_comply():
+    case = accuracy_case("reduceSum", 16, "float16", 5)
+    good = evaluate(case.graph, case.inputs)["output"].values
+    assert check_case(case, {"output": good})["compliant"] is True
+    for wrong in ({"output": good.astype(np.float32)}, {"output": good[:3]}, {}):
+        verdict = check_case(case, wrong)
+        assert verdict["compliant"] is False and verdict["failed"] == ["output"]
 
 
 def test_round_to_bfloat16_by_hand():

@@ -54,7 +54,8 @@ def check_case(case, actual: Mapping[str, np.ndarray]) -> dict[str, Any]:
     (output,) = case.graph.outputs
     data_type = case.graph.descs[output].data_type
     got = actual.get(output)
-    if got is None or np.shape(got) != tuple(case.graph.descs[output].shape):
-        return {"compliant": False, "failed": ["output"], "message": f"no output {output!r} of the expected shape"}
+    if got is None or np.shape(got) != tuple(case.graph.descs[output].shape) or np.asarray(got).dtype != np.dtype(data_type):
+        return {"compliant": False, "failed": ["output"],
+                "message": f"no output {output!r} of the expected shape and data type ({data_type})"}
     ref, bnd = exact_and_bound(case.graph, case.inputs)
     return dot_product_compliance(ref, bnd, np.asarray(got), data_type, check.ksb, check.data_set).to_json()
