@@ -139,6 +139,21 @@ def test_each_check_fails_alone():
     json.dumps(bias.to_json(), allow_nan=False)
 
 
+def test_bounds_by_hand_local_for_matmul_and_input_max_for_convolutions():
+    """matmul: bnd = |a| @ |b|. conv2d: TOSA's default bound puts max |input|
+    at every input position, so each output's bound is max|x| * sum |w| + |bias|."""
+    case = accuracy_case("matmul", 16, "float32", 5)
+    a, b = (case.inputs[n].astype(np.float64) for n in ("a", "b"))
+    ref, bnd = exact_and_bound(case.graph, case.inputs)
+    np.testing.assert_allclose(ref, a @ b, rtol=1e-12)
+    np.testing.assert_allclose(bnd, np.abs(a) @ np.abs(b), rtol=1e-12)
+    case = accuracy_case("conv2d", 2, "float32", 1)  # S1: the only set with a bias
+    x, w, bias = case.inputs["input"], case.graph.constants["filter"], case.graph.constants["bias"]
+    _, bnd = exact_and_bound(case.graph, case.inputs)
+    per_channel = np.abs(x).astype(np.float64).max() * np.abs(w.astype(np.float64)).sum(axis=(1, 2, 3)) + np.abs(bias)
+    np.testing.assert_allclose(bnd, np.broadcast_to(per_channel[None, :, None, None], bnd.shape), rtol=1e-12)
+
+
 # --------------------------------------------------------------------------- implementations
 
 

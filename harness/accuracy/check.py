@@ -13,6 +13,19 @@ from webnn_harness.accuracy.compliance import dot_product_compliance
 
 # Scalar attributes that scale a sum (gemm's alpha and beta): the bound takes their magnitude.
 SCALING_ATTRIBUTES = ("alpha", "beta")
+# TOSA bounds a convolution with every input element replaced by the input's
+# largest magnitude, unless the graph asks for a local bound (the reference
+# model's OpConv2d / OpTransposeConv2d::eval in bounds mode, attribute
+# local_bound false by default): fast algorithms (Winograd, FFT) mix input
+# elements, so their error follows the largest one. A WebNN graph has no such
+# attribute, so TOSA's default applies. matmul, gemm and the reductions are
+# always bounded element by element.
+INPUT_MAX_BOUND_OPS = frozenset({"conv2d", "convTranspose2d"})
+
+
+def bound_kind(op: str) -> str:
+    """How ``bnd`` is taken for ``op``: "inputMax" or "local" (for the records)."""
+    return "inputMax" if op in INPUT_MAX_BOUND_OPS else "local"
 
 
 @dataclass(frozen=True)
@@ -29,7 +42,8 @@ class DotProductCheck:
 def exact_and_bound(graph, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(ref, bnd) in float64 of a one-op graph's output: the op on the
     operands, and the op on |operands| (with |alpha|, |beta|), which is
-    sum |a_i b_i| (+ |bias|) for a sum of products."""
+    sum |a_i b_i| (+ |bias|) for a sum of products; a convolution's input
+    is max |input| everywhere in the bound (INPUT_MAX_BOUND_OPS)."""
     from webnn_harness.backends.reference.ops import OPS
 
     (node,) = graph.nodes
@@ -39,7 +53,11 @@ def exact_and_bound(graph, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray
         kwargs: dict[str, Any] = {}
         for param, ref in node.operands.items():
             value = np.asarray(env[ref], np.float64)
-            kwargs[param] = np.abs(value) if magnitude else value
+            if magnitude:
+                value = np.abs(value)
+                if node.op in INPUT_MAX_BOUND_OPS and param == "input" and value.size:
+                    value = np.full_like(value, value.max())
+            kwargs[param] = value
         for name, value in node.attributes.items():
             kwargs[name] = abs(value) if magnitude and name in SCALING_ATTRIBUTES else value
         with np.errstate(all="ignore"):

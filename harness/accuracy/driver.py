@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping
 from webnn_harness import backends
 from webnn_harness.backends.base import BackendError
 from webnn_harness.accuracy import ACCURACY_FILE
+from webnn_harness.accuracy.check import bound_kind
 from webnn_harness.accuracy.datasets import DATA_SETS
 from webnn_harness.accuracy.plans import DATA_TYPES, OPS, accuracy_case, plan
 from webnn_harness.execution.pool import RunOptions, WorkerPool
@@ -57,6 +58,7 @@ def accuracy_record(record: Record, case) -> dict[str, Any]:
     return {
         "id": record.id, "op": case.graph.nodes[0].op, "dataType": case.graph.descs[case.graph.outputs[0]].data_type,
         "dataSet": f"S{check.data_set}", "shape": check.shape, "k": check.k, "ksb": check.ksb,
+        "bound": bound_kind(case.graph.nodes[0].op),
         "operandShapes": {name: list(desc.shape) for name, desc in case.graph.descs.items()},
         "compliant": None, "failed": [], **{k: v for k, v in compliance.items() if k != "message"},
         "wpt": {"status": record.status, "metric": record.metric, "budget": record.budget,
