@@ -668,6 +668,8 @@ def parser() -> argparse.ArgumentParser:
     ac.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
     ac.add_argument("--out", default="out/accuracy", help="output folder (default: out/accuracy); must not hold accuracy.jsonl")
     ac.add_argument("--quiet", "-q", action="store_true", help="no line per case")
+    ac.epilog = ("exit 1 when a case does not comply or crashes, hangs or errs; a case the backend refuses is "
+                 "recorded as not checked and is no failure")
 
     rp = sub.add_parser("report", help=COMMANDS["report"][1])
     rp.add_argument("inputs", nargs="+", metavar="INPUT",
