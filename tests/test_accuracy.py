@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from webnn_harness.accuracy.check import check_case, exact_and_bound
+from webnn_harness.accuracy.check import exact_and_bound
 from webnn_harness.accuracy.compliance import (bias_limit, dot_product_compliance, element_errors, error_unit,
                                                max_error_limit, unchecked, variance_limit)
 from webnn_harness.accuracy.datasets import BIAS, BOUND_PARAMETER, FIRST, SECOND, dot_product_values, pseudo_random
@@ -211,9 +211,9 @@ def test_bfloat16_operands_fail_the_element_check():
 def test_an_output_of_the_wrong_type_or_shape_does_not_comply():
     case = accuracy_case("reduceSum", 16, "float16", 5)
     good = evaluate(case.graph, case.inputs)["output"].values
-    assert check_case(case, {"output": good})["compliant"] is True
+    assert case.dot_product.verdict(case, {"output": good})["compliant"] is True
     for wrong in ({"output": good.astype(np.float32)}, {"output": good[:3]}, {}):
-        verdict = check_case(case, wrong)
+        verdict = case.dot_product.verdict(case, wrong)
         assert verdict["compliant"] is False and verdict["failed"] == ["output"]
 
 

@@ -38,6 +38,20 @@ class DotProductCheck:
     k: int  # products per output (the accumulation length), without the bias
     shape: str = ""  # the operands' sizes, for people
 
+    def verdict(self, case, actual: Mapping[str, np.ndarray]) -> dict[str, Any]:
+        """The compliance verdict of this accuracy case's output, as JSON. A
+        method of the check the case carries, so the worker applies it
+        without knowing this package (harness/execution/worker.py)."""
+        (output,) = case.graph.outputs
+        data_type = case.graph.descs[output].data_type
+        got = actual.get(output)
+        if got is None or np.shape(got) != tuple(case.graph.descs[output].shape) \
+                or np.asarray(got).dtype != np.dtype(data_type):
+            return {"compliant": False, "failed": ["output"],
+                    "message": f"no output {output!r} of the expected shape and data type ({data_type})"}
+        ref, bnd = exact_and_bound(case.graph, case.inputs)
+        return dot_product_compliance(ref, bnd, np.asarray(got), data_type, self.ksb, self.data_set).to_json()
+
 
 def exact_and_bound(graph, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(ref, bnd) in float64 of a one-op graph's output: the op on the
@@ -64,16 +78,3 @@ def exact_and_bound(graph, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray
             return np.asarray(OPS[node.op](**kwargs), np.float64)
 
     return call(False), call(True)
-
-
-def check_case(case, actual: Mapping[str, np.ndarray]) -> dict[str, Any]:
-    """The compliance verdict of one accuracy case's output, as JSON."""
-    check: DotProductCheck = case.dot_product
-    (output,) = case.graph.outputs
-    data_type = case.graph.descs[output].data_type
-    got = actual.get(output)
-    if got is None or np.shape(got) != tuple(case.graph.descs[output].shape) or np.asarray(got).dtype != np.dtype(data_type):
-        return {"compliant": False, "failed": ["output"],
-                "message": f"no output {output!r} of the expected shape and data type ({data_type})"}
-    ref, bnd = exact_and_bound(case.graph, case.inputs)
-    return dot_product_compliance(ref, bnd, np.asarray(got), data_type, check.ksb, check.data_set).to_json()

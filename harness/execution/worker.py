@@ -101,9 +101,7 @@ def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], b
         uncompared=cmp.uncompared, message=message, build_seconds=build_seconds, compute_seconds=compute_seconds,
     )
     if case.dot_product is not None:  # an accuracy case: TOSA's dot-product check beside the WPT verdict
-        from webnn_harness.accuracy.check import check_case
-
-        record = replace(record, compliance=check_case(case, actual))
+        record = replace(record, compliance=case.dot_product.verdict(case, actual))
     return record
 
 
