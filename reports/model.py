@@ -60,6 +60,7 @@ class SiteModel:
     performance: PerformanceModel | None = None  # from bench folders
     speed_tiers: Mapping[tuple[str, str], tuple[SpeedTier, ...]] = field(default_factory=dict)  # (probe slug, op)
     findings: FindingsModel | None = None  # from fuzz folders
+    archive: Any = None  # reports/archive.ArchiveInfo: the site was built from an archive (report --archive)
 
     @property
     def has_findings(self) -> bool:

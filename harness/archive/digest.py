@@ -16,6 +16,7 @@ import json
 import os
 import tempfile
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -39,8 +40,22 @@ def _run_digest(folder: Path) -> dict:
         b = g.backend
         backends.append({"name": str(b.get("name") or "?"), "version": str(b.get("version") or ""),
                          "device": str(b.get("device") or ""), "info": dict(b),
-                         "cases": {r.id: r.status for r in g.records}, "ops": dict(ops)})
+                         "cases": {r.id: [r.status, r.known_failure, r.detail[:160]] for r in g.records},
+                         "ops": dict(ops)})
     return {"backends": backends}
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """What ``run_diff.diff_backend`` reads of a record, as a run digest keeps it."""
+
+    status: str
+    known_failure: str | None
+    detail: str
+
+
+def case_outcomes(backend_digest: Mapping[str, Any]) -> dict[str, CaseOutcome]:
+    return {cid: CaseOutcome(str(v[0]), v[1], str(v[2])) for cid, v in backend_digest["cases"].items()}
 
 
 def _probe_digest(folder: Path) -> dict:
