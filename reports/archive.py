@@ -32,6 +32,7 @@ from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import _version_key
 from webnn_harness.reports.common import BackendId, ReportInputError, slug
+from webnn_harness.reports.conformance import read_run
 from webnn_harness.reports.model import SiteModel, build_model
 
 STALE_DAYS = 30
@@ -181,9 +182,18 @@ def last_runs(entries: Sequence[Entry], now: datetime, stale_days: int) -> dict[
     return out
 
 
-def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, Entry]], info: ArchiveInfo) -> SiteModel:
-    folders = sorted({archive.entries_dir / e.id for _, e in newest.values()})
-    model = build_model(folders)
+def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, Entry]], info: ArchiveInfo,
+                   run_reader) -> SiteModel:
+    # The performance page shows the newest bench of each backend and device only: its charts
+    # put every column side by side, and the history pages follow latencies across versions.
+    newest_bench: dict[Line, tuple[tuple, Entry]] = {}
+    for (kind, name, version, device), (lr, e) in newest.items():
+        key = (_version_key(version), lr.date)
+        if kind == "bench" and ((name, device) not in newest_bench or newest_bench[(name, device)][0] < key):
+            newest_bench[(name, device)] = (key, e)
+    chosen = [e for (kind, *_), (_, e) in newest.items() if kind != "bench"] + [e for _, e in newest_bench.values()]
+    folders = sorted({archive.entries_dir / e.id for e in chosen})
+    model = build_model(folders, run_reader)
     # An entry of several backends may be the newest for one and not another: keep newest columns only.
     backends = [b for b in model.conformance.backends
                 if (lr := info.column("run", b.backend)) is None or lr.date == b.header.date]
@@ -234,9 +244,16 @@ def _bench_records(digest: Mapping[str, Any], name: str) -> dict[tuple[str, str,
 
 
 def _bench_changes(base: Mapping[str, Any], new: Mapping[str, Any], name: str) -> tuple[list[BenchChange], str]:
+    before, after = _bench_records(base, name), _bench_records(new, name)
+    for key in set(before) & set(after):
+        # compare_records calls a pair "same" when its medians are within the threshold, whatever
+        # the U test says: skip the test (tens of ms each) for those.
+        b, n = before[key]["latency"]["median"], after[key]["latency"]["median"]
+        if before[key]["status"] == after[key]["status"] == "ok" and b and n and 1 / (1 + LATENCY_STEP) <= n / b <= 1 + LATENCY_STEP:
+            del before[key], after[key]
     try:
         from webnn_harness.bench.regressions import compare_records
-        changes = compare_records(_bench_records(base, name), _bench_records(new, name))
+        changes = compare_records(before, after, threshold=LATENCY_STEP)
     except ImportError:
         return [], "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
     return [BenchChange(c.benchmark, c.variant, c.verdict, c.base_median, c.new_median, c.ratio, c.p_value, c.reason)
@@ -358,13 +375,21 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     newest = last_runs(entries, now, stale_days)
     info = ArchiveInfo(stale_days, now.isoformat(timespec="seconds"), len(entries),
                        {k: lr for k, (lr, _) in newest.items()})
-    site = _columns_model(archive, newest, info)
+    runs_read: dict[Path, list] = {}
+
+    def run_reader(folder: Path) -> list:
+        """Each run folder read once, for the columns and for its digest."""
+        if folder not in runs_read:
+            runs_read[folder] = read_run(folder)
+        return runs_read[folder]
+
+    site = _columns_model(archive, newest, info, run_reader)
     warnings = list(problems)
     digests: dict[str, dict] = {}
 
     def digest(e: Entry) -> dict:
         if e.id not in digests:
-            digests[e.id] = entry_digest(archive, e, cache)
+            digests[e.id] = entry_digest(archive, e, cache, run_reader)
         return digests[e.id]
 
     versions: dict[Line, set[str]] = defaultdict(set)

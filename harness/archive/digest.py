@@ -25,9 +25,7 @@ from webnn_harness.archive.store import Archive, Entry
 DIGEST_FORMAT = 1
 
 
-def _run_digest(folder: Path) -> dict:
-    from webnn_harness.reports.conformance import read_run
-
+def _run_digest(folder: Path, read_run) -> dict:
     backends = []
     for g in read_run(folder):
         ops: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -95,11 +93,12 @@ def _fuzz_digest(folder: Path) -> dict:
     return {"findings": findings}
 
 
-DIGESTERS = {"run": _run_digest, "probe": _probe_digest, "bench": _bench_digest, "fuzz": _fuzz_digest}
+DIGESTERS = {"probe": _probe_digest, "bench": _bench_digest, "fuzz": _fuzz_digest}
 
 
-def entry_digest(archive: Archive, entry: Entry, cache: Path | None) -> dict:
-    """The entry's digest, from ``cache`` when it holds one, else computed (and kept there)."""
+def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None) -> dict:
+    """The entry's digest, from ``cache`` when it holds one, else computed (and kept there).
+    ``read_run``: the report's run reader (``conformance.read_run``), or one that remembers."""
     cached = cache / f"{entry.id}-{DIGEST_FORMAT}.json" if cache else None
     if cached and cached.is_file():
         try:
@@ -108,11 +107,17 @@ def entry_digest(archive: Archive, entry: Entry, cache: Path | None) -> dict:
                 return doc
         except (OSError, ValueError):
             pass  # a damaged cache file is computed again
-    doc = {"id": entry.id, **DIGESTERS[entry.kind](archive.entries_dir / entry.id)}
+    folder = archive.entries_dir / entry.id
+    if entry.kind == "run":
+        from webnn_harness.reports.conformance import read_run as report_read_run
+
+        doc = {"id": entry.id, **_run_digest(folder, read_run or report_read_run)}
+    else:
+        doc = {"id": entry.id, **DIGESTERS[entry.kind](folder)}
     if cached:
         cache.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, separators=(",", ":"))
+            fh.write(json.dumps(doc, separators=(",", ":")))  # dumps: json.dump never uses the C encoder
         os.replace(tmp, cached)
     return doc
