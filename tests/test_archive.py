@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from test_reports import XSS, limits_doc, rec, write_run
+from test_reports import XSS, limits_doc, parse, rec, write_run
 from test_reports_performance import record, write_bench
 from webnn_harness.archive import Archive, ArchiveError
 from webnn_harness.archive import digest as digest_module
@@ -225,6 +225,20 @@ def test_pages_escape_untrusted_text_and_name_no_local_path(site, tmp_path):
         assert XSS not in text, page
         assert str(tmp_path) not in text, page
     assert "&lt;script&gt;" in (out / "changes.html").read_text()  # relu a's message, escaped
+
+
+def test_every_link_is_local_and_leads_somewhere(site):
+    out, _ = site
+    for page in out.rglob("*.html"):
+        parsed = parse(page)
+        for link in parsed.links:
+            assert not link.startswith(("http:", "https:", "//")), f"{page}: external resource {link}"
+            target, _, fragment = link.partition("#")
+            resolved = (page.parent / target) if target else page
+            assert resolved.resolve().exists(), f"{page}: broken link {link}"
+            if fragment and resolved.suffix == ".html" and resolved.parent.name == "history":
+                assert fragment in parse(resolved).ids, f"{page}: no #{fragment} in {target}"
+        assert all(script.get("src", "").endswith("static/site.js") for script in parsed.scripts)
 
 
 def test_a_second_build_reads_only_new_entries(archive, outputs, tmp_path, monkeypatch):
