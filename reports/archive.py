@@ -371,6 +371,12 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     if not entries:
         raise ReportInputError(f"{path}: the archive holds no readable entry"
                                + (f" ({problems[0]})" if problems else ""))
+    # An entry changed since it was archived is left out, with one line: the rest is built.
+    checked = [(e, archive.verify(e)) for e in entries]
+    problems = (*problems, *(why for _, why in checked if why))
+    entries = tuple(e for e, why in checked if not why)
+    if not entries:
+        raise ReportInputError(f"{path}: no entry of the archive can be read ({problems[0]})")
     now = now or datetime.now(timezone.utc)
     newest = last_runs(entries, now, stale_days)
     info = ArchiveInfo(stale_days, now.isoformat(timespec="seconds"), len(entries),

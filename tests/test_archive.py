@@ -144,6 +144,21 @@ def test_a_damaged_entry_is_named_and_the_others_are_read(archive):
     assert all(str(victim.parent.name) in p or str(other.parent.name) in p for p in problems)
 
 
+def test_an_entry_changed_after_it_was_archived_is_left_out_of_the_site_with_one_line(archive, tmp_path):
+    entries, _ = archive.entries()
+    run = next(e for e in entries if e.kind == "run" and e.backends[0].version == "1.10.0")
+    results = archive.entries_dir / run.id / "results.jsonl"
+    results.write_text(results.read_text().replace('"fail"', '"pass"'))  # someone "fixed" a failure by hand
+    probe = next(e for e in entries if e.kind == "probe" and e.backends[0].version == "1.10.0")
+    (archive.entries_dir / probe.id / "other-opSupportLimits.json").write_text("{}")
+    assert archive.verify(run) and archive.verify(probe) and not archive.verify(entries[0])
+    _, model = build_archive_site(archive.path, tmp_path / "site", now=NOW)
+    assert any("changed since it was archived" in w for w in model.site.warnings)
+    assert any("did not archive: other-opSupportLimits.json" in w for w in model.site.warnings)
+    assert [b.backend.version for b in model.site.conformance.backends] == ["1.9.0"]
+    assert [p.backend.version for p in model.site.probes] == ["1.9.0"]
+
+
 # --------------------------------------------------------------------------- step detection
 
 

@@ -366,6 +366,22 @@ class Archive:
         entries.sort(key=lambda e: (e.date, e.id))
         return tuple(entries), tuple(problems)
 
+    def verify(self, entry: Entry) -> str:
+        """"" when the entry's folder holds exactly its files with their hashes (what was read and
+        checked when it was added), else why not: the site reads no entry changed since."""
+        folder = self.entries_dir / entry.id
+        listed = dict(entry.files)
+        present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()} - {ENTRY_FILE}
+        if present != set(listed):
+            extra, missing = sorted(present - set(listed)), sorted(set(listed) - present)
+            return f"{folder}: {'holds files it did not archive: ' + ', '.join(extra[:3]) if extra else ''}" \
+                   f"{'; ' if extra and missing else ''}{'lacks ' + ', '.join(missing[:3]) if missing else ''}"
+        for name, digest in listed.items():
+            path = folder / name
+            if path.is_symlink() or _sha256(path) != digest:
+                return f"{path}: changed since it was archived (its hash is not the one in {ENTRY_FILE})"
+        return ""
+
     def file(self, entry: Entry, name: str) -> Path:
         """The path of one of an entry's files (its name checked when the entry was read)."""
         return self.entries_dir / entry.id / name
