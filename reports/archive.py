@@ -92,6 +92,7 @@ class VersionChanges:
     new_version: str
     base_date: str
     new_date: str
+    machines: str = ""  # the machines the newest outputs of the two versions came from
     runs_compared: bool = False
     newly_failing: tuple[CaseChange, ...] = ()
     newly_passing: tuple[CaseChange, ...] = ()
@@ -283,7 +284,12 @@ def version_changes(name: str, device: str, base: str, new: str,
         before, after = (limits_entries(d["limits"]) for d in probes)
         fields.update(probes_compared=True, limits_gained=tuple(sorted(after - before)),
                       limits_lost=tuple(sorted(before - after)))
-    if benches := pair("bench"):
+    bench_entries = [newest.get(("bench", name, v, device)) for v in (base, new)]
+    if (benches := pair("bench")) and bench_entries[0][1].machine != bench_entries[1][1].machine:
+        # As bench --baseline says of two Ray nodes: times of two machines are no regression.
+        fields["bench_note"] = (f"benchmarks not compared: timed on different machines "
+                                f"({bench_entries[0][1].machine or '?'} before, {bench_entries[1][1].machine or '?'} now)")
+    elif benches:
         changes, note = _bench_changes(*benches, name)
         fields.update(bench_compared=not note, bench_note=note,
                       slower=tuple(c for c in changes if c.verdict in ("slower", "broken")),
@@ -292,17 +298,12 @@ def version_changes(name: str, device: str, base: str, new: str,
         before, after = (set(d["findings"]) for d in fuzz)
         fields.update(fuzz_compared=True, findings_new=_findings(fuzz[1], after - before),
                       findings_gone=_findings(fuzz[0], before - after))
+    machines = sorted({newest[k][1].machine for k in newest if k[1] == name and k[2] in (base, new) and k[3] == device})
     return VersionChanges(name, device, base, new, max(base_dates, default=""), max(dates, default=""),
-                          **fields)
+                          machines="; ".join(m for m in machines if m), **fields)
 
 
 # --------------------------------------------------------------------------- history
-
-
-def _format_seconds(t: float) -> str:
-    from webnn_harness.reports.common import format_seconds
-
-    return format_seconds(t)
 
 
 def _series(name: str, device: str, metric: str, unit: str, points: list[Point], min_relative: float) -> Series:
@@ -349,8 +350,7 @@ def op_history(entries: Sequence[Entry], digest) -> dict[str, list[Series]]:
                     r = got.get(key)
                     value = r["median"] if r and r["status"] == "ok" else None
                     medians[key].append(Point(version, e.date, value,
-                                              _format_seconds(value) if value is not None else
-                                              (r["status"] if r else "not run")))
+                                              "" if value is not None else (r["status"] if r else "not run")))
             for (op, benchmark, variant), points in sorted(medians.items()):
                 out[op].append(_series(name, device, f"median latency: {benchmark} {variant}", "seconds", points,
                                        LATENCY_STEP))

@@ -204,6 +204,21 @@ def test_changes_page_names_cases_limits_benchmarks_and_findings(site):
         assert text in page
 
 
+def test_benchmarks_of_two_machines_are_not_compared(tmp_path):
+    outputs = {v: make_version(tmp_path / "out", v, date, flip=False, slower=v == "2.0", finding="f")
+               for v, date in (("1.0", "2026-11-01T00:00:00+00:00"), ("2.0", "2026-11-02T00:00:00+00:00"))}
+    summary = outputs["2.0"][2] / "summary.json"
+    doc = json.loads(summary.read_text())
+    doc["header"]["machine"] = {**doc["header"]["machine"], "cpu": "Another CPU", "hostname": "other-host"}
+    summary.write_text(json.dumps(doc))
+    a = Archive(tmp_path / "archive")
+    a.add([*outputs["1.0"], *outputs["2.0"]])
+    _, model = build_archive_site(a.path, tmp_path / "site", now=NOW)
+    (change,) = model.changes
+    assert not change.slower and "different machines" in change.bench_note and "Another CPU" in change.bench_note
+    assert "different machines" in (tmp_path / "site" / "changes.html").read_text()
+
+
 def test_columns_newest_first_with_last_run_and_stale_marks(site):
     out, model = site
     assert [b.backend.version for b in model.site.conformance.backends] == ["1.10.0", "1.9.0"]
