@@ -67,12 +67,19 @@ def make_version(root: Path, version: str, date: str, *, flip: bool, slower: boo
     return [run, probe, bench, fuzz]
 
 
+def two_versions(root: Path) -> dict[str, list[Path]]:
+    """1.9.0, last run 55 days before NOW, and 1.10.0 five days before, in which the case "a" fails
+    and "b" passes (the other way round before), conv2d loses float16, relu's bench gets 30% slower
+    and the fuzz finding f-old is gone and f-new is new."""
+    return {"1.9.0": make_version(root / "out", "1.9.0", "2026-10-01T00:00:00+00:00", flip=False, slower=False,
+                                  finding="f-old"),
+            "1.10.0": make_version(root / "out", "1.10.0", "2026-11-20T00:00:00+00:00", flip=True, slower=True,
+                                   finding="f-new")}
+
+
 @pytest.fixture
 def outputs(tmp_path: Path) -> dict[str, list[Path]]:
-    return {"1.9.0": make_version(tmp_path / "out", "1.9.0", "2026-10-01T00:00:00+00:00", flip=False, slower=False,
-                                  finding="f-old"),
-            "1.10.0": make_version(tmp_path / "out", "1.10.0", "2026-11-20T00:00:00+00:00", flip=True, slower=True,
-                                   finding="f-new")}
+    return two_versions(tmp_path)
 
 
 @pytest.fixture
@@ -182,10 +189,14 @@ def test_a_single_outlier_is_not_a_step():
 # --------------------------------------------------------------------------- the site
 
 
-@pytest.fixture
-def site(archive, tmp_path):
-    index, model = build_archive_site(archive.path, tmp_path / "site", now=NOW, stale_days=30)
-    return tmp_path / "site", model
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """One site for the tests that only read it (a build takes seconds)."""
+    root = tmp_path_factory.mktemp("archive-site")
+    a = Archive(root / "archive")
+    a.add([folder for folders in two_versions(root).values() for folder in folders])
+    _, model = build_archive_site(a.path, root / "site", now=NOW, stale_days=30)
+    return root / "site", model
 
 
 def test_changes_page_names_cases_limits_benchmarks_and_findings(site):
@@ -246,8 +257,9 @@ def test_history_finds_the_pass_rate_step_and_the_latency_step(site):
     assert (out / "history" / "relu.html").is_file()
 
 
-def test_pages_escape_untrusted_text_and_name_no_local_path(site, tmp_path):
+def test_pages_escape_untrusted_text_and_name_no_local_path(site):
     out, _ = site
+    tmp_path = out.parent
     pages = [p for p in out.rglob("*.html")]
     assert any("history" in str(p) for p in pages) and any(p.name == "changes.html" for p in pages)
     for page in pages:
