@@ -34,6 +34,7 @@ from webnn_harness.reports.capability import _version_key
 from webnn_harness.reports.common import BackendId, ReportInputError, slug
 from webnn_harness.reports.conformance import read_run
 from webnn_harness.reports.model import SiteModel, build_model
+from webnn_harness.spec.catalog import operators
 
 STALE_DAYS = 30
 LATENCY_STEP = 0.05  # a latency step smaller than this fraction is not shown: bench --threshold's default
@@ -407,7 +408,8 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
         for base, new in zip(ordered, ordered[1:]):
             changes.append(version_changes(name, device, base, new, newest, digest))
     changes = _newest_first(changes, lambda c: (c.name, c.new_version, c.new_date))
-    history = op_history(entries, digest)
+    # An operator name read from a record becomes a page name only when the catalog knows it.
+    history = {op: series for op, series in op_history(entries, digest).items() if op in operators()}
     return ArchiveModel(dataclasses.replace(site, warnings=tuple(dict.fromkeys([*site.warnings, *warnings]))),
                         tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings))
 

@@ -300,6 +300,17 @@ def test_a_second_build_reads_only_new_entries(archive, outputs, tmp_path, monke
     assert (tmp_path / "site" / "index.html").is_file()
 
 
+def test_an_operator_name_from_a_record_never_becomes_a_path(tmp_path):
+    evil = "../../../escaped"
+    run = write_run(tmp_path / "run", [rec("x", ops=(evil,), backend=backend("1.0")),
+                                       rec("y", backend=backend("1.0"))], "webnn-harness run")
+    a = Archive(tmp_path / "archive")
+    a.add([run])
+    _, model = build_archive_site(a.path, tmp_path / "deep" / "er" / "site", now=NOW)
+    assert evil not in model.history and "relu" in model.history
+    assert not (tmp_path / "escaped.html").exists() and not list(tmp_path.rglob("escaped*"))
+
+
 def test_a_foreign_site_folder_is_refused_before_anything_is_written(archive, tmp_path):
     out = tmp_path / "mine"
     out.mkdir()
