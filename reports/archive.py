@@ -58,6 +58,7 @@ class ArchiveInfo:
     built: str
     entries: int
     last_run: Mapping[ColumnKey, LastRun]
+    history_ops: frozenset[str] = frozenset()  # operators with a history page
 
     def column(self, kind: str, backend: BackendId) -> LastRun | None:
         return self.last_run.get((kind, backend.name, backend.version, backend.device))
@@ -410,6 +411,7 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     changes = _newest_first(changes, lambda c: (c.name, c.new_version, c.new_date))
     # An operator name read from a record becomes a page name only when the catalog knows it.
     history = {op: series for op, series in op_history(entries, digest).items() if op in operators()}
+    site = dataclasses.replace(site, archive=dataclasses.replace(info, history_ops=frozenset(history)))
     return ArchiveModel(dataclasses.replace(site, warnings=tuple(dict.fromkeys([*site.warnings, *warnings]))),
                         tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings))
 

@@ -255,6 +255,8 @@ def test_history_finds_the_pass_rate_step_and_the_latency_step(site):
     assert [s.index for s in latency.steps] == [1] and latency.steps[0].ratio > 1.2
     assert "op/relu" in (out / "history.html").read_text()
     assert (out / "history" / "relu.html").is_file()
+    assert 'href="../history/relu.html"' in (out / "ops" / "relu.html").read_text()
+    assert "../history/" not in (out / "ops" / "gru.html").read_text()  # no case, no bench: no history page
 
 
 def test_pages_escape_untrusted_text_and_name_no_local_path(site):
