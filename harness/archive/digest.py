@@ -25,6 +25,13 @@ from webnn_harness.archive.store import Archive, Entry
 DIGEST_FORMAT = 1
 
 
+def _text(message) -> str:
+    """A message as the pages show it: no local path (the cache lies in the published site folder), and short."""
+    from webnn_harness.reports.performance import strip_local_paths
+
+    return strip_local_paths(str(message or ""))[:200]
+
+
 def _run_digest(folder: Path, read_run) -> dict:
     backends = []
     for g in read_run(folder):
@@ -37,8 +44,8 @@ def _run_digest(folder: Path, read_run) -> dict:
                 ops[op][1] += 1
         b = g.backend
         backends.append({"name": str(b.get("name") or "?"), "version": str(b.get("version") or ""),
-                         "device": str(b.get("device") or ""), "info": dict(b),
-                         "cases": {r.id: [r.status, r.known_failure, r.detail[:160]] for r in g.records},
+                         "device": str(b.get("device") or ""), "info": {"version": b.get("version")},
+                         "cases": {r.id: [r.status, r.known_failure, _text(r.detail)] for r in g.records},
                          "ops": dict(ops)})
     return {"backends": backends}
 
@@ -75,7 +82,7 @@ def _bench_digest(folder: Path) -> dict:
         out.append({"benchmark": str(raw.get("benchmark")), "variant": str(raw.get("variant")),
                     "backend": str(backend.get("name") or "?"), "op": str(raw.get("op") or ""),
                     "kind": str(raw.get("kind") or ""), "status": str(raw.get("status")),
-                    "message": str(raw.get("message") or "")[:200],
+                    "message": _text(raw.get("message")),
                     "median": latency.get("median") if isinstance(latency.get("median"), (int, float)) else None,
                     "times": [t for t in times if isinstance(t, (int, float))]})
     return {"records": out}
@@ -89,7 +96,7 @@ def _fuzz_digest(folder: Path) -> dict:
     for f in summary.get("findings") or () if isinstance(summary, Mapping) else ():
         if isinstance(f, Mapping) and isinstance(f.get("id"), str):
             findings[f["id"]] = {"status": str(f.get("status") or "fail"), "ops": [str(o) for o in f.get("ops") or ()],
-                                 "cause": str(f.get("cause") or "backend"), "message": str(f.get("message") or "")[:200]}
+                                 "cause": str(f.get("cause") or "backend"), "message": _text(f.get("message"))}
     return {"findings": findings}
 
 
