@@ -409,6 +409,10 @@ def cmd_report(args) -> int:
     from webnn_harness.reports import ReportInputError, build_model
     from webnn_harness.reports.render import render_site
 
+    if bool(args.inputs) == bool(args.archive):
+        raise UsageError("give the folders to report on or --archive ARCHIVE (one of the two)")
+    if args.archive:
+        return _report_archive(args)
     try:
         model = build_model(args.inputs)
         for warning in model.warnings:
@@ -417,6 +421,51 @@ def cmd_report(args) -> int:
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
     print(f"report: {index} (open {index.resolve().as_uri()} in a browser)")
+    return EXIT_OK
+
+
+def _report_archive(args) -> int:
+    from webnn_harness.reports import ReportInputError, build_archive_site
+
+    try:
+        index, model = build_archive_site(args.archive, args.out, stale_days=args.stale_days)
+    except ReportInputError as exc:
+        raise UsageError(str(exc)) from None
+    for warning in model.site.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    failing = sum(len(c.newly_failing) for c in model.changes)
+    print(f"report: {index} from {model.site.archive.entries} archived outputs: {len(model.changes)} version "
+          f"change(s) ({failing} case(s) newly failing), {len(model.steps)} step(s) in the history "
+          f"(open {index.resolve().as_uri()} in a browser)")
+    return EXIT_OK
+
+
+def cmd_archive(args) -> int:
+    """archive add ARCHIVE DIR...: store outputs as immutable entries; archive list ARCHIVE: what is stored."""
+    from webnn_harness.archive import Archive, ArchiveError
+
+    archive = Archive(args.archive)
+    try:
+        if args.action == "add":
+            result = archive.add(args.folders)
+            for warning in result.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            for entry in result.added:
+                print(f"added {entry.id} {entry.kind} {entry.backend_text} {entry.date}")
+            for entry in result.present:
+                print(f"already archived {entry.id} {entry.kind} {entry.backend_text} {entry.date}")
+            print(f"archive {args.archive}: {len(result.added)} added, {len(result.present)} already there")
+            return EXIT_OK
+        entries, problems = archive.entries()
+    except ArchiveError as exc:
+        raise UsageError(str(exc)) from None
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    if args.json:
+        print(json.dumps([e.to_json() for e in entries], indent=1))
+    else:
+        for e in entries:
+            print(f"{e.id}  {e.kind:5}  {e.date}  {e.backend_text}  {e.machine}  {e.label}")
     return EXIT_OK
 
 
@@ -571,6 +620,7 @@ COMMANDS: dict[str, tuple[Callable, str]] = {
     "fuzz": (cmd_fuzz, "fuzz a backend with generated graphs; shrink each failure to a minimal case file"),
     "bench": (cmd_bench, "time verified benchmarks (suites of ops and interop scenarios) on a backend"),
     "accuracy": (cmd_accuracy, "TOSA's dot-product compliance (error bound from the operands) for sums of products"),
+    "archive": (cmd_archive, "keep run, probe, bench and fuzz outputs across versions (add, list) for report --archive"),
 }
 
 
@@ -672,10 +722,14 @@ def parser() -> argparse.ArgumentParser:
                  "recorded as not checked and is no failure")
 
     rp = sub.add_parser("report", help=COMMANDS["report"][1])
-    rp.add_argument("inputs", nargs="+", metavar="INPUT",
+    rp.add_argument("inputs", nargs="*", metavar="INPUT",
                     help="run folder (results.jsonl, summary.json), probe output (*-opSupportLimits.json, *-probe.json), "
                          "bench folder (bench.jsonl), fuzz folder, or a folder of them")
     rp.add_argument("--out", default="out/site", help="site folder (default: out/site)")
+    rp.add_argument("--archive", metavar="ARCHIVE", help="build the site from an archive (archive add): every "
+                    "backend version a column, a changes page and per-op history")
+    rp.add_argument("--stale-days", type=positive_int, default=30,
+                    help="with --archive: mark a column stale when last run this many days before (default 30)")
 
     be = sub.add_parser("bench", help=COMMANDS["bench"][1])
     be.add_argument("--backend", "-b", action="append",
@@ -708,6 +762,15 @@ def parser() -> argparse.ArgumentParser:
     mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
     mg.add_argument("folders", nargs="+", metavar="DIR", help="the shards' --out folders (every shard once)")
     mg.add_argument("--out", required=True, help="the merged run folder (must not hold a run)")
+
+    ar = sub.add_parser("archive", help=COMMANDS["archive"][1])
+    ar_sub = ar.add_subparsers(dest="action", required=True)
+    ar_add = ar_sub.add_parser("add", help="store output folders as entries (the same folder again adds nothing)")
+    ar_add.add_argument("archive", metavar="ARCHIVE", help="the archive folder (created when new)")
+    ar_add.add_argument("folders", nargs="+", metavar="DIR", help="run, probe, bench or fuzz output folders")
+    ar_list = ar_sub.add_parser("list", help="list the entries")
+    ar_list.add_argument("archive", metavar="ARCHIVE")
+    ar_list.add_argument("--json", action="store_true")
 
     ju = sub.add_parser("junit", help=COMMANDS["junit"][1])
     ju.add_argument("run", metavar="RUN", help="a run folder")

@@ -22,4 +22,18 @@ def build_site(inputs: Iterable[str | Path], out_dir: str | Path) -> Path:
     return render_site(build_model(list(inputs)), Path(out_dir))
 
 
-__all__ = ["ReportInputError", "SiteModel", "build_model", "build_site"]
+def build_archive_site(archive: str | Path, out_dir: str | Path, now=None, stale_days: int | None = None):
+    """The site of an archive (report --archive); returns (index.html, the ArchiveModel).
+    Entry digests are kept in ``out_dir``'s cache folder, so the next build reads only new entries."""
+    from webnn_harness.reports.archive import STALE_DAYS, build_archive_model
+    from webnn_harness.reports.render import render_archive_site
+    from webnn_harness.reports.sitefolder import CACHE, SiteFolder
+
+    out = Path(out_dir)
+    SiteFolder(out).check()  # refuse a foreign folder before the cache is written into it
+    model = build_archive_model(archive, cache=out / CACHE, now=now,
+                                stale_days=STALE_DAYS if stale_days is None else stale_days)
+    return render_archive_site(model, out), model
+
+
+__all__ = ["ReportInputError", "SiteModel", "build_archive_site", "build_model", "build_site"]

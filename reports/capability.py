@@ -1,6 +1,7 @@
 """Probe outputs -> the capability model: measured opSupportLimits, evidence, layout and byte-length findings."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter, defaultdict
@@ -311,7 +312,7 @@ class ProbeBackend:
     def gap_ops(self) -> tuple[OpCapability, ...]:
         return tuple(o for o in self.ops.values() if o.status == "absent" or o.has_gaps or o.wrong_in_spec)
 
-    @property
+    @functools.cached_property  # the matrix page asks each column for it once per column (report --archive: 60)
     def counts(self) -> Mapping[str, int]:
         """Operators per cell colour, and (independently) how many have gaps or wrong results."""
         c = Counter(o.status for o in self.ops.values())

@@ -62,6 +62,7 @@ class SiteModel:
     speed_tiers: Mapping[tuple[str, str], tuple[SpeedTier, ...]] = field(default_factory=dict)  # (probe slug, op)
     findings: FindingsModel | None = None  # from fuzz folders
     accuracy: AccuracyModel | None = None  # from accuracy folders
+    archive: Any = None  # reports/archive.ArchiveInfo: the site was built from an archive (report --archive)
 
     @property
     def has_accuracy(self) -> bool:
@@ -147,11 +148,12 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
     return found
 
 
-def build_model(inputs: Sequence[str | Path]) -> SiteModel:
+def build_model(inputs: Sequence[str | Path], run_reader=read_run) -> SiteModel:
+    """``run_reader``: ``conformance.read_run`` or one that remembers what it read (report --archive)."""
     from webnn_harness import __version__
 
     found = discover(inputs)
-    groups = [g for run_dir in found.runs for g in read_run(run_dir)]
+    groups = [g for run_dir in found.runs for g in run_reader(run_dir)]
     conformance = build_conformance(groups, BackendIds())
     probes = []
     payloads: dict[str, Any] = {}

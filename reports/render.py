@@ -26,6 +26,7 @@ from webnn_harness.reports.capability import CAPABILITY_TEXT
 from webnn_harness.reports.common import SHORT_TYPE, format_bytes, format_seconds
 from webnn_harness.reports.accuracy import format_use
 from webnn_harness.reports.conformance import OUTCOME_TEXT, TIGHT_SLACK
+from webnn_harness.reports.archive import LATENCY_STEP, ArchiveModel, spark
 from webnn_harness.reports.model import SiteModel
 from webnn_harness.reports.performance import SLOW_TIER_FACTOR, strip_local_paths
 from webnn_harness.reports.sitefolder import SiteFolder
@@ -107,7 +108,7 @@ def environment() -> Environment:
     env.tests["shown_status"] = lambda s, backends: s in ("pass", "fail") or any(b.counts[s] for b in backends)
     env.filters.update(bytes=format_bytes, date=_date, pct=_pct, short_type=_short_type, bar=_bar_segments,
                        seconds=_seconds, times=_times, per_second=_per_second,
-                       no_local_path=strip_local_paths)  # published pages name no local folders
+                       no_local_path=strip_local_paths, spark=spark)  # published pages name no local folders
     env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get,
                        SLOW_TIER_FACTOR=SLOW_TIER_FACTOR)
     env.filters["slack"] = _slack
@@ -141,14 +142,20 @@ def render_site(model: SiteModel, out_dir: Path) -> Path:
     return site.out_dir / "index.html"
 
 
-def _render_pages(model: SiteModel, site: SiteFolder) -> None:
-    _copy_static(site)
-    env = environment()
+def _page_writer(env: Environment, site: SiteFolder, model: SiteModel):
+    """page(template, path, **context): one page, its links relative to its depth."""
     common = {"m": model, "conf": model.conformance}
 
     def page(template: str, path: str, **ctx: Any) -> None:
         depth = path.count("/")
         site.write(path, env.get_template(template).render(root="../" * depth, page=path, **common, **ctx))
+    return page
+
+
+def _render_pages(model: SiteModel, site: SiteFolder) -> None:
+    _copy_static(site)
+    env = environment()
+    page = _page_writer(env, site, model)
 
     page("conformance.html", "conformance.html")
     if model.has_bench:
@@ -182,3 +189,20 @@ def _render_pages(model: SiteModel, site: SiteFolder) -> None:
         page("backend.html", f"backends/{probe.backend.slug}.html", probe=probe)
     for name, payload in model.limits_payloads.items():
         site.write(f"data/{name}", json.dumps(payload, indent=1) + "\n")
+
+
+def render_archive_site(model: ArchiveModel, out_dir: Path) -> Path:
+    """The site of an archive: the pages of ``render_site`` over the newest
+    column of each backend version, and the changes and history pages."""
+    site = SiteFolder(Path(out_dir))
+    site.prepare()
+    try:
+        _render_pages(model.site, site)
+        page = _page_writer(environment(), site, model.site)
+        page("changes.html", "changes.html", changes=model.changes)
+        page("history.html", "history.html", history=model.history, steps=model.steps, latency_step=LATENCY_STEP)
+        for op, series in model.history.items():
+            page("history_op.html", f"history/{op}.html", op=op, series=series)
+    finally:
+        site.close()
+    return site.out_dir / "index.html"

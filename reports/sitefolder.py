@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from webnn_harness.reports.common import ReportInputError
 
 MANIFEST = ".webnn-harness-report.json"
+CACHE = ".archive-cache"  # report --archive: entry digests the next build reuses; not a page, never listed
 _KIND = "webnn-harness report"
 
 
@@ -47,17 +48,24 @@ class SiteFolder:
         self.out_dir = Path(out_dir)
         self.written: list[str] = []
 
-    def prepare(self) -> None:
-        """Refuse a file or a foreign non-empty folder; remove an earlier report's files."""
+    def check(self) -> bool:
+        """Refuse a file or a foreign non-empty folder; True when an earlier report is there."""
         out = self.out_dir
         if out.exists() and not out.is_dir():
             raise ReportInputError(f"{out}: exists and is not a folder")
-        if out.is_dir() and any(out.iterdir()):
-            manifest = out / MANIFEST
-            if not manifest.is_file():
+        if out.is_dir() and any(p.name != CACHE for p in out.iterdir()):
+            if not (out / MANIFEST).is_file():
                 raise ReportInputError(
                     f"{out}: folder is not empty and holds no earlier report ({MANIFEST}); "
                     "choose a new or empty folder")
+            return True
+        return False
+
+    def prepare(self) -> None:
+        """Refuse a file or a foreign non-empty folder; remove an earlier report's files."""
+        out = self.out_dir
+        if self.check():
+            manifest = out / MANIFEST
             old = _listed_files(out, manifest)
             for path in old:
                 if path.is_file() or path.is_symlink():

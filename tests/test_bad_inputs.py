@@ -428,6 +428,16 @@ CLI_LEVEL = {
     "report summary not an object": (lambda t, c: ["report", _run_folder(t, GOOD_RUN, summary=[1])], "summary.json"),
     "report missing input": (lambda t, c: ["report", str(t / "gone")], "gone"),
     "report an unknown file": (lambda t, c: ["report", _a_file(t)], "a_file"),
+    "archive add foreign JSON lines": (lambda t, c: ["archive", "add", str(t / "arch"),
+                                                     _run_folder(t, b'{"x": 1}\n{"y": 2}\n')], "line 1"),
+    "archive add missing folder": (lambda t, c: ["archive", "add", str(t / "arch"), str(t / "gone")], "gone"),
+    "archive add into a foreign folder": (lambda t, c: ["archive", "add", _full_folder(t), _run_folder(t, GOOD_RUN)],
+                                          "is no archive"),
+    "archive list not an archive": (lambda t, c: ["archive", "list", str(t)], "not a webnn-harness archive"),
+    "report --archive not an archive": (lambda t, c: ["report", "--archive", str(t), "--out", str(t / "site")],
+                                        "not a webnn-harness archive"),
+    "report --archive and folders": (lambda t, c: ["report", _run_folder(t, GOOD_RUN), "--archive", str(t)],
+                                     "one of the two"),
     "unknown subcommand": (lambda t, c: ["nosuch"], "nosuch"),
 }
 

@@ -108,7 +108,14 @@ def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float) ->
 def compare_bench(base_dir: str | Path, new_dir: str | Path, threshold: float = 0.05,
                   alpha: float = 0.01) -> BenchComparison:
     """Compare every (benchmark, variant, backend) of two bench folders."""
-    base, new = read_bench(base_dir), read_bench(new_dir)
+    changes = compare_records(read_bench(base_dir), read_bench(new_dir), threshold, alpha)
+    return BenchComparison(str(base_dir), str(new_dir), threshold, alpha, changes)
+
+
+def compare_records(base: dict[tuple[str, str, str], dict], new: dict[tuple[str, str, str], dict],
+                    threshold: float = 0.05, alpha: float = 0.01) -> tuple[Change, ...]:
+    """Records keyed as ``read_bench`` keys them, compared key by key (also
+    what the archive's changes page uses between two versions)."""
     changes = []
     for key in sorted(set(base) | set(new)):
         if key not in new:
@@ -117,4 +124,4 @@ def compare_bench(base_dir: str | Path, new_dir: str | Path, threshold: float = 
             changes.append(Change(*key, "added", reason="not in the baseline"))
         else:
             changes.append(_compare_pair(key, base[key], new[key], threshold, alpha))
-    return BenchComparison(str(base_dir), str(new_dir), threshold, alpha, tuple(changes))
+    return tuple(changes)

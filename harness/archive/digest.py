@@ -1,0 +1,130 @@
+"""What the archive's history and changes pages need of one entry, read once.
+
+An entry never changes (its id is a hash of its files), so its digest is
+computed once with the report's own readers and kept in a cache folder the
+site builder names (beside the site), keyed by entry id and digest format:
+adding one entry to an archive of hundreds reads one entry's files.
+
+Digest of a run: per backend, every case's status by stable id and per-op
+(passed, tested) counts; of a probe: its opSupportLimits as read; of a
+bench: each record's status, median and sample times; of a fuzz run: its
+findings by id (stable for a root cause, harness/fuzz/findings.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from webnn_harness.archive.store import Archive, Entry
+
+DIGEST_FORMAT = 1
+
+
+def _text(message) -> str:
+    """A message as the pages show it: no local path (the cache lies in the published site folder), and short."""
+    from webnn_harness.reports.performance import strip_local_paths
+
+    return strip_local_paths(str(message or ""))[:200]
+
+
+def _run_digest(folder: Path, read_run) -> dict:
+    backends = []
+    for g in read_run(folder):
+        ops: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for r in g.records:
+            if r.status == "skipped":
+                continue
+            for op in dict.fromkeys(r.ops):
+                ops[op][0] += r.status == "pass"
+                ops[op][1] += 1
+        b = g.backend
+        backends.append({"name": str(b.get("name") or "?"), "version": str(b.get("version") or ""),
+                         "device": str(b.get("device") or ""), "info": {"version": b.get("version")},
+                         "cases": {r.id: [r.status, r.known_failure, _text(r.detail)] for r in g.records},
+                         "ops": dict(ops)})
+    return {"backends": backends}
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """What ``run_diff.diff_backend`` reads of a record, as a run digest keeps it."""
+
+    status: str
+    known_failure: str | None
+    detail: str
+
+
+def case_outcomes(backend_digest: Mapping[str, Any]) -> dict[str, CaseOutcome]:
+    return {cid: CaseOutcome(str(v[0]), v[1], str(v[2])) for cid, v in backend_digest["cases"].items()}
+
+
+def _probe_digest(folder: Path) -> dict:
+    from webnn_harness.reports.common import LIMITS_SUFFIX, read_json
+
+    limits = next((read_json(p) for p in sorted(folder.glob(f"*{LIMITS_SUFFIX}"))), {})
+    return {"limits": limits if isinstance(limits, Mapping) else {}}
+
+
+def _bench_digest(folder: Path) -> dict:
+    from webnn_harness.reports.performance import read_bench
+
+    _, records = read_bench(folder)
+    out = []
+    for _, raw in records:
+        backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
+        latency = raw.get("latency") if isinstance(raw.get("latency"), Mapping) else {}
+        times = latency.get("times") if isinstance(latency.get("times"), list) else []
+        out.append({"benchmark": str(raw.get("benchmark")), "variant": str(raw.get("variant")),
+                    "backend": str(backend.get("name") or "?"), "op": str(raw.get("op") or ""),
+                    "kind": str(raw.get("kind") or ""), "status": str(raw.get("status")),
+                    "message": _text(raw.get("message")),
+                    "median": latency.get("median") if isinstance(latency.get("median"), (int, float)) else None,
+                    "times": [t for t in times if isinstance(t, (int, float))]})
+    return {"records": out}
+
+
+def _fuzz_digest(folder: Path) -> dict:
+    from webnn_harness.reports.common import read_json
+
+    summary = read_json(folder / "summary.json")
+    findings = {}
+    for f in summary.get("findings") or () if isinstance(summary, Mapping) else ():
+        if isinstance(f, Mapping) and isinstance(f.get("id"), str):
+            findings[f["id"]] = {"status": str(f.get("status") or "fail"), "ops": [str(o) for o in f.get("ops") or ()],
+                                 "cause": str(f.get("cause") or "backend"), "message": _text(f.get("message"))}
+    return {"findings": findings}
+
+
+DIGESTERS = {"probe": _probe_digest, "bench": _bench_digest, "fuzz": _fuzz_digest}
+
+
+def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None) -> dict:
+    """The entry's digest, from ``cache`` when it holds one, else computed (and kept there).
+    ``read_run``: the report's run reader (``conformance.read_run``), or one that remembers."""
+    cached = cache / f"{entry.id}-{DIGEST_FORMAT}.json" if cache else None
+    if cached and cached.is_file():
+        try:
+            doc = json.loads(cached.read_text(encoding="utf-8"))
+            if isinstance(doc, dict) and doc.get("id") == entry.id:
+                return doc
+        except (OSError, ValueError):
+            pass  # a damaged cache file is computed again
+    folder = archive.entries_dir / entry.id
+    if entry.kind == "run":
+        from webnn_harness.reports.conformance import read_run as report_read_run
+
+        doc = {"id": entry.id, **_run_digest(folder, read_run or report_read_run)}
+    else:
+        doc = {"id": entry.id, **DIGESTERS[entry.kind](folder)}
+    if cached:
+        cache.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(doc, separators=(",", ":")))  # dumps: json.dump never uses the C encoder
+        os.replace(tmp, cached)
+    return doc

@@ -1,0 +1,434 @@
+"""An archive (harness/archive) -> the site model: every backend x version x
+device a column, what changed between consecutive versions, per-op history.
+
+- Columns: the newest archived output of each (kind, backend, version,
+  device) feeds the capability matrix and the conformance summary (the
+  same model ``report DIR...`` builds), ordered by backend name, then newest
+  version first; each column says when it was last run, and is marked stale
+  when that is more than ``stale_days`` before the site was built.
+- Changes (``changes.html``): for consecutive versions of each backend on a
+  device, cases newly failing and newly passing by stable id
+  (``outputs/run_diff.diff_backend``), opSupportLimits entries gained and
+  lost, benchmarks significantly slower or faster (``bench/regressions``:
+  the bench's own Mann-Whitney test and threshold) and fuzz findings new and
+  gone (finding ids are stable for a root cause).
+- History (``history.html``, ``history/<op>.html``): per backend and device,
+  the pass rate of each operator's cases and the median latency of each of
+  its benchmarks over versions and dates, with the steps found by
+  ``archive/steps.py`` (asv's method), not by eye.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from webnn_harness.archive.digest import case_outcomes, entry_digest
+from webnn_harness.archive.steps import Step, detect_steps
+from webnn_harness.archive.store import Archive, ArchiveError, Entry
+from webnn_harness.outputs.run_diff import CaseChange, diff_backend
+from webnn_harness.reports.capability import _version_key
+from webnn_harness.reports.common import BackendId, ReportInputError, slug
+from webnn_harness.reports.conformance import read_run
+from webnn_harness.reports.model import SiteModel, build_model
+from webnn_harness.spec.catalog import operators
+
+STALE_DAYS = 30
+LATENCY_STEP = 0.05  # a latency step smaller than this fraction is not shown: bench --threshold's default
+
+ColumnKey = tuple[str, str, str, str]  # (kind, backend name, version, device)
+Line = tuple[str, str]  # (backend name, device): one backend's history
+
+
+@dataclass(frozen=True)
+class LastRun:
+    date: str
+    stale: bool
+    runs: int  # archived outputs of this column
+
+
+@dataclass(frozen=True)
+class ArchiveInfo:
+    """What the shared pages show of the archive (``SiteModel.archive``)."""
+
+    stale_days: int
+    built: str
+    entries: int
+    last_run: Mapping[ColumnKey, LastRun]
+    history_ops: frozenset[str] = frozenset()  # operators with a history page
+
+    def column(self, kind: str, backend: BackendId) -> LastRun | None:
+        return self.last_run.get((kind, backend.name, backend.version, backend.device))
+
+
+@dataclass(frozen=True)
+class BenchChange:
+    benchmark: str
+    variant: str
+    verdict: str  # slower | faster | broken | fixed
+    base_median: float | None
+    new_median: float | None
+    ratio: float | None
+    p_value: float | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class FindingChange:
+    id: str
+    ops: tuple[str, ...]
+    status: str
+    message: str
+
+
+@dataclass(frozen=True)
+class VersionChanges:
+    """One backend on one device from one version to the next."""
+
+    name: str
+    device: str
+    base_version: str
+    new_version: str
+    base_date: str
+    new_date: str
+    machines: str = ""  # the machines the newest outputs of the two versions came from
+    runs_compared: bool = False
+    newly_failing: tuple[CaseChange, ...] = ()
+    newly_passing: tuple[CaseChange, ...] = ()
+    other_cases: int = 0  # changed between two non-passing statuses, new or removed (not listed)
+    probes_compared: bool = False
+    limits_gained: tuple[str, ...] = ()
+    limits_lost: tuple[str, ...] = ()
+    bench_compared: bool = False
+    bench_note: str = ""
+    slower: tuple[BenchChange, ...] = ()
+    faster: tuple[BenchChange, ...] = ()
+    fuzz_compared: bool = False
+    findings_new: tuple[FindingChange, ...] = ()
+    findings_gone: tuple[FindingChange, ...] = ()
+
+    @property
+    def anchor(self) -> str:
+        return slug(f"{self.name}-{self.device}-{self.base_version}-{self.new_version}")
+
+    @property
+    def count(self) -> int:
+        return (len(self.newly_failing) + len(self.newly_passing) + len(self.limits_gained) + len(self.limits_lost)
+                + len(self.slower) + len(self.faster) + len(self.findings_new) + len(self.findings_gone))
+
+
+@dataclass(frozen=True)
+class Point:
+    version: str
+    date: str
+    value: float | None
+    detail: str  # "41/42 passed", "1.23 ms"
+    step: Step | None = None  # the step that starts at this point
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    device: str
+    metric: str  # "pass rate" or "median latency: <benchmark> <variant>"
+    unit: str  # "rate" | "seconds"
+    points: tuple[Point, ...]
+    steps: tuple[Step, ...]
+
+    @property
+    def anchor(self) -> str:
+        return slug(f"{self.name}-{self.device}-{self.metric}")
+
+
+@dataclass(frozen=True)
+class ArchiveModel:
+    site: SiteModel
+    changes: tuple[VersionChanges, ...]
+    history: Mapping[str, tuple[Series, ...]]  # op -> its series (ops with any)
+    warnings: tuple[str, ...]
+
+    @property
+    def steps(self) -> list[tuple[str, Series, Step]]:
+        return [(op, s, st) for op, series in self.history.items() for s in series for st in s.steps]
+
+
+# --------------------------------------------------------------------------- columns
+
+
+def _when(date: str) -> datetime | None:
+    try:
+        d = datetime.fromisoformat(date.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
+
+
+def _newest_first(items: Sequence[Any], key) -> list[Any]:
+    """By backend name, then version (newest first), then date (newest first)."""
+    ordered = sorted(items, key=lambda x: (_version_key(key(x)[1]), key(x)[2]), reverse=True)
+    return sorted(ordered, key=lambda x: key(x)[0])
+
+
+def last_runs(entries: Sequence[Entry], now: datetime, stale_days: int) -> dict[ColumnKey, tuple[LastRun, Entry]]:
+    """Each column's newest entry (entries come oldest first)."""
+    out: dict[ColumnKey, tuple[LastRun, Entry]] = {}
+    for e in entries:
+        for b in e.backends:
+            key = (e.kind, b.name, b.version, b.device)
+            runs = out[key][0].runs + 1 if key in out else 1
+            when = _when(e.date)
+            stale = when is not None and now - when > timedelta(days=stale_days)
+            out[key] = (LastRun(e.date, stale, runs), e)
+    return out
+
+
+def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, Entry]], info: ArchiveInfo,
+                   run_reader) -> SiteModel:
+    # The performance page shows the newest bench of each backend and device only: its charts
+    # put every column side by side, and the history pages follow latencies across versions.
+    newest_bench: dict[Line, tuple[tuple, Entry]] = {}
+    for (kind, name, version, device), (lr, e) in newest.items():
+        key = (_version_key(version), lr.date)
+        if kind == "bench" and ((name, device) not in newest_bench or newest_bench[(name, device)][0] < key):
+            newest_bench[(name, device)] = (key, e)
+    chosen = [e for (kind, *_), (_, e) in newest.items() if kind != "bench"] + [e for _, e in newest_bench.values()]
+    folders = sorted({archive.entries_dir / e.id for e in chosen})
+    model = build_model(folders, run_reader)
+    # An entry of several backends may be the newest for one and not another: keep newest columns only.
+    backends = [b for b in model.conformance.backends
+                if (lr := info.column("run", b.backend)) is None or lr.date == b.header.date]
+    key = lambda b: (b.backend.name, b.backend.version, b.header.date)  # noqa: E731
+    conformance = dataclasses.replace(model.conformance, backends=tuple(_newest_first(backends, key)))
+    probes = _newest_first(model.probes, lambda p: (p.backend.name, p.backend.version, str(p.header.get("date", ""))))
+    return dataclasses.replace(model, conformance=conformance, probes=tuple(probes), archive=info,
+                               inputs=tuple(f"archive entry {f.name}" for f in folders))
+
+
+# --------------------------------------------------------------------------- changes
+
+
+def limits_entries(limits: Mapping[str, Any]) -> set[str]:
+    """An opSupportLimits file as a set of entries people read: "conv2d.input: float16",
+    "conv2d.input: rank 3–5", "preferredInputLayout: nhwc"."""
+    out = set()
+    for name, value in limits.items():
+        if not isinstance(value, Mapping):
+            out.add(f"{name}: {value}")
+            continue
+        members = {"": value} if "dataTypes" in value else value
+        for member, lim in members.items():
+            if not isinstance(lim, Mapping):
+                continue
+            where = f"{name}.{member}" if member else name
+            out.update(f"{where}: {t}" for t in lim.get("dataTypes") or () if isinstance(t, str))
+            r = lim.get("rankRange")
+            if isinstance(r, Mapping):
+                out.add(f"{where}: rank {r.get('min')}–{r.get('max')}")
+    return out
+
+
+def _backend_digest(digest: Mapping[str, Any], name: str, version: str, device: str) -> Mapping[str, Any] | None:
+    return next((b for b in digest.get("backends", ())
+                 if (b["name"], b["version"], b["device"]) == (name, version, device)), None)
+
+
+def _bench_records(digest: Mapping[str, Any], name: str) -> dict[tuple[str, str, str], dict]:
+    """A bench digest as ``bench/regressions.compare_records`` takes it."""
+    out = {}
+    for r in digest.get("records", ()):
+        if r["backend"] != name or (r["status"] == "ok" and not r["times"]):
+            continue
+        out[(r["benchmark"], r["variant"], r["backend"])] = {
+            "status": r["status"], "message": r["message"], "latency": {"median": r["median"], "times": r["times"]}}
+    return out
+
+
+def _bench_changes(base: Mapping[str, Any], new: Mapping[str, Any], name: str) -> tuple[list[BenchChange], str]:
+    before, after = _bench_records(base, name), _bench_records(new, name)
+    for key in set(before) & set(after):
+        # compare_records calls a pair "same" when its medians are within the threshold, whatever
+        # the U test says: skip the test (tens of ms each) for those.
+        b, n = before[key]["latency"]["median"], after[key]["latency"]["median"]
+        if before[key]["status"] == after[key]["status"] == "ok" and b and n and 1 / (1 + LATENCY_STEP) <= n / b <= 1 + LATENCY_STEP:
+            del before[key], after[key]
+    try:
+        from webnn_harness.bench.regressions import compare_records
+        changes = compare_records(before, after, threshold=LATENCY_STEP)
+    except ImportError:
+        return [], "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
+    return [BenchChange(c.benchmark, c.variant, c.verdict, c.base_median, c.new_median, c.ratio, c.p_value, c.reason)
+            for c in changes if c.verdict in ("slower", "faster", "broken", "fixed")], ""
+
+
+def _findings(digest: Mapping[str, Any], ids: set[str]) -> tuple[FindingChange, ...]:
+    found = digest.get("findings", {})
+    return tuple(FindingChange(i, tuple(found[i]["ops"]), found[i]["status"], found[i]["message"]) for i in sorted(ids))
+
+
+def version_changes(name: str, device: str, base: str, new: str,
+                    newest: Mapping[ColumnKey, tuple[LastRun, Entry]], digest) -> VersionChanges:
+    def pair(kind: str):
+        b, n = newest.get((kind, name, base, device)), newest.get((kind, name, new, device))
+        return (digest(b[1]), digest(n[1])) if b and n else None
+
+    fields: dict[str, Any] = {}
+    dates = [newest[k][0].date for k in newest if k[1:] == (name, new, device)]
+    base_dates = [newest[k][0].date for k in newest if k[1:] == (name, base, device)]
+    if runs := pair("run"):
+        bd, nd = (_backend_digest(d, name, v, device) for d, v in zip(runs, (base, new)))
+        diff = diff_backend(name, case_outcomes(bd), case_outcomes(nd), bd["info"], nd["info"])
+        fields.update(runs_compared=True, newly_failing=diff.regressions, newly_passing=diff.fixes,
+                      other_cases=len(diff.changed) + len(diff.new) + len(diff.removed))
+    if probes := pair("probe"):
+        before, after = (limits_entries(d["limits"]) for d in probes)
+        fields.update(probes_compared=True, limits_gained=tuple(sorted(after - before)),
+                      limits_lost=tuple(sorted(before - after)))
+    bench_entries = [newest.get(("bench", name, v, device)) for v in (base, new)]
+    if (benches := pair("bench")) and bench_entries[0][1].machine != bench_entries[1][1].machine:
+        # As bench --baseline says of two Ray nodes: times of two machines are no regression.
+        fields["bench_note"] = (f"benchmarks not compared: timed on different machines "
+                                f"({bench_entries[0][1].machine or '?'} before, {bench_entries[1][1].machine or '?'} now)")
+    elif benches:
+        changes, note = _bench_changes(*benches, name)
+        fields.update(bench_compared=not note, bench_note=note,
+                      slower=tuple(c for c in changes if c.verdict in ("slower", "broken")),
+                      faster=tuple(c for c in changes if c.verdict in ("faster", "fixed")))
+    if fuzz := pair("fuzz"):
+        before, after = (set(d["findings"]) for d in fuzz)
+        fields.update(fuzz_compared=True, findings_new=_findings(fuzz[1], after - before),
+                      findings_gone=_findings(fuzz[0], before - after))
+    machines = sorted({newest[k][1].machine for k in newest if k[1] == name and k[2] in (base, new) and k[3] == device})
+    return VersionChanges(name, device, base, new, max(base_dates, default=""), max(dates, default=""),
+                          machines="; ".join(m for m in machines if m), **fields)
+
+
+# --------------------------------------------------------------------------- history
+
+
+def _series(name: str, device: str, metric: str, unit: str, points: list[Point], min_relative: float) -> Series:
+    values = [p.value for p in points]
+    steps = detect_steps([v for v in values if v is not None], min_relative=min_relative)
+    index = [i for i, v in enumerate(values) if v is not None]  # a step's index among the points with a value
+    at = {index[s.index]: s for s in steps}
+    return Series(name, device, metric, unit, tuple(dataclasses.replace(p, step=at.get(i)) for i, p in enumerate(points)),
+                  steps)
+
+
+def op_history(entries: Sequence[Entry], digest) -> dict[str, list[Series]]:
+    """Per op: pass-rate series from runs, median-latency series from benches, one per backend and device."""
+    by_line: dict[tuple[str, Line], list[tuple[Entry, str]]] = defaultdict(list)
+    for e in entries:
+        if e.kind in ("run", "bench"):
+            for b in e.backends:
+                by_line[(e.kind, (b.name, b.device))].append((e, b.version))
+    out: dict[str, list[Series]] = defaultdict(list)
+    for (kind, (name, device)), items in sorted(by_line.items()):
+        items.sort(key=lambda ev: (_version_key(ev[1]), ev[0].date))
+        if kind == "run":
+            rates: dict[str, list[Point]] = defaultdict(list)
+            per_point = []
+            for e, version in items:
+                bd = _backend_digest(digest(e), name, version, device) or {"ops": {}}
+                per_point.append((e, version, bd["ops"]))
+            for op in sorted({op for *_, ops in per_point for op in ops}):
+                for e, version, ops in per_point:
+                    passed, tested = ops.get(op, (0, 0))
+                    rates[op].append(Point(version, e.date, passed / tested if tested else None,
+                                           f"{passed}/{tested} passed" if tested else "not tested"))
+                out[op].append(_series(name, device, "pass rate", "rate", rates[op], 0.0))
+        else:
+            medians: dict[tuple[str, str, str], list[Point]] = defaultdict(list)
+            keys = set()
+            digests = [(e, version, digest(e)) for e, version in items]
+            for _, _, d in digests:
+                keys |= {(r["op"], r["benchmark"], r["variant"]) for r in d["records"]
+                         if r["backend"] == name and r["kind"] == "op" and r["op"]}
+            for e, version, d in digests:
+                got = {(r["op"], r["benchmark"], r["variant"]): r for r in d["records"] if r["backend"] == name}
+                for key in keys:
+                    r = got.get(key)
+                    value = r["median"] if r and r["status"] == "ok" else None
+                    medians[key].append(Point(version, e.date, value,
+                                              "" if value is not None else (r["status"] if r else "not run")))
+            for (op, benchmark, variant), points in sorted(medians.items()):
+                out[op].append(_series(name, device, f"median latency: {benchmark} {variant}", "seconds", points,
+                                       LATENCY_STEP))
+    return out
+
+
+# --------------------------------------------------------------------------- the whole
+
+
+def build_archive_model(path: str | Path, cache: Path | None = None, now: datetime | None = None,
+                        stale_days: int = STALE_DAYS) -> ArchiveModel:
+    """The site model of an archive; ``cache`` keeps entry digests between builds."""
+    archive = Archive(path)
+    try:
+        entries, problems = archive.entries()
+    except ArchiveError as exc:
+        raise ReportInputError(str(exc)) from None
+    if not entries:
+        raise ReportInputError(f"{path}: the archive holds no readable entry"
+                               + (f" ({problems[0]})" if problems else ""))
+    # An entry changed since it was archived is left out, with one line: the rest is built.
+    checked = [(e, archive.verify(e)) for e in entries]
+    problems = (*problems, *(why for _, why in checked if why))
+    entries = tuple(e for e, why in checked if not why)
+    if not entries:
+        raise ReportInputError(f"{path}: no entry of the archive can be read ({problems[0]})")
+    now = now or datetime.now(timezone.utc)
+    newest = last_runs(entries, now, stale_days)
+    info = ArchiveInfo(stale_days, now.isoformat(timespec="seconds"), len(entries),
+                       {k: lr for k, (lr, _) in newest.items()})
+    runs_read: dict[Path, list] = {}
+
+    def run_reader(folder: Path) -> list:
+        """Each run folder read once, for the columns and for its digest."""
+        if folder not in runs_read:
+            runs_read[folder] = read_run(folder)
+        return runs_read[folder]
+
+    site = _columns_model(archive, newest, info, run_reader)
+    warnings = list(problems)
+    digests: dict[str, dict] = {}
+
+    def digest(e: Entry) -> dict:
+        if e.id not in digests:
+            digests[e.id] = entry_digest(archive, e, cache, run_reader)
+        return digests[e.id]
+
+    versions: dict[Line, set[str]] = defaultdict(set)
+    for kind, name, version, device in newest:
+        versions[(name, device)].add(version)
+    changes = []
+    for (name, device), vs in sorted(versions.items()):
+        ordered = sorted(vs, key=_version_key)
+        for base, new in zip(ordered, ordered[1:]):
+            changes.append(version_changes(name, device, base, new, newest, digest))
+    changes = _newest_first(changes, lambda c: (c.name, c.new_version, c.new_date))
+    # An operator name read from a record becomes a page name only when the catalog knows it.
+    history = {op: series for op, series in op_history(entries, digest).items() if op in operators()}
+    site = dataclasses.replace(site, archive=dataclasses.replace(info, history_ops=frozenset(history)))
+    return ArchiveModel(dataclasses.replace(site, warnings=tuple(dict.fromkeys([*site.warnings, *warnings]))),
+                        tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings))
+
+
+def spark(series: Series, width: int = 320, height: int = 48, pad: int = 4) -> dict[str, Any]:
+    """Inline-SVG geometry of a series: the polyline through its points with a value, and a dot at each step."""
+    known = [(i, p.value) for i, p in enumerate(series.points) if p.value is not None]
+    if not known:
+        return {"width": width, "height": height, "points": "", "steps": []}
+    lo, hi = min(v for _, v in known), max(v for _, v in known)
+    if series.unit == "rate":
+        lo, hi = min(lo, 0.0), max(hi, 1.0)  # rates on their whole scale: a 1% dip looks like one
+    span_x = max(len(series.points) - 1, 1)
+    span_y = (hi - lo) or 1.0
+
+    def xy(i: int, v: float) -> tuple[float, float]:
+        return (round(pad + (width - 2 * pad) * i / span_x, 1), round(height - pad - (height - 2 * pad) * (v - lo) / span_y, 1))
+
+    return {"width": width, "height": height, "points": " ".join(f"{x},{y}" for x, y in (xy(i, v) for i, v in known)),
+            "steps": [xy(i, p.value) for i, p in enumerate(series.points) if p.step and p.value is not None]}

@@ -1,0 +1,348 @@
+"""The archive (archive add|list) and the site built from it (report --archive):
+entries keyed by content, untrusted input refused one line at a time, every
+backend version a column newest first with its last-run date and a stale mark,
+the changes page between consecutive versions, per-op history with steps found
+by step detection, and incremental builds that read only new entries."""
+from __future__ import annotations
+
+import json
+import random
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from test_reports import XSS, limits_doc, parse, rec, write_run
+from test_reports_performance import record, write_bench
+from webnn_harness.archive import Archive, ArchiveError
+from webnn_harness.archive import digest as digest_module
+from webnn_harness.archive.steps import detect_steps, fit
+from webnn_harness.archive.store import ENTRIES, ENTRY_FILE
+from webnn_harness.reports import ReportInputError, build_archive_site
+from webnn_harness.reports.archive import limits_entries
+
+NOW = datetime(2026, 11, 25, tzinfo=timezone.utc)
+
+
+def backend(version: str) -> dict:
+    return {"name": "fakert", "version": version, "device": "CPU", "settings": {"threads": 1}}
+
+
+def set_date(summary: Path, date: str, key_path=("date",)) -> None:
+    doc = json.loads(summary.read_text())
+    target = doc
+    for k in key_path[:-1]:
+        target = target[k]
+    target[key_path[-1]] = date
+    summary.write_text(json.dumps(doc))
+
+
+def make_version(root: Path, version: str, date: str, *, flip: bool, slower: bool, finding: str) -> list[Path]:
+    """A run, a probe, a bench and a fuzz run of fakert ``version``. ``flip``: the
+    case "a" fails and "b" passes (else the other way round); ``slower``: the
+    benchmark's samples are 30% slower; ``finding``: the fuzz finding's id."""
+    b = backend(version)
+    run = write_run(root / f"run-{version}", [
+        rec("relu a", status="fail" if flip else "pass", backend=b, message=XSS),
+        rec("relu b", status="pass" if flip else "fail", backend=b, message=f"cannot read {root}/relu-b.bin"),
+        rec(f"relu {XSS}", backend=b),
+        rec("clamp c", ops=("clamp",), backend=b),
+    ], f"webnn-harness run --backend fakert --out {root}/run")
+    set_date(run / "summary.json", date)
+    probe = root / f"probe-{version}"
+    probe.mkdir()
+    (probe / "fakert-opSupportLimits.json").write_text(json.dumps(limits_doc(drop_conv_f16=flip)))
+    (probe / "fakert-opSupportLimits.header.json").write_text(json.dumps(
+        {"harnessVersion": "0.1.0", "date": date, "machine": {"platform": "test"}, "backend": b}))
+    rng = random.Random(version)
+    level = 1.3e-3 if slower else 1e-3
+    bench = write_bench(root / f"bench-{version}", [
+        record("op/relu", "graph", [level * (1 + rng.gauss(0, 0.01)) for _ in range(12)], backend=b, kind="op",
+               op="relu")], backends=(b,))
+    set_date(bench / "summary.json", date, ("header", "date"))
+    fuzz = root / f"fuzz-{version}"
+    fuzz.mkdir()
+    (fuzz / "summary.json").write_text(json.dumps({
+        "kind": "fuzz", "harnessVersion": "0.1.0", "date": date, "backend": b, "settings": {"seed": 0},
+        "findings": [{"id": finding, "status": "fail", "ops": ["relu"], "message": "wrong"}]}))
+    return [run, probe, bench, fuzz]
+
+
+def two_versions(root: Path) -> dict[str, list[Path]]:
+    """1.9.0, last run 55 days before NOW, and 1.10.0 five days before, in which the case "a" fails
+    and "b" passes (the other way round before), conv2d loses float16, relu's bench gets 30% slower
+    and the fuzz finding f-old is gone and f-new is new."""
+    return {"1.9.0": make_version(root / "out", "1.9.0", "2026-10-01T00:00:00+00:00", flip=False, slower=False,
+                                  finding="f-old"),
+            "1.10.0": make_version(root / "out", "1.10.0", "2026-11-20T00:00:00+00:00", flip=True, slower=True,
+                                   finding="f-new")}
+
+
+@pytest.fixture
+def outputs(tmp_path: Path) -> dict[str, list[Path]]:
+    return two_versions(tmp_path)
+
+
+@pytest.fixture
+def archive(tmp_path: Path, outputs) -> Archive:
+    a = Archive(tmp_path / "archive")
+    a.add([*outputs["1.9.0"], *outputs["1.10.0"]])
+    return a
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def test_entries_are_keyed_by_content_and_adding_again_adds_nothing(tmp_path, outputs):
+    a = Archive(tmp_path / "archive")
+    first = a.add(outputs["1.9.0"])
+    assert sorted(e.kind for e in first.added) == ["bench", "fuzz", "probe", "run"] and not first.present
+    again = a.add(outputs["1.9.0"])
+    assert not again.added and {e.id for e in again.present} == {e.id for e in first.added}
+    # The same files under another folder name are the same entry.
+    copy = tmp_path / "elsewhere"
+    copy.mkdir()
+    for name in ("results.jsonl", "summary.json"):
+        (copy / name).write_bytes((outputs["1.9.0"][0] / name).read_bytes())
+    assert not a.add([copy]).added
+    entries, problems = a.entries()
+    assert not problems and len(entries) == 4
+    run = next(e for e in entries if e.kind == "run")
+    assert (run.backends[0].name, run.backends[0].version, run.backends[0].device) == ("fakert", "1.9.0", "CPU")
+    assert run.date == "2026-10-01T00:00:00+00:00" and run.harness_version
+    assert sorted(p.name for p in (a.path / ENTRIES).iterdir()) == sorted(e.id for e in entries)
+    assert (a.path / ENTRIES / run.id / "results.jsonl").read_bytes() == (outputs["1.9.0"][0] / "results.jsonl").read_bytes()
+
+
+def test_untrusted_folders_fail_alone_with_one_line_and_write_nothing(tmp_path, outputs):
+    a = Archive(tmp_path / "archive")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "results.jsonl").write_text('{"not": "a record"}\n')
+    with pytest.raises(ArchiveError) as err:
+        a.add([outputs["1.9.0"][0], bad])
+    assert "\n" not in str(err.value) and "bad" in str(err.value)
+    assert not (a.path / ENTRIES).exists() or not any((a.path / ENTRIES).iterdir())  # checked before anything is stored
+    link = tmp_path / "linked"
+    link.mkdir()
+    (link / "results.jsonl").symlink_to(outputs["1.9.0"][0] / "results.jsonl")
+    with pytest.raises(ArchiveError, match="symbolic link"):
+        a.add([link])
+    deep = tmp_path / "deep"
+    deep.mkdir()
+    (deep / "x-opSupportLimits.json").write_text("[" * 100000 + "]" * 100000)
+    with pytest.raises(ArchiveError):
+        a.add([deep])
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    with pytest.raises(ArchiveError, match="not empty"):
+        Archive(foreign).add([outputs["1.9.0"][0]])
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+
+
+def test_a_damaged_entry_is_named_and_the_others_are_read(archive):
+    entries, _ = archive.entries()
+    victim = archive.entries_dir / entries[0].id / ENTRY_FILE
+    victim.write_text(json.dumps({**json.loads(victim.read_text()), "files": {"../../etc/passwd": "x"}}))
+    other = archive.entries_dir / entries[1].id / ENTRY_FILE
+    other.write_text(json.dumps({**json.loads(other.read_text()), "id": "0" * 20}))
+    left, problems = archive.entries()
+    assert len(left) == len(entries) - 2 and len(problems) == 2
+    assert all(str(victim.parent.name) in p or str(other.parent.name) in p for p in problems)
+
+
+def test_an_entry_changed_after_it_was_archived_is_left_out_of_the_site_with_one_line(archive, tmp_path):
+    entries, _ = archive.entries()
+    run = next(e for e in entries if e.kind == "run" and e.backends[0].version == "1.10.0")
+    results = archive.entries_dir / run.id / "results.jsonl"
+    results.write_text(results.read_text().replace('"fail"', '"pass"'))  # someone "fixed" a failure by hand
+    probe = next(e for e in entries if e.kind == "probe" and e.backends[0].version == "1.10.0")
+    (archive.entries_dir / probe.id / "other-opSupportLimits.json").write_text("{}")
+    assert archive.verify(run) and archive.verify(probe) and not archive.verify(entries[0])
+    _, model = build_archive_site(archive.path, tmp_path / "site", now=NOW)
+    assert any("changed since it was archived" in w for w in model.site.warnings)
+    assert any("did not archive: other-opSupportLimits.json" in w for w in model.site.warnings)
+    assert [b.backend.version for b in model.site.conformance.backends] == ["1.9.0"]
+    assert [p.backend.version for p in model.site.probes] == ["1.9.0"]
+
+
+# --------------------------------------------------------------------------- step detection
+
+
+def test_steps_are_found_where_the_level_changes_and_not_in_noise():
+    rng = random.Random(1)
+    y = [1 + rng.gauss(0, 0.02) for _ in range(10)] + [1.3 + rng.gauss(0, 0.02) for _ in range(8)]
+    steps = detect_steps(y, min_relative=0.05)
+    assert [s.index for s in steps] == [10] and 1.2 < steps[0].ratio < 1.4
+    for seed in range(5):
+        rng = random.Random(seed)
+        assert detect_steps([1 + rng.gauss(0, 0.05) for _ in range(20)], min_relative=0.05) == ()
+    assert [(s.index, s.before, s.after) for s in detect_steps([0.9] * 4 + [1.0] * 3)] == [(4, 0.9, 1.0)]
+    assert detect_steps([0.5] * 6) == () and detect_steps([]) == () and fit([2.0]) == [(0, 1, 2.0)]
+
+
+def test_a_single_outlier_is_not_a_step():
+    """The L1 fit is robust: one slow version among steady ones is noise, as asv treats it."""
+    assert detect_steps([1.0, 1.01, 0.99, 1.0, 1.5, 1.0, 1.01, 0.99], min_relative=0.05) == ()
+
+
+# --------------------------------------------------------------------------- the site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """One site for the tests that only read it (a build takes seconds)."""
+    root = tmp_path_factory.mktemp("archive-site")
+    a = Archive(root / "archive")
+    a.add([folder for folders in two_versions(root).values() for folder in folders])
+    _, model = build_archive_site(a.path, root / "site", now=NOW, stale_days=30)
+    return root / "site", model
+
+
+def test_changes_page_names_cases_limits_benchmarks_and_findings(site):
+    out, model = site
+    (change,) = model.changes
+    assert (change.base_version, change.new_version) == ("1.9.0", "1.10.0")  # by version, not as text
+    assert [c.id for c in change.newly_failing] == ["cases/elementwise/relu.json::relu a"]
+    assert [c.id for c in change.newly_passing] == ["cases/elementwise/relu.json::relu b"]
+    before, after = limits_entries(limits_doc(False)), limits_entries(limits_doc(True))
+    assert set(change.limits_lost) == before - after and "conv2d.input: float16" in change.limits_lost
+    assert not change.limits_gained
+    assert [(b.benchmark, b.verdict) for b in change.slower] == [("op/relu", "slower")] and not change.faster
+    assert [f.id for f in change.findings_new] == ["f-new"] and [f.id for f in change.findings_gone] == ["f-old"]
+    page = (out / "changes.html").read_text()
+    for text in ("relu.json::relu a", "relu.json::relu b", "conv2d.input: float16", "op/relu", "f-new", "f-old"):
+        assert text in page
+
+
+def test_benchmarks_of_two_machines_are_not_compared(tmp_path):
+    outputs = {v: make_version(tmp_path / "out", v, date, flip=False, slower=v == "2.0", finding="f")
+               for v, date in (("1.0", "2026-11-01T00:00:00+00:00"), ("2.0", "2026-11-02T00:00:00+00:00"))}
+    summary = outputs["2.0"][2] / "summary.json"
+    doc = json.loads(summary.read_text())
+    doc["header"]["machine"] = {**doc["header"]["machine"], "cpu": "Another CPU", "hostname": "other-host"}
+    summary.write_text(json.dumps(doc))
+    a = Archive(tmp_path / "archive")
+    a.add([*outputs["1.0"], *outputs["2.0"]])
+    _, model = build_archive_site(a.path, tmp_path / "site", now=NOW)
+    (change,) = model.changes
+    assert not change.slower and "different machines" in change.bench_note and "Another CPU" in change.bench_note
+    assert "different machines" in (tmp_path / "site" / "changes.html").read_text()
+
+
+def test_columns_newest_first_with_last_run_and_stale_marks(site):
+    out, model = site
+    assert [b.backend.version for b in model.site.conformance.backends] == ["1.10.0", "1.9.0"]
+    assert [p.backend.version for p in model.site.probes] == ["1.10.0", "1.9.0"]
+    index, conformance = (out / "index.html").read_text(), (out / "conformance.html").read_text()
+    for page in (index, conformance):
+        assert "last run 2026-11-20 00:00 UTC" in page and "last run 2026-10-01 00:00 UTC" in page
+        # 1.9.0 was last run 55 days before NOW: stale; 1.10.0 five days before: not.
+        stale = page.split("last run 2026-10-01")[1].split("</div>")[0]
+        fresh = page.split("last run 2026-11-20")[1].split("</div>")[0]
+        assert "stale" in stale and "stale" not in fresh
+        assert page.index("1.10.0") < page.index("1.9.0")
+
+
+def test_history_finds_the_pass_rate_step_and_the_latency_step(site):
+    out, model = site
+    relu = {s.metric: s for s in model.history["relu"]}
+    rate = relu["pass rate"]
+    assert [p.version for p in rate.points] == ["1.9.0", "1.10.0"]
+    assert [p.value for p in rate.points] == [2 / 3, 2 / 3]  # one of a and b fails in each: no step
+    assert rate.steps == ()
+    latency = relu["median latency: op/relu graph"]
+    assert [s.index for s in latency.steps] == [1] and latency.steps[0].ratio > 1.2
+    assert "op/relu" in (out / "history.html").read_text()
+    assert (out / "history" / "relu.html").is_file()
+    assert 'href="../history/relu.html"' in (out / "ops" / "relu.html").read_text()
+    assert "../history/" not in (out / "ops" / "gru.html").read_text()  # no case, no bench: no history page
+
+
+def test_pages_escape_untrusted_text_and_name_no_local_path(site):
+    out, _ = site
+    tmp_path = out.parent
+    pages = [p for p in out.rglob("*.html")]
+    assert any("history" in str(p) for p in pages) and any(p.name == "changes.html" for p in pages)
+    for page in pages:
+        text = page.read_text()
+        assert XSS not in text, page
+        assert str(tmp_path) not in text, page
+    for cached in (out / ".archive-cache").iterdir():  # published with the site unless left out
+        assert str(tmp_path) not in cached.read_text(), cached
+    assert "&lt;script&gt;" in (out / "changes.html").read_text()  # relu a's message, escaped
+
+
+def test_every_link_is_local_and_leads_somewhere(site):
+    out, _ = site
+    for page in out.rglob("*.html"):
+        parsed = parse(page)
+        for link in parsed.links:
+            assert not link.startswith(("http:", "https:", "//")), f"{page}: external resource {link}"
+            target, _, fragment = link.partition("#")
+            resolved = (page.parent / target) if target else page
+            assert resolved.resolve().exists(), f"{page}: broken link {link}"
+            if fragment and resolved.suffix == ".html" and resolved.parent.name == "history":
+                assert fragment in parse(resolved).ids, f"{page}: no #{fragment} in {target}"
+        assert all(script.get("src", "").endswith("static/site.js") for script in parsed.scripts)
+
+
+def test_a_second_build_reads_only_new_entries(archive, outputs, tmp_path, monkeypatch):
+    build_archive_site(archive.path, tmp_path / "site", now=NOW)
+    computed = []
+    real = dict(digest_module.DIGESTERS)
+    for kind, fn in real.items():
+        monkeypatch.setitem(digest_module.DIGESTERS, kind, lambda folder, fn=fn: computed.append(folder.name) or fn(folder))
+    real_run = digest_module._run_digest
+    monkeypatch.setattr(digest_module, "_run_digest", lambda folder, reader: computed.append(folder.name) or real_run(folder, reader))
+    newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
+                         finding="f-new")
+    added = archive.add(newer[:1]).added
+    _, model = build_archive_site(archive.path, tmp_path / "site", now=NOW)
+    assert computed == [added[0].id]
+    assert [c.new_version for c in model.changes][0] == "1.11.0"
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_an_operator_name_from_a_record_never_becomes_a_path(tmp_path):
+    evil = "../../../escaped"
+    run = write_run(tmp_path / "run", [rec("x", ops=(evil,), backend=backend("1.0")),
+                                       rec("y", backend=backend("1.0"))], "webnn-harness run")
+    a = Archive(tmp_path / "archive")
+    a.add([run])
+    _, model = build_archive_site(a.path, tmp_path / "deep" / "er" / "site", now=NOW)
+    assert evil not in model.history and "relu" in model.history
+    assert not (tmp_path / "escaped.html").exists() and not list(tmp_path.rglob("escaped*"))
+
+
+def test_a_foreign_site_folder_is_refused_before_anything_is_written(archive, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ReportInputError, match="not empty"):
+        build_archive_site(archive.path, out, now=NOW)
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_cli_archive_add_list_and_report(outputs, tmp_path, capsys):
+    from webnn_harness.cli import main
+
+    arch, site = tmp_path / "arch", tmp_path / "site"
+    assert main(["archive", "add", str(arch), *map(str, outputs["1.9.0"] + outputs["1.10.0"])]) == 0
+    assert "8 added, 0 already there" in capsys.readouterr().out
+    assert main(["archive", "add", str(arch), str(outputs["1.9.0"][0])]) == 0
+    assert "0 added, 1 already there" in capsys.readouterr().out
+    assert main(["archive", "list", str(arch), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert len(listed) == 8 and {e["entryKind"] for e in listed} == {"run", "probe", "bench", "fuzz"}
+    assert main(["report", "--archive", str(arch), "--out", str(site)]) == 0
+    assert "1 case(s) newly failing" in capsys.readouterr().out
+    assert (site / "changes.html").is_file()
+    assert main(["report", "--archive", str(tmp_path / "nothing"), "--out", str(site)]) == 2
+    assert main(["report", "--out", str(site)]) == 2
+    assert main(["archive", "list", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "not a webnn-harness archive" in err and "Traceback" not in err
