@@ -129,15 +129,19 @@ def _values(data: Any) -> str:
 
 
 def _argument(arg: Any) -> str:
-    """One argument of a call as the case file writes it ({"input": name}, {"options": {...}}, ...)."""
-    if isinstance(arg, Mapping) and len(arg) == 1:
-        (key, value), = arg.items()
-        if key == "options":
-            return ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) if value else ""
-        if isinstance(value, str):
-            return value
-        return f"{key}: {format_value(value)}"
+    """One argument object of a call as the case file writes it ({"input": name},
+    {"options": {...}}, WPT's {"scale": s, "zeroPoint": z}: one argument per key)."""
+    if isinstance(arg, Mapping) and arg:
+        return ", ".join(filter(None, (_keyed_argument(key, value) for key, value in arg.items())))
     return format_value(arg)
+
+
+def _keyed_argument(key: str, value: Any) -> str:
+    if key == "options":
+        return ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) if isinstance(value, Mapping) else ""
+    if isinstance(value, str):
+        return value
+    return f"{key}: {format_value(value)}"
 
 
 def summarise_case(case: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
