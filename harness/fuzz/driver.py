@@ -210,7 +210,7 @@ def _finding(failure: _Failure, config: FuzzSettings, known: ExpectationSet, cou
     worst = worst_of(record)
     related = related_expectations(record.ops, record.data_types, known.entries)
     kinds = finding_value_kinds(worst, failure.key.split(" | ")[2], present_classes(graph.case))
-    agreeing, others = agreeing_expectations(related, kinds, record.message)
+    agreeing, others = agreeing_expectations(related, kinds, record.message, record.data_types)
     verdicts = check_against_probe(evidence, graph.case) if evidence else []
     cause, cause_note = classify_cause(graph.case, record.status, worst)
     return Finding(
