@@ -446,7 +446,14 @@ def _evidence(header, entries, skipped, not_built, analysis, emulated, layout_ev
         for member, a in members.items():
             if a.get("beyondSpecDataTypes"):
                 beyond.setdefault(op, {})[member] = a["beyondSpecDataTypes"]
-    gaps = limits_mod.conformance_gaps(op_support)
+    wrong_types = limits_mod.wrong_data_types(entries)
+    for op, members in wrong_types.items():  # beside each member's working types, in the evidence
+        for member, types in members.items():
+            if member in analysis.get(op, {}):
+                a = analysis[op][member]
+                a["wrongDataTypes"] = types  # accepted but computed wrong: not conformance gaps (limits.data_type_status)
+                a["conformanceGaps"] = [g for g in a.get("conformanceGaps", []) if g.get("dataType") not in types]
+    gaps = limits_mod.conformance_gaps(op_support, wrong_types)
     wrong_ops = {f["op"] for f in findings if f["inSpec"]}
     ops = [op for op in analysis if op != "graph"]
     return {
@@ -457,7 +464,7 @@ def _evidence(header, entries, skipped, not_built, analysis, emulated, layout_ev
             "valueRetries": retry_count,  # special-value variants of wrong combinations
             "outcomes": counts,
             "operatorMembers": len(ops),
-            "operators": limits_mod.operator_counts(op_support, wrong_ops),
+            "operators": limits_mod.operator_counts(op_support, wrong_ops, wrong_types),
             "operatorsWithNothingWorking": [op for op in ops if not any(a["workingDataTypes"] for a in analysis[op].values())],
             "conformanceGaps": len(gaps),
             "acceptedButWrong": len(wrong),
