@@ -148,7 +148,7 @@ def cmd_run(args) -> int:
                                    shard=shard, max_case_bytes=args.max_case_bytes)
             request = RunRequest(cases=tuple(paths), backends=tuple(requests), out_dir=out, selection=selection,
                                  options=opts, expectations=tuple(args.expectations or ()), label=args.label,
-                                 mode=mode, only=only, executor=executor)
+                                 mode=mode, only=only, executor=executor, command=_public_argv(args))
             events = RunEvents(on_record=on_record, progress=progress.update, on_total=progress.set_total,
                                on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n))
             result = run(request, events)
@@ -492,13 +492,20 @@ def _diff_benches(args) -> int:
     return EXIT_FAILURES if comparison.regressions else EXIT_OK
 
 
+def _public_argv(args) -> str:
+    """This command line (as ``main`` got it) as a summary records it (api.public_command)."""
+    from webnn_harness.api import public_command
+
+    return public_command(args.argv)
+
+
 def cmd_merge(args) -> int:
     """Join the shard folders of one sharded run into one run folder."""
     from webnn_harness.outputs.shard_merge import merge_runs
 
     out = Path(args.out)
     try:
-        summary = merge_runs(args.folders, out)
+        summary = merge_runs(args.folders, out, command=_public_argv(args))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     doc = json.loads(summary.read_text())
@@ -667,6 +674,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    args.argv = ["webnn-harness", *(sys.argv[1:] if argv is None else argv)]  # what summaries record
     fn, _ = COMMANDS[args.command]
     try:
         with sigterm_raises():
