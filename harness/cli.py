@@ -422,7 +422,7 @@ def cmd_bench(args) -> int:
     try:
         with _executors(args) as executor:
             result = run_bench(suite, [(r.name, r.options) for r in requests], Path(args.out), options,
-                               command=" ".join(["webnn-harness", *sys.argv[1:]]), overwrite=args.overwrite,
+                               command=_public_argv(args), overwrite=args.overwrite,
                                on_record=show, executor=bench_executor(executor))
     except (UnknownBackend, BackendError, BenchFolderExists, ValueError) as exc:
         raise UsageError(str(exc)) from None
@@ -437,6 +437,8 @@ def cmd_bench(args) -> int:
         comparison = compare_bench(args.baseline, result.out, threshold=args.threshold)
         for line in comparison_lines(comparison):
             print(line)
+        if comparison.nothing_compared():  # "0 regressions" of nothing is no pass
+            raise UsageError(f"--baseline: {comparison.nothing_compared()}")
         if comparison.regressions:
             return EXIT_FAILURES
     if suite.errors:
@@ -482,6 +484,8 @@ def _diff_benches(args) -> int:
         comparison = compare_bench(args.base, args.new, threshold=args.threshold)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if comparison.nothing_compared():
+        raise UsageError(comparison.nothing_compared())
     if args.format == "json":
         text = json.dumps(comparison.to_json(), indent=2) + "\n"
     elif args.format == "markdown":
