@@ -620,7 +620,9 @@ def parser() -> argparse.ArgumentParser:
     fz.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     fz.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
     fz.add_argument("--time", type=float, default=60.0, help="seconds of searching (shrinking a late finding may add half, at least 30 s)")
-    fz.add_argument("--seed", type=int, default=0, help="seed of the search (same seed, same graphs)")
+    fz.add_argument("--seed", type=int, default=None,
+                    help="seed of the search: the same seed draws the same graphs, and no example database is used "
+                         "(default: new graphs each run, failing ones kept in OUT/hypothesis)")
     fz.add_argument("--max-ops", type=int, default=2, help="longest chain of operators in a graph (default 2)")
     fz.add_argument("--timeout", type=positive_seconds, default=30.0, help="seconds per graph before it counts as a hang")
     fz.add_argument("--shrink-cap", type=positive_seconds, help="seconds of shrinking per finding (default: 5%% of --time, at least 10)")

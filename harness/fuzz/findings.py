@@ -179,7 +179,7 @@ class Finding:
     message: str
     worst: Mapping[str, Any]  # output, index, expected, actual, error, metric, budget
     required: bool
-    seed: int
+    seed: int | None  # None: an unseeded search
     elements: int  # input elements of the minimal graph
     nodes: int
     known: tuple[str, ...] = ()  # reasons of agreeing expectation entries and probe findings
