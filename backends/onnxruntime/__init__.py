@@ -260,24 +260,6 @@ class OnnxRuntimeBackend:
             return True
         except Exception:  # noqa: BLE001 - any build error
             return False
-        for level in [levels[0], *reversed(levels[1:])]:
-            try:
-                self._session_at(model, level)
-            except Exception:  # noqa: BLE001 - fails at this level too
-                if level == levels[0]:
-                    return None
-                continue
-            if level != levels[0] or len(levels) == 1:
-                return level
-            # builds without optimization: find the highest level that builds
-            for higher in reversed(levels[1:]):
-                try:
-                    self._session_at(model, higher)
-                    return higher
-                except Exception:  # noqa: BLE001
-                    continue
-            return level
-        return None
 
     def _unplaced(self, exc: Exception, model) -> str:
         """For ORT's CPU-fallback refusal, which names no node: the nodes the
