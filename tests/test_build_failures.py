@@ -105,6 +105,8 @@ def test_probe_counts_a_build_failure_as_an_error_not_a_rejection():
     failed = build_record(case, {"name": "x"}, BuildFailure("optimizer broke", {"builds_at_opt_level": "basic"}), 0.0)
     assert (failed.status, failed.build_settings) == ("error", {"builds_at_opt_level": "basic"})
     assert outcome_of(failed, {}) == "error"
+    # beyond the spec (OpenVINO's ConvertNegative on uint32 neg) it is only a rejection
+    assert outcome_of(failed, {}, in_spec=False) == "rejected"
     refused = build_record(case, {"name": "x"}, Unsupported("no kernel"), 0.0)
     assert outcome_of(refused, {}) == "rejected"
 

@@ -56,9 +56,15 @@ class ProbeResult:
         return self.evidence["summary"]["outcomes"]
 
 
-def outcome_of(record: Record, emulated_ops: Mapping[str, str]) -> str:
-    """A run record's status in probe terms."""
+def outcome_of(record: Record, emulated_ops: Mapping[str, str], in_spec: bool = True) -> str:
+    """A run record's status in probe terms. A backend failing to build a
+    spec-valid graph it does not refuse ("build failed", backends/base.py
+    BuildFailure) is an error, not "not supported"; a graph beyond the spec
+    that fails to build is only rejected (a WebNN implementation refuses it
+    before the backend sees it)."""
     status, message = record.status, record.message or ""
+    if status == "error" and message.startswith("build failed"):
+        return "error" if in_spec else "rejected"
     if status == "pass":
         return "emulated" if any(op in emulated_ops for op in record.ops) else "supported"
     if status == "unsupported":
@@ -129,7 +135,7 @@ class _Collector:
         self._fh.flush()
 
     def on_record(self, record: Record) -> None:
-        outcome = outcome_of(record, self.emulated)
+        outcome = outcome_of(record, self.emulated, all(e.get("inSpec", True) for e in self.by_case.get(record.case, [])))
         if record.case in self.retries:
             wrong_case, kept = self.retries[record.case]
             self.retry_outcomes.setdefault(wrong_case, {})[kept] = outcome
