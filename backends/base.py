@@ -41,6 +41,7 @@ Methods
 
 What each outcome becomes (the record's status; harness/execution/worker.py):
     build raises Unsupported          unsupported (the message is kept: say why)
+    build raises BuildFailure         error  ("build failed: ...": a backend bug, see below)
     build raises any other exception  error  ("build raised ...": a backend bug)
     compute raises Unsupported        unsupported
     compute raises any other exception  fail ("compute raised ...")
@@ -52,6 +53,17 @@ What each outcome becomes (the record's status; harness/execution/worker.py):
     otherwise                         pass
     ``fail``, ``error``, ``crash`` and ``timeout`` of a required case make
     ``run`` exit 1 unless an expectation lists the case.
+
+Refusal or failure
+    ``Unsupported`` is a refusal: the backend lacks what the graph needs (an
+    op or kernel, a data type, a rank, an option). A spec-valid graph that
+    the backend has everything for but still fails to build (its optimizer
+    or compiler breaks on it) is not a refusal: raise ``BuildFailure`` with
+    the backend's message, and in ``settings`` what the failure depends on.
+    ONNX Runtime: a graph its session refuses at the requested optimization
+    level but builds at a lower one (``builds_at_opt_level``); OpenVINO: a
+    model whose every node validated but whose compile_model fails for
+    another reason than a missing implementation.
 
 Output data types
     An output array must have exactly the output operand's numpy dtype
@@ -118,6 +130,17 @@ class Unsupported(Exception):
     """The backend refuses the graph (an op, data type, rank or option it does
     not have). Raised from ``build`` (or ``compute``) it makes the case
     ``unsupported``, not a failure; the message is shown: say what is missing."""
+
+
+class BuildFailure(Exception):
+    """The backend fails to build a graph it does not refuse (see "Refusal or
+    failure" above): a backend bug, so the case is ``error``, counted against
+    the exit code when required. ``settings`` (e.g. ``{"builds_at_opt_level":
+    "basic"}``) is kept in the record's build settings."""
+
+    def __init__(self, message: str, settings: Mapping[str, Any] | None = None):
+        super().__init__(message)
+        self.settings = dict(settings or {})
 
 
 class BackendError(RuntimeError):

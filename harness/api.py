@@ -48,6 +48,7 @@ class RunRequest:
     # Per backend name, the (file, case) pairs to run (``--rerun-failures``); None: every selected case.
     only: Mapping[str, Container[tuple[str, str]]] | None = None
     executor: ExecutorFactory | None = None  # where cases run (default: local worker processes)
+    command: str | None = None  # the command line as summary.json records it (default: public_command(sys.argv))
 
 
 @dataclass(frozen=True)
@@ -103,27 +104,36 @@ def default_label(case_paths: Sequence[str | Path]) -> str:
     return "+".join(corpus_paths(case_paths)) or BUNDLED_CORPUS
 
 
-# Options whose values are local paths: the recorded command keeps only their
-# last component, so a published header names no folder of this machine.
+# Options whose values are local paths: the recorded command names them as
+# outputs/rerun_commands.shown_path does (relative as given; an absolute path
+# outside the working folder by its last component only, and says so), so a
+# published header names no folder of this machine and runs as printed.
 PATH_OPTIONS = ("--cases", "--out", "--expectations", "--update-expectations", "--junit")
 
 
-def public_command(argv: Sequence[str]) -> str:
+def public_command(argv: Sequence[str], cwd: str | Path | None = None) -> str:
+    from webnn_harness.outputs.rerun_commands import shown_path, with_shortened_note
+
     out = ["webnn-harness"]
     args = list(argv[1:])
+    shortened = False
     i = 0
     while i < len(args):
         a = args[i]
         key, eq, value = a.partition("=")
         if key in PATH_OPTIONS and eq:
-            out.append(f"{key}={Path(value).name or value}")
+            shown, cut = shown_path(value, cwd)
+            out.append(f"{key}={shown}")
         elif a in PATH_OPTIONS and i + 1 < len(args):
-            out += [a, Path(args[i + 1]).name or args[i + 1]]
+            shown, cut = shown_path(args[i + 1], cwd)
+            out += [a, shown]
             i += 1
         else:
             out.append(a)
+            cut = False
+        shortened |= cut
         i += 1
-    return shlex.join(out)
+    return with_shortened_note(shlex.join(out), shortened)
 
 
 def run(request: RunRequest, events: RunEvents = RunEvents()) -> RunResult:
@@ -230,7 +240,7 @@ def _run_in(folder: OutputFolder, selection: Selection, label: str, resolved, re
                 "loadErrors": sorted(str(e) for e in load_errors()),
                 "expectations": reports,
                 "seconds": round(time.perf_counter() - started, 3),
-                "command": public_command(sys.argv),
+                "command": request.command if request.command is not None else public_command(sys.argv),
             },
         )
 

@@ -148,7 +148,7 @@ def cmd_run(args) -> int:
                                    shard=shard, max_case_bytes=args.max_case_bytes)
             request = RunRequest(cases=tuple(paths), backends=tuple(requests), out_dir=out, selection=selection,
                                  options=opts, expectations=tuple(args.expectations or ()), label=args.label,
-                                 mode=mode, only=only, executor=executor)
+                                 mode=mode, only=only, executor=executor, command=_public_argv(args))
             events = RunEvents(on_record=on_record, progress=progress.update, on_total=progress.set_total,
                                on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n))
             result = run(request, events)
@@ -507,7 +507,7 @@ def cmd_bench(args) -> int:
     try:
         with _executors(args) as executor:
             result = run_bench(suite, [(r.name, r.options) for r in requests], Path(args.out), options,
-                               command=" ".join(["webnn-harness", *sys.argv[1:]]), overwrite=args.overwrite,
+                               command=_public_argv(args), overwrite=args.overwrite,
                                on_record=show, executor=bench_executor(executor))
     except (UnknownBackend, BackendError, BenchFolderExists, ValueError) as exc:
         raise UsageError(str(exc)) from None
@@ -522,6 +522,8 @@ def cmd_bench(args) -> int:
         comparison = compare_bench(args.baseline, result.out, threshold=args.threshold)
         for line in comparison_lines(comparison):
             print(line)
+        if comparison.nothing_compared():  # "0 regressions" of nothing is no pass
+            raise UsageError(f"--baseline: {comparison.nothing_compared()}")
         if comparison.regressions:
             return EXIT_FAILURES
     if suite.errors:
@@ -567,6 +569,8 @@ def _diff_benches(args) -> int:
         comparison = compare_bench(args.base, args.new, threshold=args.threshold)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if comparison.nothing_compared():
+        raise UsageError(comparison.nothing_compared())
     if args.format == "json":
         text = json.dumps(comparison.to_json(), indent=2) + "\n"
     elif args.format == "markdown":
@@ -577,13 +581,20 @@ def _diff_benches(args) -> int:
     return EXIT_FAILURES if comparison.regressions else EXIT_OK
 
 
+def _public_argv(args) -> str:
+    """This command line (as ``main`` got it) as a summary records it (api.public_command)."""
+    from webnn_harness.api import public_command
+
+    return public_command(args.argv)
+
+
 def cmd_merge(args) -> int:
     """Join the shard folders of one sharded run into one run folder."""
     from webnn_harness.outputs.shard_merge import merge_runs
 
     out = Path(args.out)
     try:
-        summary = merge_runs(args.folders, out)
+        summary = merge_runs(args.folders, out, command=_public_argv(args))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     doc = json.loads(summary.read_text())
@@ -696,7 +707,9 @@ def parser() -> argparse.ArgumentParser:
     fz.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     fz.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
     fz.add_argument("--time", type=float, default=60.0, help="seconds of searching (shrinking a late finding may add half, at least 30 s)")
-    fz.add_argument("--seed", type=int, default=0, help="seed of the search (same seed, same graphs)")
+    fz.add_argument("--seed", type=int, default=None,
+                    help="seed of the search: the same seed draws the same graphs, and no example database is used "
+                         "(default: new graphs each run, failing ones kept in OUT/hypothesis)")
     fz.add_argument("--max-ops", type=int, default=2, help="longest chain of operators in a graph (default 2)")
     fz.add_argument("--timeout", type=positive_seconds, default=30.0, help="seconds per graph before it counts as a hang")
     fz.add_argument("--shrink-cap", type=positive_seconds, help="seconds of shrinking per finding (default: 5%% of --time, at least 10)")
@@ -780,6 +793,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    args.argv = ["webnn-harness", *(sys.argv[1:] if argv is None else argv)]  # what summaries record
     fn, _ = COMMANDS[args.command]
     try:
         with sigterm_raises():

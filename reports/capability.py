@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from webnn_harness.spec.catalog import OperatorSpec, operators
 from webnn_harness.outputs.limits_file import limits_problem
-from webnn_harness.probe.limits import member_gaps
+from webnn_harness.probe.limits import member_gaps, operator_status, wrong_data_types
 from webnn_harness.reports.common import (
     SHORT_TYPE,
     BackendId,
@@ -63,6 +63,7 @@ class MemberCapability:
     missing_types: tuple[str, ...]  # required by the spec, absent from the backend's list
     missing_ranks: str  # "" or e.g. "spec requires rank 0–5, backend has 1–5"
     beyond_spec: tuple[str, ...]  # working data types the spec does not allow (from the evidence)
+    wrong_types: tuple[str, ...] = ()  # required types accepted but computed wrong (limits.data_type_status)
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class OpCapability:
     evidence: tuple[Evidence, ...]
     options: tuple[tuple[str, str], ...]  # (option or layout variant, outcome)
     outcomes: tuple[tuple[str, int], ...]  # evidence outcome counts
+    spec_status: str = "absent"  # limits.operator_status: the probe's terminal summary uses the same
 
     @property
     def missing_types(self) -> tuple[str, ...]:
@@ -131,22 +133,19 @@ class OpCapability:
 
     @property
     def has_gaps(self) -> bool:
-        return self.listed and bool(self.missing_types or self.rank_gaps)
+        return self.status == "gaps"
 
     @property
     def status(self) -> str:
-        """The cell's colour: wrong results inside the spec first, then gaps, then how it is done.
-        Wrong results only for data types beyond the spec do not colour the cell (a WebNN
-        implementation rejects those before they reach the backend); they are still listed."""
+        """The cell's colour, one per operator: ``limits.operator_status`` (wrong results
+        inside the spec first, then gaps), complete split by how it is done. Wrong results
+        only for data types beyond the spec do not colour the cell (a WebNN implementation
+        rejects those before they reach the backend); they are still listed."""
         if not self.probed:
             return "unprobed"
-        if not self.listed:
-            return "absent"
-        if self.wrong_in_spec:
-            return "wrong"
-        if self.missing_types or self.rank_gaps:
-            return "gaps"
-        return "emulated" if self.emulated else "complete"
+        if self.spec_status == "complete" and self.emulated:
+            return "emulated"
+        return self.spec_status
 
 
 CAPABILITY_TEXT = {
@@ -310,16 +309,14 @@ class ProbeBackend:
 
     @property
     def gap_ops(self) -> tuple[OpCapability, ...]:
-        return tuple(o for o in self.ops.values() if o.status == "absent" or o.has_gaps or o.wrong_in_spec)
+        """Operators short of the spec: with gaps, wrong or not supported (``counts`` says how many of each)."""
+        return tuple(o for o in self.ops.values() if o.status in ("gaps", "wrong", "absent"))
 
     @functools.cached_property  # the matrix page asks each column for it once per column (report --archive: 60)
     def counts(self) -> Mapping[str, int]:
-        """Operators per cell colour, and (independently) how many have gaps or wrong results."""
+        """Operators per cell colour: one status each, so they add up to the operators listed."""
         c = Counter(o.status for o in self.ops.values())
-        out = {s: c[s] for s in CAPABILITY_TEXT}
-        out["with_gaps"] = sum(o.has_gaps for o in self.ops.values())
-        out["with_wrong"] = sum(bool(o.wrong_in_spec) and o.listed for o in self.ops.values())
-        return out
+        return {s: c[s] for s in CAPABILITY_TEXT}
 
 
 def _tensor_limit(raw: Any) -> TensorLimit | None:
@@ -329,12 +326,14 @@ def _tensor_limit(raw: Any) -> TensorLimit | None:
     return TensorLimit(tuple(raw.get("dataTypes") or ()), rr.get("min"), rr.get("max"))
 
 
-def member_capability(spec: OperatorSpec, member: str, raw: Any, beyond: Sequence[str] = ()) -> MemberCapability:
+def member_capability(spec: OperatorSpec, member: str, raw: Any, beyond: Sequence[str] = (),
+                      wrong: Sequence[str] = ()) -> MemberCapability:
     """A backend's MLTensorLimits for one member against the spec's required
-    types and ranks (the probe's own gap definition, ``limits.member_gaps``)."""
+    types and ranks (the probe's own gap definition, ``limits.member_gaps``);
+    ``wrong``: data types accepted but computed wrong (not missing)."""
     lim = spec.operands[member]
     limit = _tensor_limit(raw)
-    gaps = member_gaps(lim, raw if isinstance(raw, Mapping) else None)
+    gaps = member_gaps(lim, raw if isinstance(raw, Mapping) else None, wrong)
     rank_gap = ""
     if gaps["ranks"] and limit is not None:
         req_lo = lim.required_ranks.min
@@ -344,7 +343,7 @@ def member_capability(spec: OperatorSpec, member: str, raw: Any, beyond: Sequenc
         have = f"{lo}–{hi}" if lo != hi else f"{lo}"
         rank_gap = f"spec requires rank {need}, backend has {have}"
     return MemberCapability(member=member, limit=limit, missing_types=tuple(gaps["dataTypes"]), missing_ranks=rank_gap,
-                            beyond_spec=tuple(beyond))
+                            beyond_spec=tuple(beyond), wrong_types=tuple(gaps["wrongDataTypes"]))
 
 
 def _short(v: Any) -> str:
@@ -483,13 +482,16 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
     analysis = probe.get("analysis") if isinstance(probe.get("analysis"), Mapping) else None
     beyond = probe.get("beyondSpecDataTypes") or {}
     option_values = probe.get("optionValues") or {}
+    wrong_types = wrong_data_types(combos)
     ops: dict[str, OpCapability] = {}
     for op, spec in operators().items():
         raw_op = limits.get(op) if isinstance(limits.get(op), Mapping) else None
         probed = raw_op is not None or analysis is None or op in analysis
-        members = tuple(member_capability(spec, m, (raw_op or {}).get(m), (beyond.get(op) or {}).get(m, ()))
+        wrong_here = wrong_types.get(op, {})
+        members = tuple(member_capability(spec, m, (raw_op or {}).get(m), (beyond.get(op) or {}).get(m, ()),
+                                          wrong_here.get(m, ()))
                         for m in spec.operands)
-        listed = raw_op is not None and any(m.limit and m.limit.data_types for m in members)
+        listed = (raw_op is not None and any(m.limit and m.limit.data_types for m in members)) or bool(wrong_here)
         ev = tuple(by_op.get(op, ()))
         outcome_counts = Counter(e.outcome for e in ev)
         how = ""
@@ -500,6 +502,7 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
             wrong=tuple(e for e in ev if e.outcome == "wrong"), emulated=how, evidence=ev,
             options=tuple((str(k), str(v)) for k, v in (option_values.get(op) or {}).items()),
             outcomes=tuple(sorted(outcome_counts.items(), key=lambda kv: -kv[1])),
+            spec_status=operator_status(op, raw_op, any(e.in_spec for e in ev if e.outcome == "wrong"), wrong_here),
         )
     layout_raw = probe.get("preferredInputLayout")
     preferred = limits.get("preferredInputLayout") or (layout_raw.get("preferred") if isinstance(layout_raw, Mapping)

@@ -17,11 +17,13 @@ from webnn_harness.reports.common import (
     error_number,
     format_error,
     format_value,
+    corpus_paths_from_command,
     options_from_command,
     options_from_settings,
     rate,
     read_json,
-    rerun_command,
+    published_rerun_command,
+    recorded_run_command,
 )
 from webnn_harness.outputs.records import BAD_STATUSES, STATUSES, Record
 from webnn_harness.outputs.run_folder import read_records_whole
@@ -210,12 +212,13 @@ def slack_rows(records: Sequence[Record], all_ops: Sequence[str], data_types: Se
     return tuple(rows)
 
 
-def tight_passes(records: Sequence[Record], bid: BackendId, options: Sequence[str]) -> tuple[Problem, ...]:
+def tight_passes(records: Sequence[Record], bid: BackendId, options: Sequence[str],
+                 corpora: Mapping[str, str]) -> tuple[Problem, ...]:
     tight = [r for r in records if r.status == "pass" and r.slack is not None and r.slack >= TIGHT_SLACK]
-    return tuple(_problem(r, bid, options) for r in sorted(tight, key=lambda r: -r.slack))
+    return tuple(_problem(r, bid, options, corpora) for r in sorted(tight, key=lambda r: -r.slack))
 
 
-def _problem(r: Record, bid: BackendId, options: Sequence[str]) -> Problem:
+def _problem(r: Record, bid: BackendId, options: Sequence[str], corpora: Mapping[str, str]) -> Problem:
     index = "[" + ", ".join(str(i) for i in r.worst_index) + "]" if r.worst_index is not None else ""
     budget = "" if r.budget is None else format_error(r.budget)
     return Problem(
@@ -225,7 +228,7 @@ def _problem(r: Record, bid: BackendId, options: Sequence[str]) -> Problem:
         carried=r.carried,
         output=r.output or "", worst_index=index, expected=format_value(r.expected_value),
         actual=format_value(r.actual_value), message=r.message or "", known_failure=r.known_failure or "",
-        command=rerun_command(r.backend, options, r.file, r.case), slack=r.slack,
+        command=published_rerun_command(r.backend, options, r.file, r.case, corpora), slack=r.slack,
     )
 
 
@@ -245,9 +248,10 @@ def _public_command(command: str) -> str:
     """The recorded command with local paths reduced to their last component
     (runs recorded before the harness did that itself)."""
     from webnn_harness.api import public_command
+    from webnn_harness.outputs.rerun_commands import SHORTENED, with_shortened_note
 
     try:
-        return public_command(shlex.split(command)) if command else ""
+        return with_shortened_note(public_command(shlex.split(command, comments=True)), SHORTENED in command) if command else ""
     except ValueError:
         return ""
 
@@ -328,14 +332,16 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             incomplete=str(g.summary.get("_incomplete", "")),
             label=run_label,
         )
-        recorded = options_from_command(header.command) if len(g.summary.get("backends", [])) == 1 else None
+        run_command = recorded_run_command(g.summary)
+        recorded = options_from_command(run_command) if len(g.summary.get("backends", [])) == 1 else None
         options = recorded if recorded is not None else options_from_settings(b)
+        corpora = corpus_paths_from_command(run_command)
         counts, req, opt = Counter(), Counter(), Counter()
         for r in g.records:
             counts[r.status] += 1
             (req if r.required else opt)[r.status] += 1
         matrix = _matrix(g.records, all_ops, data_types)
-        problems = tuple(sorted((_problem(r, bid, options) for r in g.records if r.status != "pass"),
+        problems = tuple(sorted((_problem(r, bid, options, corpora) for r in g.records if r.status != "pass"),
                                 key=problem_rank))
         backends.append(BackendConformance(
             backend=bid, header=header, total=len(g.records),
@@ -350,7 +356,7 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             data_types=data_types, matrix=matrix,
             ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),
             problems=problems, rerun_options_derived=recorded is None,
-            slack=slack_rows(g.records, all_ops, data_types), tight_passes=tight_passes(g.records, bid, options),
+            slack=slack_rows(g.records, all_ops, data_types), tight_passes=tight_passes(g.records, bid, options, corpora),
         ))
     problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
     return Conformance(

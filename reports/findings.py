@@ -9,8 +9,10 @@ has no ``kind`` and sits beside ``results.jsonl``; that is how the two are
 told apart (``is_fuzz_summary``).
 
 Everything the page shows is decided here; the template only formats it.
-Pages are published, so a folder is named by its last component only and the
-re-run command names ``<folder>/findings`` as the corpus to run beside.
+Pages are published and their commands run as printed from the folder the
+report was made in: the re-run command names ``<folder>/findings`` with the
+fuzz folder as it was given (outputs/rerun_commands.shown_path: an absolute
+path outside that folder is cut to its last component, and the command says so).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.reports.common import (BackendId, BackendIds, ReportInputError, format_error, format_value,
-                                          read_json, rerun_command)
+                                          read_json, rerun_command, shown_path, with_shortened_note)
 
 FUZZ_KIND = "fuzz"
 CASES_FOLDER = "findings"  # the corpus name `run --cases DIR/findings` gives these case files
@@ -129,15 +131,19 @@ def _values(data: Any) -> str:
 
 
 def _argument(arg: Any) -> str:
-    """One argument of a call as the case file writes it ({"input": name}, {"options": {...}}, ...)."""
-    if isinstance(arg, Mapping) and len(arg) == 1:
-        (key, value), = arg.items()
-        if key == "options":
-            return ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) if value else ""
-        if isinstance(value, str):
-            return value
-        return f"{key}: {format_value(value)}"
+    """One argument object of a call as the case file writes it ({"input": name},
+    {"options": {...}}, WPT's {"scale": s, "zeroPoint": z}: one argument per key)."""
+    if isinstance(arg, Mapping) and arg:
+        return ", ".join(filter(None, (_keyed_argument(key, value) for key, value in arg.items())))
     return format_value(arg)
+
+
+def _keyed_argument(key: str, value: Any) -> str:
+    if key == "options":
+        return ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) if isinstance(value, Mapping) else ""
+    if isinstance(value, str):
+        return value
+    return f"{key}: {format_value(value)}"
 
 
 def summarise_case(case: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -189,8 +195,10 @@ def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, bac
     case = tests[0] if isinstance(tests, list) and tests and isinstance(tests[0], Mapping) else {}
     calls, inputs = summarise_case(case)
     name = str(details.get("case") or case.get("name") or "")
-    command = rerun_command(backend, options, f"{CASES_FOLDER}/{fid}.json", name,
-                            corpus_path=f"{source}/{CASES_FOLDER}", backend_arg=backend_arg) if name else ""
+    shown, shortened = shown_path(folder)
+    command = with_shortened_note(rerun_command(backend, options, f"{CASES_FOLDER}/{fid}.json", name,
+                                                corpus_path=str(Path(shown) / CASES_FOLDER), backend_arg=backend_arg),
+                                  shortened) if name else ""
     return FuzzFinding(
         id=fid, anchor=f"{slug}-{fid}", status=str(entry.get("status", "fail")),
         ops=tuple(entry.get("ops", ())), data_types=tuple(entry.get("dataTypes", ())),

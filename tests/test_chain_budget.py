@@ -184,3 +184,116 @@ def test_integer_output_is_exact_within_the_carried_interval(tmp_path):
     # Channel 1 at 1.0 is far beyond any budget: argMax 0 is wrong.
     status, cmp, _ = verdict(l2pool_argmax(tmp_path, 1.0), [[[0]]])
     assert status == "fail" and cmp.max_error == 1.0
+
+
+# An integer output's carried set (issue 25, item 1): the values the graph
+# reaches when each carried ancestor moves within its budget, never the
+# expected value widened by moves added up. Each chain below has two or more
+# carried ancestors (or a non-elementwise op whose single-element moves add),
+# so the old added-up interval admitted values no implementation can give.
+
+def dq(name):
+    """dequantizeLinear of uint8 input ``name`` (scale 0.1, zero point 0): 1 ULP of float32 budget."""
+    return {"name": "dequantizeLinear", "arguments": [{"input": name}, {"scale": "s"}, {"zeroPoint": "z"}],
+            "outputs": f"dq_{name}"}
+
+
+def dq_inputs(**uint8):
+    return {**{k: (v, "uint8") for k, v in uint8.items()}, "s": ([[0.1] * 2] * 2, "float32"), "z": ([[0] * 2] * 2, "uint8")}
+
+
+COMPARISONS = ("equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual")
+
+
+def comparison_chain(tmp_path, op):
+    """cast(op(dequantizeLinear(a), dequantizeLinear(b)), int32) with a == b
+    in row 0 and a > b in row 1: each dequantizeLinear may move 1 ULP."""
+    return one_case(tmp_path, dq_inputs(a=[[3, 7], [9, 9]], b=[[3, 7], [1, 2]]), [
+        dq("a"), dq("b"),
+        {"name": op, "arguments": [{"a": "dq_a"}, {"b": "dq_b"}], "outputs": "c"},
+        {"name": "cast", "arguments": [{"input": "c"}, {"type": "int32"}], "outputs": "y"}], name=op)
+
+
+def logical_chain(tmp_path, op):
+    """op over equal(...) (and greaterOrEqual(...)) of dequantized operands, cast to int32."""
+    first = {"name": "equal", "arguments": [{"a": "dq_a"}, {"b": "dq_b"}], "outputs": "e"}
+    second = {"name": "greaterOrEqual", "arguments": [{"a": "dq_b"}, {"b": "dq_a"}], "outputs": "g"}
+    if op in ("logicalNot", "isNaN", "isInfinite"):
+        operand = "e" if op == "logicalNot" else "dq_a"
+        nodes = [first, {"name": op, "arguments": [{"input": operand}], "outputs": "c"}]
+    else:
+        nodes = [first, second, {"name": op, "arguments": [{"a": "e"}, {"b": "g"}], "outputs": "c"}]
+    dequantized = [dq("a"), dq("b")]
+    if op in ("isNaN", "isInfinite"):
+        nodes, dequantized = nodes[1:], dequantized[:1]
+    return one_case(tmp_path, dq_inputs(a=[[3, 7], [9, 9]], b=[[3, 7], [1, 2]]), [
+        *dequantized, *nodes,
+        {"name": "cast", "arguments": [{"input": "c"}, {"type": "int32"}], "outputs": "y"}], name=op)
+
+
+def assert_only_reached_values_pass(case, impossible):
+    status, cmp, expected = verdict(case, 0)  # the expected values, computed once
+    assert verdict(case, expected)[0] == "pass"
+    for value in impossible:
+        planted = expected.copy()
+        planted[0, 0] = value
+        status, cmp, _ = verdict(case, planted)
+        assert status == "fail", (case.id, value, cmp)
+
+
+def test_comparisons_reach_only_0_or_1(tmp_path):
+    for op in COMPARISONS:
+        case = comparison_chain(tmp_path, op)
+        assert {n.op for n in carried_nodes(case, "y")} == {"dequantizeLinear"}
+        assert_only_reached_values_pass(case, (-1, 2, 3))
+
+
+def test_logical_ops_reach_only_0_or_1(tmp_path):
+    from webnn_harness.spec.opspec.elementwise import LOGICAL
+
+    for op in set(LOGICAL) - set(COMPARISONS):
+        assert_only_reached_values_pass(logical_chain(tmp_path, op), (-1, 2, 3))
+
+
+def test_a_tie_the_budgets_allow_to_break_still_passes(tmp_path):
+    # 0.7 dequantized may round either way by its 1 ULP: equal may be 0 where it is 1.
+    case = comparison_chain(tmp_path, "equal")
+    _, _, expected = verdict(case, 0)
+    assert expected.tolist() == [[1, 1], [0, 0]]
+    assert verdict(case, [[0, 1], [0, 0]])[0] == "pass"
+    assert verdict(case, [[1, 1], [1, 0]])[0] == "fail"  # 0.9 against 0.1 is far from any budget
+
+
+def argmax_chain(tmp_path):
+    """argMax over 3 tied sums of two dequantized operands: any index is
+    reached when one element moves up; 3 and beyond are not indices."""
+    return one_case(tmp_path, {"a": ([[5, 5, 5]], "uint8"), "b": ([[2, 2, 2]], "uint8"),
+                               "s": ([[0.1] * 3], "float32"), "z": ([[0] * 3], "uint8")}, [
+        dq("a"), dq("b"),
+        {"name": "add", "arguments": [{"a": "dq_a"}, {"b": "dq_b"}], "outputs": "t"},
+        {"name": "argMax", "arguments": [{"input": "t"}, {"axis": 1}], "outputs": "y"}])
+
+
+def test_arg_ops_reach_only_indices(tmp_path):
+    case = argmax_chain(tmp_path)
+    _, _, expected = verdict(case, 0)
+    assert expected.tolist() == [0]
+    for index in (0, 1, 2):
+        assert verdict(case, [index])[0] == "pass", index
+    for value in (-1, 3, 4):
+        assert verdict(case, [value])[0] == "fail", value
+
+
+def test_a_cast_reaches_the_cast_of_its_carried_interval(tmp_path):
+    # cast(reduceSum(sqrt(x)), int32) with x = 9: sqrt is exact (3) and may be
+    # 1 ULP low; the sum 12 may then be a little below 12, which truncates
+    # to 11. Each element's move alone gives 11, so adding them up reached 8.
+    case = one_case(tmp_path, {"x": ([[9.0] * 4], "float32")}, [
+        {"name": "sqrt", "arguments": [{"input": "x"}], "outputs": "r"},
+        {"name": "reduceSum", "arguments": [{"input": "r"}, {"options": {"axes": [1]}}], "outputs": "t"},
+        {"name": "cast", "arguments": [{"input": "t"}, {"type": "int32"}], "outputs": "y"}])
+    _, _, expected = verdict(case, 0)
+    assert expected.tolist() == [12]
+    assert verdict(case, [11])[0] == "pass"
+    for value in (8, 9, 10, 13, -1):
+        assert verdict(case, [value])[0] == "fail", value

@@ -102,7 +102,7 @@ ORT_DIV = Expectation("ORT's integer Div fails the whole run ('Integer division 
 def _agreeing(entry, ops, types, worst, output_type, classes=(), message=""):
     related = related_expectations(ops, types, [entry])
     assert related == [entry]  # same op and data type: the old rule called all of these known
-    return agreeing_expectations(related, finding_value_kinds(worst, output_type, classes), message)
+    return agreeing_expectations(related, finding_value_kinds(worst, output_type, classes), message, types)
 
 
 def test_an_expectation_about_the_same_kind_of_value_makes_a_finding_known():
@@ -123,6 +123,34 @@ def test_an_expectation_about_another_bug_of_the_op_is_only_related():
     assert _agreeing(OV_INT64, ("reduceMax",), ("int64",), rounded, "int64", ["beyond 2^24"]) == ([], [OV_INT64.reason])
     other_message = "compute raised Fail: out of memory"
     assert _agreeing(ORT_DIV, ("div",), ("int32",), {}, "int32", message=other_message) == ([], [ORT_DIV.reason])
+
+
+ORT_GELU = Expectation("ORT's Gelu evaluates 0.5*x*(1+erf(x/sqrt2)) in float32 with MLAS's erf: thousands of ULP "
+                       "on small negative outputs", file="elementwise/gelu.json", match="^gelu float32 ")
+
+
+def test_an_expectation_is_known_only_for_an_op_of_the_minimal_graph_its_data_type_and_kind():
+    """Issue 25, item 4: ORT's gelu expectation made a concat+elu float32 finding
+    known ("elu" inside "gelu", any float32 ULP error "the same kind")."""
+    inexact = {"expected": 0.5, "actual": 0.25}
+    kinds = finding_value_kinds(inexact, "float32", ())
+    assert related_expectations(("concat", "elu"), ("float32",), [ORT_GELU]) == []
+    assert agreeing_expectations(related_expectations(("concat", "elu"), ("float32",), [ORT_GELU]), kinds, "",
+                                 ("float32",)) == ([], [])
+    # the op itself, in its data type, with the kind of value the reason names: known
+    assert _agreeing(ORT_GELU, ("concat", "gelu"), ("float32",), inexact, "float32") == ([ORT_GELU.reason], [])
+    # another data type: not even related
+    assert related_expectations(("gelu",), ("float16",), [ORT_GELU]) == []
+    # another kind of value (a NaN the reason does not name): only related
+    nan = {"expected": "NaN", "actual": 1.0}
+    assert _agreeing(ORT_GELU, ("gelu",), ("float32",), nan, "float32", ["NaN"]) == ([], [ORT_GELU.reason])
+    # an entry naming no data type is never enough to call a finding known
+    any_type = Expectation("gelu is off by thousands of ULP", file="elementwise/gelu.json")
+    assert _agreeing(any_type, ("gelu",), ("float32",), inexact, "float32") == ([], [any_type.reason])
+    # "int" inside a word names no data type
+    zero_point = Expectation("dequantizeLinear zeroPoint rounded", file="quantization/dequantize_linear.json",
+                             match="zeroPoint")
+    assert related_expectations(("dequantizeLinear",), ("float32",), [zero_point]) == [zero_point]
 
 
 def _fuzz_folder(tmp_path, case_doc, finding):

@@ -136,11 +136,44 @@ def test_backend_page_and_terminal_agree(sign_wrong_in_floats, tmp_path):
     (pb,) = model.probes
     text = probe_summary_text(evidence)
     c = pb.counts
-    assert f"{c['complete'] + c['emulated']} of 1 support" in text and f"{c['with_gaps']} miss" in text
-    assert f"{c['with_wrong']} compute wrong" in text
+    assert f"{c['complete'] + c['emulated']} of 1 support" in text and f"{c['gaps']} miss" in text
+    assert f"{c['wrong']} compute wrong" in text
     index = build_site([out], tmp_path / "site")
     page = next((index.parent / "backends").glob("*.html")).read_text()
     title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
     assert "<" not in title and "capabilities" in title
     assert "Declared but broken" in page and "<table class=\"gaps compare\">" in page
     assert "wrong on ordinary values" in page
+
+
+def test_one_classification_per_op_and_data_type_on_every_page_and_the_terminal(sign_wrong_in_floats, tmp_path):
+    """Issue 25, item 7: sign, accepted and wrong in float32, was counted both
+    "with gaps" and "with wrong results" (the matrix header added up to one
+    more operator than there are), its float32 chip said "required, not
+    supported", and the backend page counted its gaps apart from the index."""
+    from webnn_harness.reports import build_model, build_site
+
+    out = sign_wrong_in_floats.evidence_path.parent
+    model = build_model([out])
+    (pb,) = model.probes
+    sign = pb.ops["sign"]
+    assert sign.status == "wrong" and not sign.has_gaps
+    (member,) = [m for m in sign.members if m.member == "input"]
+    assert "float32" in member.wrong_types and "float32" not in member.missing_types
+    c = pb.counts
+    assert sum(c.values()) == len(pb.ops) == 95  # one status per operator
+    assert (c["wrong"], c["gaps"], c["absent"]) == (1, 0, 0)
+    summary = sign_wrong_in_floats.evidence["summary"]["operators"]
+    assert summary == {"complete": 0, "gaps": 0, "wrong": 1, "absent": 0}  # the terminal's numbers, the same
+    assert "0 miss a required data type or rank, 1 compute wrong values" in probe_summary_text(sign_wrong_in_floats.evidence)
+    index = build_site([out], tmp_path / "site")
+    html = index.read_text()
+    row = re.search(r"<tr>\s*<td><a href=\"backends/.*?</tr>", html, re.S).group(0)
+    cells = [int(n) for n in re.findall(r'<td class="num[^"]*">(\d+)</td>', row)]
+    assert sum(cells) == 95, f"the index's columns count each operator once (sign was in two): {cells}"
+    sign_cell = re.search(r'title="sign on .*?</a>', html, re.S).group(0)
+    assert 'class="t wrong" title="float32: accepted, computes wrong values"' in sign_cell
+    assert "float32: required by the spec, not supported" not in sign_cell
+    page = next((index.parent / "backends").glob("*.html")).read_text()
+    assert "0 miss a required data type or rank, 1 compute wrong values" in page
+    assert "(0 with gaps, 1 wrong, 0 not supported)" in page

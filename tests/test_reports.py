@@ -291,7 +291,7 @@ def test_capability_model_from_probe_files(inputs):
     assert old.ops["gru"].status == "unprobed"  # the probe's analysis does not name it
     assert old.ops["softmax"].has_gaps  # ranks 2-4 only
     assert m.changed == {("fakert-1.1", "conv2d")}
-    assert old.counts["with_wrong"] == 1 and old.counts["absent"] == 1
+    assert old.counts["wrong"] == 1 and old.counts["absent"] == 1
 
 
 def test_limits_file_alone_is_enough(tmp_path):

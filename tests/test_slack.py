@@ -83,7 +83,7 @@ def test_slack_rows_max_median_and_tight_passes_by_hand():
     assert (f32.judged, f32.max_slack, f32.median_slack, f32.tight) == (5, 1.5, 0.6, 2)
     assert rows[("matmul", "float16")].tight == 1 and rows[("relu", "float32")].judged == 1
     assert [k for k in rows] == [("relu", "float32"), ("matmul", "float32"), ("matmul", "float16")]  # catalog order
-    tight = tight_passes(RECORDS, BackendIds().get("onnxruntime", "1.32.0", "CPU"), [])
+    tight = tight_passes(RECORDS, BackendIds().get("onnxruntime", "1.32.0", "CPU"), [], {})
     assert [t.case for t in tight] == ["tight", "chain", "half"] and all(t.slack >= TIGHT_SLACK for t in tight)
     assert "--id cases/linalg/matmul.json::tight " in tight[0].command  # re-runs exactly that case
 

@@ -55,12 +55,17 @@ def test_shards_partition_by_id_and_merge_into_the_single_run(tmp_path, corpus, 
         run(tmp_path, f"shard{i}", "--cases", str(corpus), "--shard", f"{i}/3")
     sizes = [len(read_records(tmp_path / f"shard{i}" / "results.jsonl")) for i in (1, 2, 3)]
     assert sorted(sizes) == [2, 2, 3]  # balanced: 7 records (6 cases and a load error)
-    # the merged summary is rebuilt with the command as if run unsharded; compare the rest
+    # the merged summary records the merge and every shard's command as run (issue 25: none loses --shard);
+    # the rest is the single run's
     assert main(["merge", *(str(tmp_path / f"shard{i}") for i in (3, 1, 2)), "--out", str(tmp_path / "merged")]) == 0
     single, merged = comparable(tmp_path / "single"), comparable(tmp_path / "merged")
     assert merged[0] == single[0]
-    single[1]["command"] = re.sub(r"--out \S+", "", single[1]["command"])
-    merged[1]["command"] = re.sub(r"--out \S+", "", merged[1]["command"])
+    assert merged[1].pop("command").startswith("webnn-harness merge ")
+    shard_commands = merged[1].pop("shardCommands")
+    assert [f"--shard {i}/3" in c for i, c in zip((1, 2, 3), shard_commands)] == [True] * 3
+    def unsharded(command):
+        return " ".join(re.sub(r"--out \S+|--shard \S+", "", command).split())
+    assert unsharded(shard_commands[0]) == unsharded(single[1].pop("command"))
     assert merged[1] == single[1]
     assert json.loads((tmp_path / "merged" / "summary.json").read_text())["merged"] == ["1/3", "2/3", "3/3"]
     # the timings left out above: a backend's are the sum over its shards

@@ -25,7 +25,11 @@ Options (``-o key=value``):
                 recorded in the settings as ``provider_options``.
 
 Build-time errors from ORT (session creation) are ``Unsupported`` with ORT's
-message; the lowering refuses nothing silently.
+message (the lowering refuses nothing silently), except where the same model
+builds at a lower ``opt_level``: then ORT's own optimizer broke a graph it can
+run (ORT 1.32 on quantized nhwc conv2d, convTranspose2d and averagePool2d:
+a type mismatch in a Transpose it inserted), which is ``BuildFailure``
+(``error``), its record naming the level it builds at (``builds_at_opt_level``).
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.backends.base import BackendError, BackendInfo, BuildFailure, Unsupported
 from webnn_harness.backends.onnxruntime.opsets import (
     CPU, OLDEST_OPSET, KernelTable, is_cpu_fallback_refusal, loadable_opset, providers_argument)
 from webnn_harness.spec.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
@@ -142,10 +146,10 @@ class OnnxRuntimeBackend:
                                f"(its options: {', '.join(sorted(effective)) or 'none'})")
         return effective
 
-    def _make_session_options(self):
+    def _make_session_options(self, opt_level: str | None = None):
         ort = self._ort
         so = ort.SessionOptions()
-        so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[self.opt_level])
+        so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[opt_level or self.opt_level])
         so.intra_op_num_threads = self.threads
         so.inter_op_num_threads = 1
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -210,23 +214,52 @@ class OnnxRuntimeBackend:
     def session(self, model):
         """An InferenceSession for an ONNX model with this backend's options
         (and the values of its uniform external initializers, see emitter.py)."""
+        try:
+            return self._session_at(model)
+        except Exception as exc:  # noqa: BLE001 - a refusal, unless a lower level builds it (below)
+            message = f"{_ort_message(exc)}{self._unplaced(exc, model)} (ONNX opset {model.opset_import[0].version})"
+            level = self._builds_at(model, exc)
+            if level is None:
+                raise Unsupported(message) from exc
+            raise BuildFailure(f"onnxruntime fails to build at opt_level={self.opt_level} a graph it builds at "
+                               f"opt_level={level}: {message}", {"builds_at_opt_level": level}) from exc
+
+    def _session_at(self, model, opt_level: str | None = None):
+        """``session``'s InferenceSession, at ``opt_level`` (default: this backend's)."""
         from webnn_harness.backends.onnxruntime.emitter import uniform_values
 
-        options = self._session_options
+        options = self._session_options if opt_level is None else self._make_session_options(opt_level)
         uniform = uniform_values(model)
         if uniform:
-            options = self._make_session_options()
+            options = self._make_session_options(opt_level)
             options.add_external_initializers(list(uniform), [self._ort.OrtValue.ortvalue_from_numpy(v)
                                                               for v in uniform.values()])
+        session = self._ort.InferenceSession(model.SerializeToString(), options, providers=self.providers)
+        # ORT uses these numpy buffers in place, without a copy or a reference of its own:
+        # they live as long as the session.
+        session.webnn_uniform_values = uniform
+        return session
+
+    def _builds_at(self, model, exc: Exception) -> str | None:
+        """The highest optimization level below this backend's at which ORT
+        builds ``model`` (which failed at this backend's level), or None: a
+        model that fails without any optimization is a refusal (no kernel,
+        a type or attribute ORT lacks). A node the kernel table finds no
+        kernel for is a refusal at once; otherwise one more session for a
+        refusal: the lowest level is tried first."""
+        levels = list(OPT_LEVELS)[:list(OPT_LEVELS).index(self.opt_level)]  # lower than ours, lowest first
+        if not levels or is_cpu_fallback_refusal(exc):
+            return None
+        if (self._kernels is not None and self._kernels.missing(model)) or not self._builds(model, levels[0]):
+            return None
+        return next((level for level in reversed(levels[1:]) if self._builds(model, level)), levels[0])
+
+    def _builds(self, model, opt_level: str) -> bool:
         try:
-            session = self._ort.InferenceSession(model.SerializeToString(), options, providers=self.providers)
-            # ORT uses these numpy buffers in place, without a copy or a reference of its own:
-            # they live as long as the session.
-            session.webnn_uniform_values = uniform
-            return session
-        except Exception as exc:  # noqa: BLE001 - every ORT build error is "ORT does not support this graph"
-            raise Unsupported(f"{_ort_message(exc)}{self._unplaced(exc, model)} "
-                              f"(ONNX opset {model.opset_import[0].version})") from exc
+            self._session_at(model, opt_level)
+            return True
+        except Exception:  # noqa: BLE001 - any build error
+            return False
 
     def _unplaced(self, exc: Exception, model) -> str:
         """For ORT's CPU-fallback refusal, which names no node: the nodes the

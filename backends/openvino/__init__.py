@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.backends.base import BackendError, BackendInfo
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -215,7 +215,7 @@ class OpenVINOBackend:
     def _compile_isolating(self, members, graphs, config, results) -> None:
         """Compile members into one model; on failure split until the graph
         that fails alone is found (its error is its own verdict)."""
-        from webnn_harness.backends.openvino.refusals import first_line
+        from webnn_harness.backends.openvino.refusals import compile_failure
         from webnn_harness.backends.openvino.reuse import graph_elements
 
         try:
@@ -223,7 +223,7 @@ class OpenVINOBackend:
             batch.elements = sum(graph_elements(graphs[index]) for index, _ in members)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError subclasses
             if len(members) == 1:
-                results[members[0][0]] = Unsupported(f"OpenVINO compile_model failed: {first_line(exc)}")
+                results[members[0][0]] = compile_failure(exc)
                 return
             half = len(members) // 2
             self._compile_isolating(members[:half], graphs, config, results)

@@ -27,7 +27,6 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import Unsupported
 from webnn_harness.spec.graph import Graph
 
 # What a synchronous caller wants: one request at a time, one stream using
@@ -50,7 +49,7 @@ def property_text(value: Any) -> str:
 
 class OpenVINODeviceSession:
     def __init__(self, backend, graph: Graph):
-        from webnn_harness.backends.openvino.refusals import classify, first_line
+        from webnn_harness.backends.openvino.refusals import classify, compile_failure
         from webnn_harness.backends.openvino.lower import lower_graph
 
         ov = backend._ov
@@ -64,7 +63,7 @@ class OpenVINODeviceSession:
         try:
             self.compiled = backend.core.compile_model(model, backend.device, config)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError subclasses
-            raise Unsupported(f"OpenVINO compile_model failed: {first_line(exc)}") from exc
+            raise compile_failure(exc) from exc
         self.request = self.compiled.create_infer_request()
         # run_to_host's own request, its outputs bound to host arrays at its
         # first call (``run``'s stay the plugin's, for chains of graphs)

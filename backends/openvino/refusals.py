@@ -1,11 +1,12 @@
 """What an OpenVINO exception says, in one line, and what it means for a
-case: a refusal (``Unsupported``) or an adapter bug (raised as it is).
-Shared by the backend's batched build and its device sessions."""
+case: a refusal (``Unsupported``), OpenVINO failing to compile a model it
+validated (``BuildFailure``), or an adapter bug (raised as it is). Shared by
+the backend's batched build and its device sessions."""
 from __future__ import annotations
 
 import re
 
-from webnn_harness.backends.base import Unsupported
+from webnn_harness.backends.base import BuildFailure, Unsupported
 from webnn_harness.backends.openvino.lower import LoweringMismatch, LoweringUnsupported
 
 
@@ -39,3 +40,20 @@ def classify(exc: BaseException) -> BaseException:
     if isinstance(exc, RuntimeError):
         return Unsupported(f"OpenVINO rejected the graph: {first_line(exc)}")
     return exc
+
+
+# What a plugin says when it lacks an implementation (a kernel, a precision,
+# a layout): the CPU plugin's "[ NOT_IMPLEMENTED ]" and "Unsupported operation
+# of type ...", "... doesn't support ..." from its nodes' support checks.
+_REFUSAL_WORDS = re.compile(r"NOT_IMPLEMENTED|[Uu]nsupported|not supported|doesn't support|does not support|"
+                            r"[Nn]ot implemented")
+
+
+def compile_failure(exc: BaseException) -> Exception:
+    """compile_model failing on a model whose every node OpenVINO created and
+    validated: a refusal where the plugin says it lacks an implementation,
+    else a build failure of a graph it accepted (a plugin bug: ``error``)."""
+    message = f"OpenVINO compile_model failed: {first_line(exc)}"
+    if _REFUSAL_WORDS.search(str(exc)):
+        return Unsupported(message)
+    return BuildFailure(message)

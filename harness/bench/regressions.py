@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 VERDICTS = ("slower", "broken", "faster", "fixed", "same", "missing", "added", "notComparable")
+COMPARED = ("slower", "broken", "faster", "fixed", "same")  # verdicts of a benchmark in both, comparable
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,21 @@ class BenchComparison:
         """Significantly slower beyond the threshold, or ok before and not now."""
         return tuple(c for c in self.changes if c.verdict in ("slower", "broken"))
 
+    @property
+    def compared(self) -> tuple[Change, ...]:
+        """The benchmarks actually compared: in both folders, timed on the same hardware."""
+        return tuple(c for c in self.changes if c.verdict in COMPARED)
+
+    def nothing_compared(self) -> str:
+        """Why no benchmark was compared ("" when one was): a comparison of
+        nothing is no evidence of no regression, so it is a usage error."""
+        if self.compared:
+            return ""
+        if not any(c.verdict == "notComparable" for c in self.changes):
+            return f"{self.new} and the baseline {self.base} have no benchmark in common: nothing was compared"
+        reasons = sorted({c.reason for c in self.changes if c.verdict == "notComparable"})
+        return f"no benchmark of {self.new} is comparable with the baseline {self.base}: {'; '.join(reasons)}"
+
     def to_json(self) -> dict:
         return {"base": self.base, "new": self.new, "threshold": self.threshold, "alpha": self.alpha,
                 "regressions": len(self.regressions), "changes": [c.to_json() for c in self.changes]}
@@ -69,21 +85,32 @@ def read_bench(folder: str | Path) -> dict[tuple[str, str, str], dict]:
     return records
 
 
-def _hardware(record: dict) -> tuple | None:
-    """The hardware a record was timed on, when it names its node (bench
-    --executor ray): CPU model, cores and memory, not the host name, so that
-    identical machines of a farm compare."""
-    machine = (record.get("node") or {}).get("machine")
+def read_bench_machine(folder: str | Path) -> dict | None:
+    """The machine a local bench ran on (its summary's header), or None where unreadable."""
+    try:
+        machine = json.loads((Path(folder) / "summary.json").read_text())["header"]["machine"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return machine if isinstance(machine, dict) else None
+
+
+def _hardware(record: dict, folder_machine: dict | None = None) -> tuple | None:
+    """The hardware a record was timed on: its node's (bench --executor ray)
+    or else its folder's (a local bench): CPU model, cores and memory, not the
+    host name, so that identical machines of a farm compare."""
+    machine = (record.get("node") or {}).get("machine") or folder_machine
     return (machine.get("cpu"), machine.get("cores"), machine.get("memoryBytes")) if isinstance(machine, dict) else None
 
 
-def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float) -> Change:
+def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float,
+                  machines: tuple[dict | None, dict | None] = (None, None)) -> Change:
     from scipy.stats import mannwhitneyu
 
     base_ok, new_ok = base["status"] == "ok", new["status"] == "ok"
-    hardware = _hardware(base), _hardware(new)
+    hardware = _hardware(base, machines[0]), _hardware(new, machines[1])
     if base_ok and new_ok and None not in hardware and hardware[0] != hardware[1]:
-        # A Ray bench puts a benchmark on whichever node is free: two machines' times are no regression.
+        # Two machines' times are no regression: a baseline timed elsewhere, or a Ray bench
+        # that put the benchmark on whichever node was free.
         return Change(*key, "notComparable", base["latency"]["median"], new["latency"]["median"],
                       reason=f"timed on different machines: {hardware[0]} before, {hardware[1]} now")
     if not (base_ok and new_ok):
@@ -108,14 +135,17 @@ def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float) ->
 def compare_bench(base_dir: str | Path, new_dir: str | Path, threshold: float = 0.05,
                   alpha: float = 0.01) -> BenchComparison:
     """Compare every (benchmark, variant, backend) of two bench folders."""
-    changes = compare_records(read_bench(base_dir), read_bench(new_dir), threshold, alpha)
+    changes = compare_records(read_bench(base_dir), read_bench(new_dir), threshold, alpha,
+                              machines=(read_bench_machine(base_dir), read_bench_machine(new_dir)))
     return BenchComparison(str(base_dir), str(new_dir), threshold, alpha, changes)
 
 
 def compare_records(base: dict[tuple[str, str, str], dict], new: dict[tuple[str, str, str], dict],
-                    threshold: float = 0.05, alpha: float = 0.01) -> tuple[Change, ...]:
+                    threshold: float = 0.05, alpha: float = 0.01,
+                    machines: tuple[dict | None, dict | None] = (None, None)) -> tuple[Change, ...]:
     """Records keyed as ``read_bench`` keys them, compared key by key (also
-    what the archive's changes page uses between two versions)."""
+    what the archive's changes page uses between two versions); ``machines``:
+    each side's machine, where its records do not name their own."""
     changes = []
     for key in sorted(set(base) | set(new)):
         if key not in new:
@@ -123,5 +153,5 @@ def compare_records(base: dict[tuple[str, str, str], dict], new: dict[tuple[str,
         elif key not in base:
             changes.append(Change(*key, "added", reason="not in the baseline"))
         else:
-            changes.append(_compare_pair(key, base[key], new[key], threshold, alpha))
+            changes.append(_compare_pair(key, base[key], new[key], threshold, alpha, machines))
     return tuple(changes)

@@ -17,7 +17,7 @@ import numpy as np
 from webnn_harness import backends
 
 from webnn_harness.verdict import reference_cache as refcache
-from webnn_harness.backends.base import Unsupported, build_batch, build_settings, compute_batch
+from webnn_harness.backends.base import BuildFailure, Unsupported, build_batch, build_settings, compute_batch
 from webnn_harness.loading.cases import Case
 from webnn_harness.verdict.judge import judge
 from webnn_harness.execution.forkserver import take_environment
@@ -108,6 +108,9 @@ def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], b
 def build_record(case: Case, info, exc: BaseException, seconds: float) -> Record:
     if isinstance(exc, Unsupported):
         return base_record(case, info, "unsupported", message=str(exc)[:2000], build_seconds=seconds)
+    if isinstance(exc, BuildFailure):  # a spec-valid graph the backend fails to build: its bug, not a refusal
+        return base_record(case, info, "error", message=f"build failed: {exc}"[:2000], build_seconds=seconds,
+                           build_settings=exc.settings or None)
     tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
     return base_record(case, info, "error", message=f"build raised {tb}"[:2000], build_seconds=seconds)
 

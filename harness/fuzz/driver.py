@@ -8,10 +8,14 @@ The search runs in rounds. A round is one hypothesis run whose test fails
 on a failure whose root-cause key (harness/fuzz/findings.py) is not yet
 found; hypothesis shrinks it (fewest calls, smallest shapes, simplest
 values, the same key kept), the minimal graph is written under
-``DIR/findings/`` and the next round looks for the next key. Examples are
-kept in hypothesis's database under ``DIR/hypothesis`` so a later run
-replays them first. A crash or hang of the backend is a record of the worker
-pool, so a finding, not the end of the fuzzer.
+``DIR/findings/`` and the next round looks for the next key. Failing
+examples are kept in hypothesis's database under ``DIR/hypothesis`` so a
+later run (``--overwrite``) replays them first (``KeptExamples``). A seeded
+search (``--seed``) draws the same graphs every time; hypothesis then uses no
+database (its ``@seed`` turns it off: a replay would change the graphs), so
+only an unseeded run writes and replays ``DIR/hypothesis``. A crash or hang
+of the backend is a record of the worker pool, so a finding, not the end of
+the fuzzer.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from webnn_harness import backends
 from webnn_harness.outputs.expectations import ExpectationSet
@@ -45,7 +49,7 @@ class FuzzSettings:
     options: Mapping[str, str] = field(default_factory=dict)
     ops: tuple[str, ...] = ()  # empty: every op with create steps
     seconds: float = 60.0
-    seed: int = 0
+    seed: int | None = None  # None: hypothesis's own randomness, and the example database
     max_ops: int = 2
     timeout: float = 30.0  # per graph, as run's --timeout
     # A failure found near the end may shrink this long past the budget; then
@@ -72,6 +76,36 @@ class FuzzSettings:
                 "seed": self.seed, "maxOps": self.max_ops, "timeout": self.timeout,
                 "shrinkSeconds": self.shrink_budget, "shrinkCapSeconds": self.shrink_cap_seconds,
                 "probe": Path(self.probe).name if self.probe else None}
+
+
+class KeptExamples(ExampleDatabase):
+    """A fuzz folder's example database that forgets nothing. Hypothesis
+    deletes a saved example that no longer fails when it is replayed, and a
+    root cause already found is no failure to a later round (the test body
+    returns on a known key), so the plain database ended a run holding none
+    of its findings' examples. Deletes (and the delete half of a move) are
+    ignored: a later run replays every failing example saved here."""
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self._db = DirectoryBasedExampleDatabase(str(path))
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self._db.save(key, value)
+
+    def fetch(self, key: bytes):
+        return self._db.fetch(key)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        pass
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self._db.save(dest, value)
+
+
+def _seeded(config: FuzzSettings, rounds: int):
+    """Hypothesis's ``@seed`` for a seeded search (each round its own seed), else nothing."""
+    return (lambda test: test) if config.seed is None else hseed(config.seed * 1_000_003 + rounds)
 
 
 @dataclass
@@ -119,7 +153,7 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
     known = ExpectationSet.for_backend(config.backend, info["version"], config.options)
     evidence = load_probe_evidence(Path(config.probe), info["name"]) if config.probe else None
     out.mkdir(parents=True, exist_ok=True)
-    database = DirectoryBasedExampleDatabase(str(out / "hypothesis"))
+    database = KeptExamples(out / "hypothesis")
     pool = WorkerPool(config.backend, config.options, RunOptions(workers=1, timeout=config.timeout, batch_size=1), info)
     tally = Tally()
     found: dict[str, Finding] = {}
@@ -137,7 +171,7 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
         while time.monotonic() < deadline:
             state = {"shrinking": False, "shrink_graphs": 0, "stopped_by": None}
 
-            @hseed(config.seed * 1_000_003 + rounds)
+            @_seeded(config, rounds)
             @settings(max_examples=EXAMPLES_PER_ROUND, deadline=None, database=database,
                       suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False,
                       phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
@@ -210,7 +244,7 @@ def _finding(failure: _Failure, config: FuzzSettings, known: ExpectationSet, cou
     worst = worst_of(record)
     related = related_expectations(record.ops, record.data_types, known.entries)
     kinds = finding_value_kinds(worst, failure.key.split(" | ")[2], present_classes(graph.case))
-    agreeing, others = agreeing_expectations(related, kinds, record.message)
+    agreeing, others = agreeing_expectations(related, kinds, record.message, record.data_types)
     verdicts = check_against_probe(evidence, graph.case) if evidence else []
     cause, cause_note = classify_cause(graph.case, record.status, worst)
     return Finding(

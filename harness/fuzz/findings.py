@@ -65,19 +65,31 @@ def snake(op: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
 
 
+# A data type named in an expectation's case name or pattern, as a word: "int"
+# inside "zeroPoint" or "uint8" inside "uint8x" names none.
+_DATA_TYPE_WORD = re.compile(r"(?<![A-Za-z0-9])(u?int(?:4|8|32|64)|float(?:16|32))(?![A-Za-z0-9])")
+
+
+def _names_op(entry: Expectation, op: str) -> bool:
+    """The entry is about ``op``: its file is named after it, or its case name
+    or pattern names it as a word (the gelu entry does not name elu)."""
+    if Path(entry.file or "").stem.replace("_", "").lower() == op.lower():
+        return True
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(op)}(?![A-Za-z0-9])", entry.case or entry.match or "") is not None
+
+
+def _named_data_types(entry: Expectation) -> set[str]:
+    return set(_DATA_TYPE_WORD.findall(entry.case or entry.match or ""))
+
+
 def related_expectations(ops: Sequence[str], data_types: Sequence[str], entries: Sequence[Expectation]) -> list[Expectation]:
-    """Entries of the backend's expectations about the same op and data type
-    (by the WPT file named after the op, and the data type in the entry's
-    case name or pattern): the finding may be that known failure, or another
-    bug of the same op (``agreeing_expectations`` tells)."""
-    out = []
-    for e in entries:
-        stem = Path(e.file or "").stem.replace("_", "").lower()
-        text = e.case or e.match or ""
-        if any(stem == op.lower() or op in text for op in ops) and (
-                not any(t in text for t in ("float32", "float16", "int")) or any(t in text for t in data_types)):
-            out.append(e)
-    return out
+    """Entries of the backend's expectations about an op of the finding's
+    minimal graph (by the WPT file named after the op, or the op named as a
+    word in the entry's case name or pattern) and, where the entry names data
+    types, one of the finding's: the finding may be that known failure, or
+    another bug of the same op (``agreeing_expectations`` tells)."""
+    return [e for e in entries if any(_names_op(e, op) for op in ops)
+            and (not _named_data_types(e) or _named_data_types(e) & set(data_types))]
 
 
 # How an expectation's reason or case names each kind of value a finding can
@@ -136,9 +148,13 @@ def agrees(entry: Expectation, kinds: set[str], message: str) -> bool:
     return any(q.lower() in (message or "").lower() for q in quoted)
 
 
-def agreeing_expectations(related: Sequence[Expectation], kinds: set[str], message: str) -> tuple[list[str], list[str]]:
-    """(reasons that make the finding known, reasons only related to it), each once."""
-    known = [e.reason for e in related if agrees(e, kinds, message)]
+def agreeing_expectations(related: Sequence[Expectation], kinds: set[str], message: str,
+                          data_types: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(reasons that make the finding known, reasons only related to it), each
+    once. Known takes an entry naming one of the finding's data types and
+    describing the same kind of value (``agrees``); an entry naming no data
+    type is only related."""
+    known = [e.reason for e in related if _named_data_types(e) & set(data_types) and agrees(e, kinds, message)]
     others = [e.reason for e in related if e.reason not in known]
     return list(dict.fromkeys(known)), list(dict.fromkeys(others))
 
@@ -163,7 +179,7 @@ class Finding:
     message: str
     worst: Mapping[str, Any]  # output, index, expected, actual, error, metric, budget
     required: bool
-    seed: int
+    seed: int | None  # None: an unseeded search
     elements: int  # input elements of the minimal graph
     nodes: int
     known: tuple[str, ...] = ()  # reasons of agreeing expectation entries and probe findings

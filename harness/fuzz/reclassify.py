@@ -39,7 +39,7 @@ def reclassify_finding(folder: Path, finding: Mapping, known: ExpectationSet) ->
     output_type = finding["key"].split(" | ")[2]
     related = related_expectations(finding["ops"], finding["dataTypes"], known.entries)
     kinds = finding_value_kinds(worst, output_type, present_classes(case))
-    agreeing, others = agreeing_expectations(related, kinds, finding["message"])
+    agreeing, others = agreeing_expectations(related, kinds, finding["message"], finding["dataTypes"])
     probe = [k for k in finding.get("known", []) if k.startswith("probe: ")]
     cause, note = classify_cause(case, finding["status"], worst)
     still = None

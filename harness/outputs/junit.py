@@ -12,7 +12,8 @@ from pathlib import Path
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from webnn_harness.outputs.rerun_commands import options_from_command, options_from_settings, rerun_command
+from webnn_harness.outputs.rerun_commands import (corpus_paths_from_command, options_from_command, options_from_settings,
+                                                  published_rerun_command, recorded_run_command)
 from webnn_harness.outputs.records import BAD_STATUSES, read_records
 
 
@@ -31,7 +32,9 @@ def _summary(run_dir: Path) -> dict:
 def write_junit(run_dir: Path, out: Path) -> int:
     """Write ``out`` from ``run_dir``/results.jsonl; returns the number of test cases."""
     summary = _summary(run_dir)
-    recorded = options_from_command(summary.get("command")) if len(summary.get("backends", [])) == 1 else None
+    run_command = recorded_run_command(summary)
+    recorded = options_from_command(run_command) if len(summary.get("backends", [])) == 1 else None
+    corpora = corpus_paths_from_command(run_command)
     label = summary.get("label") or ""
     suites: dict[str, TestSuite] = {}
     n = 0
@@ -53,7 +56,7 @@ def write_junit(run_dir: Path, out: Path) -> int:
                       time=(r.build_seconds or 0) + (r.compute_seconds or 0))
         detail = r.message or (f"max {r.metric} error {r.max_error} > budget {r.budget} at {r.output}{list(r.worst_index or [])}: "
                                f"expected {r.expected_value}, got {r.actual_value}")
-        rerun = f"re-run: {rerun_command(r.backend, options, r.file, r.case)}"
+        rerun = f"re-run: {published_rerun_command(r.backend, options, r.file, r.case, corpora)}"
         if r.status in BAD_STATUSES and not r.known_failure:
             result = Failure(detail, "fail") if r.status == "fail" else Error(detail, r.status)
             result.text = f"{detail}\n{rerun}"

@@ -1,12 +1,21 @@
 """The command that re-runs one case: printed at the end of a run, on report
 pages and in JUnit. It names the case's corpus (a local folder where one is
 known, else the corpus name), the case by its stable id (--id), and a fresh
---out folder, so it never writes over the run it came from."""
+--out folder, so it never writes over the run it came from.
+
+Every command we print runs as printed from the folder the user ran us in
+(``shown_path``): a relative path stays as given, an absolute one inside that
+folder becomes relative to it, and only one outside it is shortened to its
+last component (a published page names no folder of this machine), which the
+command then says in a trailing shell comment (``SHORTENED``), so it still
+runs as pasted."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.loading.caseid import BUNDLED_CORPUS, case_id
@@ -22,12 +31,71 @@ OPTIONS_FROM_SETTINGS: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 
 
+SHORTENED = "# a path outside the folder this ran in is shortened to its last component"
+
+
+def shown_path(value: str | Path, cwd: str | Path | None = None) -> tuple[str, bool]:
+    """(the path as a printed command names it, whether it was shortened): see the module's docstring."""
+    text = str(value)
+    path = Path(text)
+    if not path.is_absolute():
+        return text, False
+    base = Path(cwd) if cwd is not None else Path(os.getcwd())
+    try:
+        return str(path.relative_to(base)) or ".", False
+    except ValueError:
+        return path.name or text, True
+
+
+def with_shortened_note(command: str, shortened: bool) -> str:
+    return f"{command}  {SHORTENED}" if shortened and SHORTENED not in command else command
+
+
+def recorded_run_command(summary: Mapping[str, Any]) -> str:
+    """The ``run`` command whose options made a run folder's records: its own,
+    or for shards merged into one, the first shard's (they share the options)."""
+    shards = summary.get("shardCommands")
+    if isinstance(shards, list) and shards and isinstance(shards[0], str):
+        return shards[0]
+    return str(summary.get("command") or "")
+
+
+def published_rerun_command(backend: Mapping[str, Any], options: Sequence[str], file_id: str, case: str,
+                            corpora: Mapping[str, str]) -> str:
+    """``rerun_command`` for a page or a JUnit file, its corpus named as the
+    run's recorded command named it (``corpora``, ``corpus_paths_from_command``)
+    and shown by ``shown_path``: a path recorded absolute (runs from before
+    the harness recorded relative paths) is cut to its last component, and the
+    command says so."""
+    given = corpora.get(file_id.split("/", 1)[0])
+    shown, shortened = shown_path(given) if given else (None, False)
+    return with_shortened_note(rerun_command(backend, options, file_id, case, shown), shortened)
+
+
+def corpus_paths_from_command(command: str | None) -> dict[str, str]:
+    """Corpus name -> the folder a recorded command's ``--cases`` names it by
+    (a folder is its own corpus; a file's corpus is the folder that holds it)."""
+    out: dict[str, str] = {}
+    try:
+        argv = shlex.split(command or "", comments=True)
+    except ValueError:
+        return out
+    for i, a in enumerate(argv):
+        value = a.split("=", 1)[1] if a.startswith("--cases=") else argv[i + 1] if a == "--cases" and i + 1 < len(argv) else None
+        if value:
+            path = Path(value)
+            folder = path.parent if path.suffix == ".json" else path
+            if folder.name:
+                out.setdefault(folder.name, str(folder))
+    return out
+
+
 def options_from_command(command: str | None) -> list[str] | None:
     """The ``-o key=value`` pairs of a recorded ``webnn-harness run`` command line."""
     if not command:
         return None
     try:
-        argv = shlex.split(command)
+        argv = shlex.split(command, comments=True)
     except ValueError:
         return None
     out, i = [], 0

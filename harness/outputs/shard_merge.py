@@ -11,7 +11,6 @@ single run: a backend's seconds (and loading seconds) are the sum over its shard
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -25,22 +24,6 @@ HEADER_KEYS = ("harness", "harnessVersion", "date", "machine")
 
 def _backend_key(b) -> str:
     return json.dumps(b, sort_keys=True, default=str)
-
-
-def _without_shard(command: str) -> str:
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return command
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--shard":
-            skip = True
-        elif not a.startswith("--shard="):
-            out.append(a)
-    return shlex.join(out)
 
 
 def _check_shards(runs: Sequence[RunFolder]) -> list[Shard]:
@@ -78,7 +61,7 @@ def _check_shards(runs: Sequence[RunFolder]) -> list[Shard]:
     return shards
 
 
-def merge_runs(folders: Sequence[str | Path], out: Path) -> Path:
+def merge_runs(folders: Sequence[str | Path], out: Path, command: str = "") -> Path:
     """Write the merged run into ``out`` (which must not hold a run); returns its summary path."""
     runs = [read_run_folder(f, need_summary=True) for f in folders]
     if not runs:
@@ -126,7 +109,10 @@ def merge_runs(folders: Sequence[str | Path], out: Path) -> Path:
         "expectations": {b: merge_reports([run.summary.get("expectations", {}).get(b, []) for run in runs])
                          for b in backends},
         "seconds": round(sum(run.summary.get("seconds") or 0 for run in runs), 3),
-        "command": _without_shard(str(first.get("command", ""))),
+        # The merge as the user ran it, and each shard's run command as recorded (every option, --shard
+        # included): printed commands run as printed (outputs/rerun_commands.py).
+        "command": command,
+        "shardCommands": [str(run.summary.get("command") or "") for run in runs],
         # Whole only when every shard is (summaries from before "complete" were written only at the end).
         "complete": all(run.summary.get("complete", True) is not False for run in runs),
         "progress": _merged_progress([run.summary.get("progress") or {} for run in runs]),

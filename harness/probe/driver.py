@@ -56,9 +56,15 @@ class ProbeResult:
         return self.evidence["summary"]["outcomes"]
 
 
-def outcome_of(record: Record, emulated_ops: Mapping[str, str]) -> str:
-    """A run record's status in probe terms."""
+def outcome_of(record: Record, emulated_ops: Mapping[str, str], in_spec: bool = True) -> str:
+    """A run record's status in probe terms. A backend failing to build a
+    spec-valid graph it does not refuse ("build failed", backends/base.py
+    BuildFailure) is an error, not "not supported"; a graph beyond the spec
+    that fails to build is only rejected (a WebNN implementation refuses it
+    before the backend sees it)."""
     status, message = record.status, record.message or ""
+    if status == "error" and message.startswith("build failed"):
+        return "error" if in_spec else "rejected"
     if status == "pass":
         return "emulated" if any(op in emulated_ops for op in record.ops) else "supported"
     if status == "unsupported":
@@ -129,7 +135,7 @@ class _Collector:
         self._fh.flush()
 
     def on_record(self, record: Record) -> None:
-        outcome = outcome_of(record, self.emulated)
+        outcome = outcome_of(record, self.emulated, all(e.get("inSpec", True) for e in self.by_case.get(record.case, [])))
         if record.case in self.retries:
             wrong_case, kept = self.retries[record.case]
             self.retry_outcomes.setdefault(wrong_case, {})[kept] = outcome
@@ -446,7 +452,14 @@ def _evidence(header, entries, skipped, not_built, analysis, emulated, layout_ev
         for member, a in members.items():
             if a.get("beyondSpecDataTypes"):
                 beyond.setdefault(op, {})[member] = a["beyondSpecDataTypes"]
-    gaps = limits_mod.conformance_gaps(op_support)
+    wrong_types = limits_mod.wrong_data_types(entries)
+    for op, members in wrong_types.items():  # beside each member's working types, in the evidence
+        for member, types in members.items():
+            if member in analysis.get(op, {}):
+                a = analysis[op][member]
+                a["wrongDataTypes"] = types  # accepted but computed wrong: not conformance gaps (limits.data_type_status)
+                a["conformanceGaps"] = [g for g in a.get("conformanceGaps", []) if g.get("dataType") not in types]
+    gaps = limits_mod.conformance_gaps(op_support, wrong_types)
     wrong_ops = {f["op"] for f in findings if f["inSpec"]}
     ops = [op for op in analysis if op != "graph"]
     return {
@@ -457,7 +470,7 @@ def _evidence(header, entries, skipped, not_built, analysis, emulated, layout_ev
             "valueRetries": retry_count,  # special-value variants of wrong combinations
             "outcomes": counts,
             "operatorMembers": len(ops),
-            "operators": limits_mod.operator_counts(op_support, wrong_ops),
+            "operators": limits_mod.operator_counts(op_support, wrong_ops, wrong_types),
             "operatorsWithNothingWorking": [op for op in ops if not any(a["workingDataTypes"] for a in analysis[op].values())],
             "conformanceGaps": len(gaps),
             "acceptedButWrong": len(wrong),

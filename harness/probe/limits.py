@@ -154,26 +154,50 @@ def derive(entries: list[Mapping[str, Any]], graph_sweep_op: str | None = "ident
 # browser's), so every consumer counts the same thing.
 
 
-def member_gaps(lim: OperandLimits, declared: Mapping[str, Any] | None) -> dict:
+def data_type_status(lim: OperandLimits, declared: Mapping[str, Any] | None, wrong: Iterable[str],
+                     data_type: str) -> str:
+    """One member's one data type, the one classification the terminal and
+    every page use: ``supported`` (listed: it works), ``wrong`` (accepted,
+    but an in-spec combination computed wrong values: not listed, yet not
+    refused either), ``missing`` (required by the spec, refused), ``beyond``
+    (works, beyond the spec's allowed types), ``optional`` (allowed, not
+    required, not listed)."""
+    listed = data_type in ((declared or {}).get("dataTypes") or ())
+    if data_type in set(wrong) and not listed:
+        return "wrong"
+    if listed:
+        return "supported" if data_type in lim.allowed_data_types else "beyond"
+    return "missing" if data_type in lim.required_data_types else "optional"
+
+
+def member_gaps(lim: OperandLimits, declared: Mapping[str, Any] | None, computed_wrong: Iterable[str] = ()) -> dict:
     """The spec's required data types and ranks that a member's MLTensorLimits
-    lacks (ranks checked up to MAX_RANK). A member without data types lacks all."""
+    lacks (ranks checked up to MAX_RANK), apart from the data types it
+    accepted but computed wrong (``computed_wrong``: ``wrongDataTypes``, not
+    gaps). A member that lists no data type and computed none wrong lacks all."""
+    computed_wrong = set(computed_wrong)
+    wrong = [t for t in lim.required_data_types if data_type_status(lim, declared, computed_wrong, t) == "wrong"]
     types = list((declared or {}).get("dataTypes") or [])
     hi_req = lim.required_ranks.max if lim.required_ranks.max is not None else MAX_RANK
     required_ranks = [r for r in range(lim.required_ranks.min, min(hi_req, MAX_RANK) + 1)]
+    missing = [t for t in lim.required_data_types if data_type_status(lim, declared, computed_wrong, t) == "missing"]
     if not types:
-        return {"dataTypes": list(lim.required_data_types), "ranks": [], "listed": False}
+        return {"dataTypes": missing, "ranks": [], "listed": bool(wrong), "wrongDataTypes": wrong}
     rr = (declared or {}).get("rankRange") or {}
     lo, hi = rr.get("min", 0), rr.get("max", MAX_RANK)
-    return {"dataTypes": [t for t in lim.required_data_types if t not in types],
-            "ranks": [r for r in required_ranks if not lo <= r <= hi], "listed": True}
+    return {"dataTypes": missing, "ranks": [r for r in required_ranks if not lo <= r <= hi], "listed": True,
+            "wrongDataTypes": wrong}
 
 
-def operator_status(op: str, op_limits: Mapping[str, Any] | None, wrong_in_spec: bool) -> str:
-    """absent (no member lists a data type), wrong (accepted in-spec
-    combinations computed wrong values), gaps (misses a required data type
-    or rank), complete."""
+def operator_status(op: str, op_limits: Mapping[str, Any] | None, wrong_in_spec: bool,
+                    wrong_types: Mapping[str, Iterable[str]] | None = None) -> str:
+    """The operator's one status (a partition: every probed operator has
+    exactly one): absent (no member lists a data type or computed one wrong),
+    wrong (accepted in-spec combinations computed wrong values), gaps (misses
+    a required data type or rank), complete. ``wrong_types``: member -> data
+    types accepted but computed wrong (``wrong_data_types``)."""
     spec = operators()[op]
-    gaps = [member_gaps(lim, (op_limits or {}).get(m)) for m, lim in spec.operands.items()]
+    gaps = [member_gaps(lim, (op_limits or {}).get(m), (wrong_types or {}).get(m, ())) for m, lim in spec.operands.items()]
     if not any(g["listed"] for g in gaps):
         return "absent"
     if wrong_in_spec:
@@ -183,35 +207,44 @@ def operator_status(op: str, op_limits: Mapping[str, Any] | None, wrong_in_spec:
     return "complete"
 
 
-def has_gaps(op: str, op_limits: Mapping[str, Any] | None) -> bool:
-    spec = operators()[op]
-    gaps = [member_gaps(lim, (op_limits or {}).get(m)) for m, lim in spec.operands.items()]
-    return any(g["listed"] for g in gaps) and any(g["dataTypes"] or g["ranks"] for g in gaps)
-
-
-def operator_counts(limits_doc: Mapping[str, Any], wrong_in_spec_ops: Iterable[str]) -> dict:
-    """Operators per status, and how many have gaps or wrong results (the
-    site's matrix and the terminal summary print these)."""
+def operator_counts(limits_doc: Mapping[str, Any], wrong_in_spec_ops: Iterable[str],
+                    wrong_types: Mapping[str, Mapping[str, Iterable[str]]] | None = None) -> dict:
+    """Operators per status (``operator_status``: they add up to the number
+    probed); the site's matrix and the terminal summary print these."""
     wrong = set(wrong_in_spec_ops)
-    counts = {"complete": 0, "gaps": 0, "wrong": 0, "absent": 0, "withGaps": 0, "withWrong": 0}
+    counts = {"complete": 0, "gaps": 0, "wrong": 0, "absent": 0}
     for op in operators():
         if op not in limits_doc:
             continue
-        status = operator_status(op, limits_doc[op], op in wrong)
-        counts[status] += 1
-        counts["withGaps"] += has_gaps(op, limits_doc[op])
-        counts["withWrong"] += status != "absent" and op in wrong
+        counts[operator_status(op, limits_doc[op], op in wrong, (wrong_types or {}).get(op))] += 1
     return counts
 
 
-def conformance_gaps(limits_doc: Mapping[str, Any]) -> list[dict]:
+def wrong_data_types(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, list[str]]]:
+    """op -> member -> data types an in-spec combination of its data-type or
+    baseline sweep was accepted with and computed wrong."""
+    out: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for e in entries:  # also read back from an evidence file: a malformed entry counts for nothing
+        operands = e.get("operands")
+        if (e.get("outcome") != "wrong" or not e.get("inSpec") or e.get("role") or e.get("axis") not in ("dataType", "baseline")
+                or not isinstance(operands, Mapping)):
+            continue
+        for member, d in operands.items():
+            for x in d if isinstance(d, list) else [d]:
+                if isinstance(x, Mapping) and isinstance(x.get("dataType"), str):
+                    out[str(e.get("op"))][member].add(x["dataType"])
+    return {op: {m: in_spec_order(t) for m, t in members.items()} for op, members in out.items()}
+
+
+def conformance_gaps(limits_doc: Mapping[str, Any],
+                     wrong_types: Mapping[str, Mapping[str, Iterable[str]]] | None = None) -> list[dict]:
     """One entry per operator member that lacks a required data type or rank."""
     out = []
     for op, spec in operators().items():
         if op not in limits_doc:
             continue
         for member, lim in spec.operands.items():
-            g = member_gaps(lim, limits_doc[op].get(member))
+            g = member_gaps(lim, limits_doc[op].get(member), ((wrong_types or {}).get(op) or {}).get(member, ()))
             if g["dataTypes"] or g["ranks"]:
                 out.append({"op": op, "member": member, "dataTypes": g["dataTypes"], "ranks": g["ranks"],
                             "listed": g["listed"]})

@@ -12,7 +12,7 @@ def probe_summary_text(evidence: Mapping[str, Any]) -> str:
     bytes_ev = evidence.get("maxTensorByteLength") or {}
     layout = evidence.get("preferredInputLayout") or {}
     return (f"operators: {o['complete']} of {probed} support every required data type and rank, "
-            f"{o['withGaps']} miss a required data type or rank, {o['withWrong']} compute wrong values "
+            f"{o['gaps']} miss a required data type or rank, {o['wrong']} compute wrong values "
             f"({s['wrongFindings']} findings, {s['valueDeviations']} only on special values), {o['absent']} not supported; "
             f"preferredInputLayout {layout.get('preferred') or 'not measured'}"
             + (f" ({layout['basis']})" if layout.get("basis") else "")

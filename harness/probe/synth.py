@@ -58,12 +58,23 @@ def _descs(combo: Combo) -> tuple[dict[str, TensorDesc], dict[str, Any]]:
     return by_name, by_member
 
 
+# Arguments written in one object, as WPT's quantize/dequantize subgraph files
+# do ({"scale": s, "zeroPoint": z}: the builder takes each key as the next
+# argument), so every probe of these ops goes the way those files do.
+JOINED_ARGUMENTS = {"quantizeLinear": ("scale", "zeroPoint"), "dequantizeLinear": ("scale", "zeroPoint")}
+
+
 def _operators_json(combo: Combo, count: int) -> list[dict]:
     spec = operator(combo.op)
     names = operand_names(combo)
     args: list[dict] = []
+    joined = JOINED_ARGUMENTS.get(combo.op, ())
     for p in spec.signature:
-        args.append({p.name: list(names[p.name]) if p.is_operand_list else names.get(p.name, combo.attributes.get(p.name))})
+        value = list(names[p.name]) if p.is_operand_list else names.get(p.name, combo.attributes.get(p.name))
+        if p.name in joined[1:] and args and set(args[-1]) <= set(joined):
+            args[-1][p.name] = value
+        else:
+            args.append({p.name: value})
     options = {k: v for k, v in combo.attributes.items() if k in spec.options}
     options.update({m: names[m] for m in names if m in spec.options})
     args.append({"options": options})

@@ -43,24 +43,38 @@ def _operand_ref(value: Any, where: str, known: Mapping[str, TensorDesc], is_lis
     return value
 
 
+def argument_values(arguments: list) -> tuple[list[Any], Any]:
+    """(positional values, the options object or None) of an operator's
+    ``arguments`` as WPT's builder reads them (webnn/resources/utils.js,
+    buildAndExecuteGraph): every key of every argument object, in order, is
+    the next positional argument, whatever its name, except ``options``. So
+    ``[{"input": "x"}, {"scale": "s", "zeroPoint": "z"}]`` (WPT's subgraph
+    files) passes the same three arguments as one key per object."""
+    positional: list[Any] = []
+    options = None
+    for argument in arguments:
+        for name, value in argument.items():
+            if name == "options":
+                options = value
+            else:
+                positional.append(value)
+    return positional, options
+
+
 def _node_arguments(spec: OperatorSpec, raw: dict, where: str, known: Mapping[str, TensorDesc]):
     operands: dict[str, Any] = {}
     attributes: dict[str, Any] = {}
-    options: dict[str, Any] = {}
-    args = raw.get("arguments", [])
-    positional = [a for a in args if "options" not in a]
-    for a in args:
-        if "options" in a:
-            if not isinstance(a["options"], dict):
-                raise FieldError(f"{where}.options", "options must be an object")
-            options = a["options"]
+    positional, options = argument_values(raw.get("arguments", []))
+    if options is None:
+        options = {}
+    elif not isinstance(options, dict):
+        raise FieldError(f"{where}.options", "options must be an object")
     if len(positional) > len(spec.signature):
         raise FieldError(f"{where}.arguments", f"{spec.name} takes {len(spec.signature)} arguments besides options, got {len(positional)}")
     if len(positional) < len(spec.signature):
         names = ", ".join(p.name for p in spec.signature[len(positional):])
         raise FieldError(f"{where}.arguments", f"{spec.name} is missing argument(s) {names}")
-    for param, arg in zip(spec.signature, positional):
-        (value,) = arg.values()
+    for param, value in zip(spec.signature, positional):
         if param.is_operand or param.is_operand_list:
             operands[param.name] = _operand_ref(value, f"{where}.{param.name}", known, param.is_operand_list)
         else:

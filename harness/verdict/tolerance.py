@@ -49,10 +49,26 @@ intermediate whose single-element runs would cost more than ``COORDINATE_RUNS``
 op runs (elements x 2 x downstream ops; a 16-cell lstm chain) gets only the
 all-``lo``/all-``hi`` runs (which under-count a linear op with weights of
 both signs), errors of several ancestors are added, not compounded
-(second order), and an integer output's interval is the hull of the values
-the runs reached (an argMax between two indices the runs reached is
-admitted). Cost: two reference runs of the downstream ops per carried op, plus
-two per element where the single-element runs apply; only multi-op graphs pay.
+(second order). Cost: two reference runs of the downstream ops per carried
+op, plus two per element where the single-element runs apply; only multi-op
+graphs pay.
+
+Integer outputs
+---------------
+Adding up moves is a float's rule: for an integer output it admits values no
+implementation can give (an equal after two dequantizeLinear ops, each of
+whose moves flips 1 to 0, added up to -1). An integer output's carried *set*
+is what the runs reached, per element: every run above, plus one run with
+every carried ancestor at ``lo`` at once and one at ``hi`` (each ancestor's
+bounds taken around its value in that run, so the moves compound as they
+would in a backend). Where the integer values come from a comparison, a
+logical op, isNaN/isInfinite or argMin/argMax (through data movement, casts
+and integer arithmetic), only the reached values pass: 0 or 1, an index some
+run picked. Where they are a float rounded (a cast, quantizeLinear), every
+integer between the lowest and highest reached value passes: the cast of the
+carried interval. Limits: a combination of moves that none of the runs makes
+(three tied argMax candidates, two of them moved by different ancestors) is
+not admitted.
 """
 from __future__ import annotations
 
@@ -65,6 +81,7 @@ from webnn_harness.spec.dtypes import is_float, numpy_dtype
 from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph, Node
 from webnn_harness.spec.opspec.base import Budget, BudgetFn
+from webnn_harness.spec.opspec.elementwise import LOGICAL
 
 TOLERANCE: Mapping[str, BudgetFn] = join("webnn_harness.spec.opspec", "TOLERANCE")
 
@@ -125,6 +142,17 @@ class CarriedInterval:
     high: np.ndarray
     may_be_nan: np.ndarray
     carried: tuple[str, ...]  # the ops whose error is carried
+    # An integer output only: every value the runs reached (stacked on axis 0),
+    # and whether only those pass (a comparison's 0/1, an index) or every
+    # integer between the lowest and highest of them (a rounded float).
+    reached: np.ndarray | None = None
+    discrete: bool = False
+
+    def _admits(self, actual: np.ndarray) -> np.ndarray:
+        """Where an integer ``actual`` is a value the graph reaches (see "Integer outputs")."""
+        if self.discrete:
+            return (self.reached == actual[np.newaxis]).any(axis=0)
+        return (actual >= self.reached.min(axis=0)) & (actual <= self.reached.max(axis=0))
 
     def nearest(self, expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
         """The point of the interval (moved onto ``expected``, which may be a
@@ -138,9 +166,10 @@ class CarriedInterval:
             low, high = np.fmin(e, self.low + shift), np.fmax(e, self.high + shift)
             if expected.dtype.kind in "iub":
                 # An integer output (argMax of a pooled float, a cast) is exact
-                # within the interval; float64 holds its bounds exactly below 2^53.
-                inside = (a >= low) & (a <= high) & (np.abs(e) < 2.0**53)
-                return np.where(inside, np.asarray(actual), expected)
+                # within its carried set; float64 holds it exactly below 2^53.
+                reached = self.reached is not None and self.reached.shape[1:] == a.shape
+                inside = (self._admits(a) & (e == self.exact)) if reached else (a == e)
+                return np.where(inside & (np.abs(e) < 2.0**53), np.asarray(actual), expected)
             near = np.clip(a, low, high)
             out = near.astype(expected.dtype)
             # Rounding the interval's end into the output type must not move it inward.
@@ -173,8 +202,9 @@ def _elementwise(nodes) -> bool:
 
 
 def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, lo: np.ndarray, hi: np.ndarray,
-           output: str, exact: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lowest, highest, may be NaN) of ``output`` when intermediate ``name`` lies anywhere in [lo, hi]."""
+           output: str, exact: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """(lowest, highest, may be NaN, every run's output) of ``output`` when
+    intermediate ``name`` lies anywhere in [lo, hi]."""
     runs = [_downstream(graph, env, start, {name: lo}, output), _downstream(graph, env, start, {name: hi}, output)]
     down, up = np.zeros(exact.shape), np.zeros(exact.shape)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -202,7 +232,45 @@ def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, l
         low = np.where(finite, exact + down, np.fmin(exact, np.fmin.reduce(stack, axis=0)))
         high = np.where(finite, exact + up, np.fmax(exact, np.fmax.reduce(stack, axis=0)))
         nan = np.isnan(stack).any(axis=0) & ~np.isnan(exact)
-    return low, high, nan
+    return low, high, nan, runs
+
+
+# Ops whose integer output is one of a few outcomes, not a rounded float.
+DISCRETE_OPS = frozenset(LOGICAL) | {"argMin", "argMax"}
+
+
+def _discrete(graph: Graph, output: str) -> bool:
+    """Whether integer ``output`` takes its values from a comparison, a logical
+    op or argMin/argMax, through ops on integers (data movement, casts,
+    integer arithmetic): its carried set is then the reached values alone."""
+    producer = {name: node for node in graph.nodes for name in node.outputs}
+    seen, stack = set(), [output]
+    while stack:
+        node = producer.get(stack.pop())
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.op in DISCRETE_OPS:
+            return True
+        stack.extend(n for n in node.operand_names() if not is_float(graph.descs[n].data_type))
+    return False
+
+
+def _joint_run(graph: Graph, inputs: Mapping[str, np.ndarray], output: str, carried: list[Node],
+               side: int) -> np.ndarray:
+    """``output`` with every carried node's float outputs at the ``side``
+    (-1 low, +1 high) of its budget around its value in this same run."""
+    from webnn_harness.backends.reference.evaluate import run_node
+
+    env: dict[str, np.ndarray] = {**graph.constants, **inputs}
+    moved = {id(n) for n in carried}
+    for node in graph.nodes:
+        for name, out in zip(node.outputs, run_node(node, env, graph)):
+            env[name] = out.values
+            if id(node) in moved and is_float(graph.descs[name].data_type):
+                values = np.asarray(out.values, dtype=numpy_dtype(graph.descs[name].data_type))
+                env[name] = budget_bounds(values, node_budget(node, graph))[side > 0]
+    return np.asarray(env[output], dtype=np.float64)
 
 
 def carried_interval(graph: Graph, inputs: Mapping[str, np.ndarray], output: str,
@@ -222,6 +290,8 @@ def carried_interval(graph: Graph, inputs: Mapping[str, np.ndarray], output: str
                 position[name] = i + 1
         exact = np.asarray(env[output], dtype=np.float64)
         low, high, nan = exact.copy(), exact.copy(), np.zeros(exact.shape, bool)
+        integer = not is_float(graph.descs[output].data_type)
+        reached = [exact]
         with np.errstate(invalid="ignore", over="ignore"):
             for node in carried:
                 budget = node_budget(node, graph)
@@ -230,12 +300,19 @@ def carried_interval(graph: Graph, inputs: Mapping[str, np.ndarray], output: str
                         continue
                     values = np.asarray(env[name], dtype=numpy_dtype(graph.descs[name].data_type))
                     lo, hi = budget_bounds(values, budget)
-                    node_low, node_high, may_be_nan = _moves(graph, env, position[name], name, lo, hi, output, exact)
+                    node_low, node_high, may_be_nan, runs = _moves(graph, env, position[name], name, lo, hi, output, exact)
+                    if integer:
+                        reached.extend(runs)
                     # Errors of several ancestors add up; at an infinite output the widest reach stands.
                     finite = np.isfinite(exact)
                     low = np.where(finite, low + (node_low - exact), np.fmin(low, node_low))
                     high = np.where(finite, high + (node_high - exact), np.fmax(high, node_high))
                     nan |= may_be_nan
+            if integer:
+                reached += [_joint_run(graph, inputs, output, carried, side) for side in (-1, 1)]
     except Exception:  # noqa: BLE001 - a reference failure is reported where the expected values are computed
         return None
-    return CarriedInterval(exact, low, high, nan, tuple(n.op for n in carried))
+    ops = tuple(n.op for n in carried)
+    if integer:
+        return CarriedInterval(exact, low, high, nan, ops, np.stack(reached), _discrete(graph, output))
+    return CarriedInterval(exact, low, high, nan, ops)
