@@ -1,0 +1,298 @@
+"""Element-wise ops: binary, comparison, logical, unary, activations, cast, clamp.
+
+WebNN booleans are uint8 (0 false, nonzero true); TFLite comparisons and
+logical ops use BOOL, so results are cast back to uint8 and logical inputs
+become BOOL by ``x != 0``. As in Chromium's graph_builder_tflite.cc, ops
+TFLite has no builtin for are composed (EMULATED names each).
+"""
+from __future__ import annotations
+
+import math
+
+from ai_edge_litert import schema_py_generated as schema
+
+from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable, broadcast_shape
+from webnn_harness.spec.dtypes import integer_range, is_float
+
+# TFLite's int8/uint8 arithmetic kernels are the quantized ones: without
+# quantization parameters some abort the process in allocate_tensors
+# (issue 27). Only ops that move bytes take them.
+QUANTIZED_ONLY = ("int8", "uint8")
+
+
+def binary(e: Emitter, code: int, a: int, b: int, data_type: str | None = None, options=None) -> int:
+    """``code(a, b)`` with numpy broadcasting; the output is ``data_type`` (default: a's)."""
+    shape = broadcast_shape(e.desc(a).shape, e.desc(b).shape)
+    if shape == ():
+        # TFLite's binary kernels compute 0-D with 0-D as [1]: say so, and reshape back.
+        return e.reshape(e.op(code, [a, b], e.like(a, data_type, (1,)), options), ())
+    return e.op(code, [a, b], e.like(a, data_type, shape), options)
+
+
+def unary(e: Emitter, code: int, x: int, options=None) -> int:
+    return e.op(code, [x], e.like(x), options)
+
+
+def refuse_quantized(c: Call, param: str) -> None:
+    data_type = c.desc(param).data_type
+    if data_type in QUANTIZED_ONLY:
+        raise Unlowerable(f"{c.node.op} on {data_type}: LiteRT's {data_type} kernels need quantization "
+                          "parameters (without them some abort the process)")
+
+
+def _native_binary(code: int):
+    def lower(e: Emitter, c: Call) -> int:
+        refuse_quantized(c, "a")
+        return binary(e, code, c["a"], c["b"])
+
+    return lower
+
+
+def _comparison(code: int):
+    def lower(e: Emitter, c: Call) -> int:
+        refuse_quantized(c, "a")
+        return e.cast(binary(e, code, c["a"], c["b"], "bool"), "uint8")
+
+    return lower
+
+
+def truth(e: Emitter, x: int) -> int:
+    """A WebNN uint8 boolean as a TFLite BOOL: CAST makes any nonzero true
+    (NOT_EQUAL on uint8 is a quantized kernel and aborts without parameters)."""
+    return e.cast(x, "bool")
+
+
+def _logical(code: int):
+    def lower(e: Emitter, c: Call) -> int:
+        operands = [truth(e, c[p]) for p in ("a", "b") if c.has(p)]
+        if len(operands) == 1:
+            return e.cast(unary(e, code, operands[0]), "uint8")
+        return e.cast(binary(e, code, *operands), "uint8")
+
+    return lower
+
+
+def is_nan(e: Emitter, c: Call) -> int:
+    x = c["a"]
+    if not is_float(c.desc("a").data_type):
+        refuse_quantized(c, "a")
+    # NaN is the one value unequal to itself; an integer never is.
+    return e.cast(binary(e, OP.NOT_EQUAL, x, x, "bool"), "uint8")
+
+
+def is_infinite(e: Emitter, c: Call) -> int:
+    x = c["a"]
+    data_type = c.desc("a").data_type
+    if not is_float(data_type):
+        refuse_quantized(c, "a")
+        return e.cast(binary(e, OP.NOT_EQUAL, x, x, "bool"), "uint8")
+    return e.cast(binary(e, OP.EQUAL, unary(e, OP.ABS, x), e.scalar(math.inf, data_type), "bool"), "uint8")
+
+
+def _native_unary(code: int, options=None):
+    def lower(e: Emitter, c: Call) -> int:
+        refuse_quantized(c, "input")
+        return unary(e, code, c["input"], options() if options else None)
+
+    return lower
+
+
+def identity(e: Emitter, c: Call) -> int:
+    return e.op(OP.RESHAPE, [c["input"], e.i32(c.out.shape)], c.out)
+
+
+def cast(e: Emitter, c: Call) -> int:
+    target = c.attr("dataType")
+    x = c["input"]
+    if target == "float16" and c.out.data_type == "float32":
+        # -o float16=float32: the value is still rounded to float16.
+        return e.op(OP.CAST, [e.op(OP.CAST, [x], e.like(x, "float16"))], c.out)
+    return e.op(OP.CAST, [x], c.out)
+
+
+def _bound(value, data_type: str):
+    """An MLNumber bound as a value of the input's type (infinite bound on an
+    integer type: the type's limit)."""
+    if is_float(data_type):
+        return float(value)
+    low, high = integer_range(data_type)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return low if value < 0 else high
+        value = math.trunc(value)
+    return min(max(int(value), low), high)
+
+
+def clamp(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    data_type = c.desc("input").data_type
+    y = c["input"]
+    for key, code in (("minValue", OP.MAXIMUM), ("maxValue", OP.MINIMUM)):
+        value = c.node.attributes.get(key)
+        value = None if value is None else _bound(value, data_type)
+        if value is not None:
+            y = binary(e, code, y, e.scalar(value, data_type))
+    return y if y != c["input"] else identity(e, c)
+
+
+def linear(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    data_type = c.desc("input").data_type
+    scaled = binary(e, OP.MUL, c["input"], e.scalar(c.attr("alpha", 1.0), data_type))
+    return binary(e, OP.ADD, scaled, e.scalar(c.attr("beta", 0.0), data_type))
+
+
+def prelu(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    return binary(e, OP.PRELU, c["input"], c["slope"])
+
+
+def elu(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    alpha = float(c.attr("alpha", 1.0))
+    x = c["input"]
+    if alpha == 1.0:
+        return unary(e, OP.ELU, x)
+    # TFLite's ELU has alpha 1: where(x < 0, alpha * (exp(x) - 1), x).
+    data_type = c.desc("input").data_type
+    negative = binary(e, OP.MUL, binary(e, OP.SUB, unary(e, OP.EXP, x), e.scalar(1, data_type)),
+                      e.scalar(alpha, data_type))
+    return e.op(OP.SELECT_V2, [binary(e, OP.LESS, x, e.scalar(0, data_type), "bool"), negative, x], e.like(x))
+
+
+def hard_sigmoid(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    data_type = c.desc("input").data_type
+    x = binary(e, OP.MUL, c["input"], e.scalar(c.attr("alpha", 0.2), data_type))
+    x = binary(e, OP.ADD, x, e.scalar(c.attr("beta", 0.5), data_type))
+    return binary(e, OP.MINIMUM, binary(e, OP.MAXIMUM, x, e.scalar(0, data_type)), e.scalar(1, data_type))
+
+
+def leaky_relu(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    options = schema.LeakyReluOptionsT()
+    options.alpha = float(c.attr("alpha", 0.01))
+    return unary(e, OP.LEAKY_RELU, c["input"], options)
+
+
+def softmax(e: Emitter, c: Call) -> int:
+    """TFLite's SOFTMAX works on the last axis: another axis is moved last and back."""
+    refuse_quantized(c, "input")
+    rank = c.desc("input").rank
+    axis = int(c.attr("axis")) % max(rank, 1)
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    options = schema.SoftmaxOptionsT()
+    options.beta = 1.0
+    x = e.transpose(c["input"], perm)
+    return e.transpose(unary(e, OP.SOFTMAX, x, options), perm)
+
+
+def softplus(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    x = c["input"]
+    data_type = c.desc("input").data_type
+    # log(1 + exp(x)) overflows for large x where softplus(x) = x: max(x, 0) + log(1 + exp(-|x|)).
+    tail = unary(e, OP.LOG, binary(e, OP.ADD, unary(e, OP.EXP, unary(e, OP.NEG, unary(e, OP.ABS, x))),
+                                   e.scalar(1, data_type)))
+    return binary(e, OP.ADD, binary(e, OP.MAXIMUM, x, e.scalar(0, data_type)), tail)
+
+
+def softsign(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    x = c["input"]
+    return binary(e, OP.DIV, x, binary(e, OP.ADD, unary(e, OP.ABS, x), e.scalar(1, c.desc("input").data_type)))
+
+
+def reciprocal(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    return binary(e, OP.DIV, e.scalar(1, c.desc("input").data_type), c["input"])
+
+
+def tan(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    x = c["input"]
+    return binary(e, OP.DIV, unary(e, OP.SIN, x), unary(e, OP.COS, x))
+
+
+def gelu(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    options = schema.GeluOptionsT()
+    options.approximate = False
+    return unary(e, OP.GELU, c["input"], options)
+
+
+# Abramowitz and Stegun 7.1.26 (|error| <= 1.5e-7), as Chromium's erf emulation.
+_ERF = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+_ERF_P = 0.3275911
+
+
+def erf(e: Emitter, c: Call) -> int:
+    refuse_quantized(c, "input")
+    x = c["input"]
+    data_type = c.desc("input").data_type
+    k = lambda v: e.scalar(v, data_type)  # noqa: E731 - a scalar of x's type
+    a = unary(e, OP.ABS, x)
+    t = binary(e, OP.DIV, k(1), binary(e, OP.ADD, binary(e, OP.MUL, a, k(_ERF_P)), k(1)))
+    poly = k(_ERF[-1])
+    for coefficient in reversed(_ERF[:-1]):
+        poly = binary(e, OP.ADD, binary(e, OP.MUL, poly, t), k(coefficient))
+    poly = binary(e, OP.MUL, poly, t)
+    magnitude = binary(e, OP.SUB, k(1), binary(e, OP.MUL, poly, unary(e, OP.EXP, unary(e, OP.NEG, unary(e, OP.SQUARE, a)))))
+    return binary(e, OP.MUL, unary(e, OP.SIGN, x), magnitude)
+
+
+_BINARY = {"add": OP.ADD, "sub": OP.SUB, "mul": OP.MUL, "div": OP.DIV, "max": OP.MAXIMUM, "min": OP.MINIMUM,
+           "pow": OP.POW}
+_COMPARISON = {"equal": OP.EQUAL, "notEqual": OP.NOT_EQUAL, "greater": OP.GREATER,
+               "greaterOrEqual": OP.GREATER_EQUAL, "lesser": OP.LESS, "lesserOrEqual": OP.LESS_EQUAL}
+_UNARY = {
+    "abs": OP.ABS, "ceil": OP.CEIL, "cos": OP.COS, "exp": OP.EXP, "floor": OP.FLOOR, "log": OP.LOG,
+    "neg": OP.NEG, "roundEven": OP.ROUND, "sin": OP.SIN, "sqrt": OP.SQRT, "sign": OP.SIGN,
+    "hardSwish": OP.HARD_SWISH, "relu": OP.RELU, "sigmoid": OP.LOGISTIC, "tanh": OP.TANH,
+}
+
+LOWER = {
+    **{op: _native_binary(code) for op, code in _BINARY.items()},
+    **{op: _comparison(code) for op, code in _COMPARISON.items()},
+    "logicalNot": _logical(OP.LOGICAL_NOT),
+    "logicalAnd": _logical(OP.LOGICAL_AND),
+    "logicalOr": _logical(OP.LOGICAL_OR),
+    "logicalXor": _logical(OP.NOT_EQUAL),
+    "isNaN": is_nan,
+    "isInfinite": is_infinite,
+    **{op: _native_unary(code) for op, code in _UNARY.items()},
+    "identity": identity,
+    "cast": cast,
+    "clamp": clamp,
+    "elu": elu,
+    "erf": erf,
+    "gelu": gelu,
+    "hardSigmoid": hard_sigmoid,
+    "leakyRelu": leaky_relu,
+    "linear": linear,
+    "prelu": prelu,
+    "reciprocal": reciprocal,
+    "softmax": softmax,
+    "softplus": softplus,
+    "softsign": softsign,
+    "tan": tan,
+}
+
+EMULATED = {
+    "logicalXor": "NOT_EQUAL(a != 0, b != 0); TFLite has no LOGICAL_XOR",
+    "isNaN": "NOT_EQUAL(x, x); TFLite has no IS_NAN",
+    "isInfinite": "EQUAL(ABS(x), inf) (integers: NOT_EQUAL(x, x), never true); TFLite has no IS_INF",
+    "clamp": "MAXIMUM(x, minValue) then MINIMUM(.., maxValue)",
+    "elu": "alpha other than 1: SELECT_V2(x < 0, alpha * (EXP(x) - 1), x) (TFLite's ELU has alpha 1)",
+    "erf": "Abramowitz-Stegun 7.1.26 polynomial with EXP (|error| <= 1.5e-7), as Chromium; TFLite has no ERF",
+    "hardSigmoid": "MINIMUM(MAXIMUM(alpha * x + beta, 0), 1)",
+    "linear": "ADD(MUL(x, alpha), beta)",
+    "reciprocal": "DIV(1, x)",
+    "softmax": "axis other than the last: TRANSPOSE it last, SOFTMAX, TRANSPOSE back",
+    "softplus": "MAXIMUM(x, 0) + LOG(1 + EXP(-ABS(x))); TFLite has no SOFTPLUS",
+    "softsign": "DIV(x, 1 + ABS(x))",
+    "tan": "DIV(SIN(x), COS(x))",
+}
