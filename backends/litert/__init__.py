@@ -161,7 +161,7 @@ class LiteRtBackend:
         return dict(EMULATED)
 
 
-_TYPE_REFUSAL = re.compile(r"not supported|unsupported|does not support|only supports?|supported currently",
+_TYPE_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?|supported currently",
                            re.IGNORECASE)
 
 

@@ -2,17 +2,21 @@
 
 TFLite pools NHWC with SAME or VALID padding and no dilation. Other
 padding (or ceil rounding's extra end window) is explicit PADV2 for a max
-(with the lowest value) and an L2 pool (zeros), and refused for an average,
-whose padded elements must not be counted. Chromium refuses l2Pool2d; TFLite
-has L2_POOL_2D, mapped here.
+(with the lowest value), and refused for an average, whose padded elements
+must not be counted. Chromium refuses l2Pool2d; TFLite's L2_POOL_2D is a
+root mean square, composed here into WebNN's root sum square.
 """
 from __future__ import annotations
+
+import math
+
+import numpy as np
 
 from ai_edge_litert import schema_py_generated as schema
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
 from webnn_harness.backends.litert.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW, P, pad_hw, same_padding
-from webnn_harness.backends.litert.lower.elementwise import refuse_quantized
+from webnn_harness.backends.litert.lower.elementwise import binary, refuse_quantized
 from webnn_harness.spec.dtypes import integer_range, is_float
 from webnn_harness.spec.graph import TensorDesc
 
@@ -36,6 +40,14 @@ def _pool(code: int):
             needed = (out_hw[i] - 1) * strides[i] + window[i] - (size + padding[2 * i] + padding[2 * i + 1])
             if needed > 0:
                 padding[2 * i + 1] += needed
+        if code == OP.L2_POOL_2D:
+            # TFLite's L2_POOL_2D is sqrt(mean(x^2)), WebNN's sqrt(sum(x^2)):
+            # zero padding made explicit keeps every window's count the area,
+            # and the MUL by sqrt(area) makes the mean a sum.
+            x = pad_hw(e, x, padding, 0) if any(padding) else x
+            y = e.op(code, [x], TensorDesc((n, *out_hw, ch), data_type), _pool_options(P.VALID, strides, window))
+            y = binary(e, OP.MUL, y, e.scalar(math.sqrt(window[0] * window[1]), data_type))
+            return e.transpose(y, NHWC_TO_NCHW) if nchw else y
         if not any(padding):
             mode = P.VALID
         elif padding == same_padding((h, w), window, strides, (1, 1)):
@@ -44,35 +56,59 @@ def _pool(code: int):
             raise Unlowerable("averagePool2d with padding other than SAME or VALID: LiteRT pads only those, and "
                               "explicit padding would count in the average")
         else:
-            value = 0 if code == OP.L2_POOL_2D else (
-                float("-inf") if is_float(data_type) else integer_range(data_type)[0])
+            value = float("-inf") if is_float(data_type) else integer_range(data_type)[0]
             x, mode = pad_hw(e, x, padding, value), P.VALID
-        options = schema.Pool2DOptionsT()
-        options.padding = mode
-        options.strideH, options.strideW = strides
-        options.filterHeight, options.filterWidth = window
-        y = e.op(code, [x], TensorDesc((n, *out_hw, ch), data_type), options)
+        y = e.op(code, [x], TensorDesc((n, *out_hw, ch), data_type), _pool_options(mode, strides, window))
         return e.transpose(y, NHWC_TO_NCHW) if nchw else y
 
     return lower
 
 
+def _pool_options(padding: int, strides, window):
+    options = schema.Pool2DOptionsT()
+    options.padding = padding
+    options.strideH, options.strideW = strides
+    options.filterHeight, options.filterWidth = window
+    return options
+
+
+def nearest_indices(input_size: int, output_size: int) -> np.ndarray:
+    """WebNN's nearest-neighbor source index per output index: the half-pixel
+    coordinate (o + 0.5) * in / out - 0.5, clamped to the input, rounded
+    with ties to the smaller index."""
+    coordinate = np.clip((np.arange(output_size) + 0.5) * (input_size / output_size) - 0.5, 0, input_size - 1)
+    return np.ceil(coordinate - 0.5).astype(np.int32)
+
+
+def _nearest(e: Emitter, c: Call, axes) -> int:
+    """One GATHER per axis with constant indices: TFLite's
+    RESIZE_NEAREST_NEIGHBOR picks other source pixels than WebNN's rounding."""
+    y = c["input"]
+    for axis in axes:
+        shape = list(e.desc(y).shape)
+        indices = nearest_indices(shape[axis], c.out.shape[axis])
+        shape[axis] = c.out.shape[axis]
+        options = schema.GatherOptionsT()
+        options.axis = axis
+        y = e.op(OP.GATHER, [y, e.constant(indices, "int32")], e.like(y, shape=shape), options)
+    return y
+
+
 def resample2d(e: Emitter, c: Call) -> int:
-    """RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR with half-pixel centers on
-    the NHWC axes [1, 2]; other axes are transposed there and back."""
+    """linear: RESIZE_BILINEAR with half-pixel centers on the NHWC axes
+    [1, 2] (other axes transposed there and back); nearest: ``_nearest``."""
     refuse_quantized(c, "input")
     axes = sorted(c.attr("axes", [2, 3]))
+    mode = c.attr("mode", "nearest-neighbor")
+    if mode != "linear":
+        return _nearest(e, c, axes)
     perm = [a for a in range(4) if a not in axes]
     perm = [perm[0], *axes, perm[1]]
     x = e.transpose(c["input"], perm)
     out_shape = [c.out.shape[a] for a in perm]
-    mode = c.attr("mode", "nearest-neighbor")
-    if mode == "linear":
-        options, code = schema.ResizeBilinearOptionsT(), OP.RESIZE_BILINEAR
-    else:
-        options, code = schema.ResizeNearestNeighborOptionsT(), OP.RESIZE_NEAREST_NEIGHBOR
+    options = schema.ResizeBilinearOptionsT()
     options.alignCorners, options.halfPixelCenters = False, True
-    y = e.op(code, [x, e.i32(out_shape[1:3])], e.like(x, shape=out_shape), options)
+    y = e.op(OP.RESIZE_BILINEAR, [x, e.i32(out_shape[1:3])], e.like(x, shape=out_shape), options)
     return e.transpose(y, [perm.index(a) for a in range(4)])
 
 
@@ -84,6 +120,7 @@ LOWER = {
 }
 EMULATED = {
     "maxPool2d": "padding other than SAME/VALID (or ceil rounding): PADV2 with the lowest value, then VALID",
-    "l2Pool2d": "padding other than SAME/VALID: PADV2 with zeros, then VALID",
-    "resample2d": "axes other than NHWC's [1, 2]: TRANSPOSE there and back",
+    "l2Pool2d": "L2_POOL_2D (a root mean square) on the input padded with zeros (PADV2), MUL by sqrt(window area)",
+    "resample2d": "nearest-neighbor: one GATHER per axis with WebNN's source indices as constants; linear on axes "
+    "other than NHWC's [1, 2]: TRANSPOSE there and back",
 }

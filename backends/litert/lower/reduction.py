@@ -28,8 +28,12 @@ def _sum_square(e, x):
 
 
 def _log_sum_exp(e: Emitter, x: int, axes, keep: bool) -> int:
-    """max + log(sum(exp(x - max))): exp of the input alone overflows float32 past 88."""
+    """max + log(sum(exp(x - max))): exp of the input alone overflows float32
+    past 88. An infinite max is replaced by 0 (inf - inf would be NaN)."""
     peak = reduce(e, OP.REDUCE_MAX, x, axes, True)
+    data_type = e.desc(x).data_type
+    infinite = binary(e, OP.EQUAL, unary(e, OP.ABS, peak), e.scalar(float("inf"), data_type), "bool")
+    peak = e.op(OP.SELECT_V2, [infinite, e.scalar(0, data_type), peak], e.like(peak))
     total = reduce(e, OP.SUM, unary(e, OP.EXP, binary(e, OP.SUB, x, peak)), axes, keep)
     return binary(e, OP.ADD, unary(e, OP.LOG, total), e.reshape(peak, e.desc(total).shape))
 
@@ -104,7 +108,7 @@ EMULATED = {
     "reduceL1": "SUM(ABS(x))",
     "reduceL2": "SQRT(SUM(SQUARE(x)))",
     "reduceLogSum": "LOG(SUM(x))",
-    "reduceLogSumExp": "max + LOG(SUM(EXP(x - max))) with REDUCE_MAX",
+    "reduceLogSumExp": "max + LOG(SUM(EXP(x - max))) with REDUCE_MAX (an infinite max taken as 0)",
     "reduceSumSquare": "SUM(SQUARE(x))",
     "argMin": "keepDimensions: ARG_MIN then RESHAPE (TFLite drops the axis)",
     "argMax": "keepDimensions: ARG_MAX then RESHAPE (TFLite drops the axis)",
