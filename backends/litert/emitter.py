@@ -30,6 +30,9 @@ TFLITE_TYPES: dict[str, int] = {
     "int4": T.INT4,
 }
 OP = schema.BuiltinOperator
+# Builtins whose first registered version is not 1 (LiteRT's resolver finds
+# no kernel for version 1 of these).
+FIRST_VERSION = {OP.BROADCAST_TO: 2}
 # Opcodes beyond 127 go in builtinCode; the deprecated byte field holds this marker.
 PLACEHOLDER_FOR_GREATER_OP_CODES = 127
 
@@ -187,7 +190,7 @@ class Emitter:
             opcode = schema.OperatorCodeT()
             opcode.builtinCode = code
             opcode.deprecatedBuiltinCode = min(code, PLACEHOLDER_FOR_GREATER_OP_CODES)
-            opcode.version = 1
+            opcode.version = FIRST_VERSION.get(code, 1)
             model.operatorCodes[index] = opcode
         model.subgraphs = [subgraph]
         model.buffers = self.buffers
