@@ -132,7 +132,9 @@ def clamp(e: Emitter, c: Call) -> int:
     for key, code in (("minValue", OP.MAXIMUM), ("maxValue", OP.MINIMUM)):
         value = c.node.attributes.get(key)
         value = None if value is None else _bound(value, data_type)
-        if value is not None:
+        # A NaN bound clamps nothing (WPT "minValue as NaN"); the builtin
+        # MAXIMUM / MINIMUM would return the NaN or the bound.
+        if value is not None and not (isinstance(value, float) and math.isnan(value)):
             y = binary(e, code, y, e.scalar(value, data_type))
     return y if y != c["input"] else identity(e, c)
 
