@@ -155,6 +155,11 @@ class LiteRtBackend:
             raise
         return {name: interpreter.get_tensor(index) for name, index in compiled.outputs.items()}
 
+    def device_session(self, graph: Graph):
+        from webnn_harness.backends.litert.device import LiteRtDeviceSession
+
+        return LiteRtDeviceSession(self, graph)
+
     def emulations(self) -> dict[str, str]:
         from webnn_harness.backends.litert.lower import EMULATED
 

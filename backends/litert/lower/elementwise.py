@@ -15,9 +15,13 @@ from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
 from webnn_harness.spec.dtypes import integer_range, is_float
 
 # TFLite's int8/uint8 arithmetic kernels are the quantized ones: without
-# quantization parameters some abort the process in allocate_tensors
-# (issue 27). Only ops that move bytes take them.
+# quantization parameters ADD, SUB and the comparisons abort the process in
+# allocate_tensors (issue 27), and RELU, ELU, MUL, SUM and BATCH_MATMUL
+# compute with a zero scale (all zeros). Only ops that move bytes take them,
+# and those whose kernel is a plain integer one (``plain``: MAXIMUM, MINIMUM,
+# ARG_MAX/MIN, REDUCE_MAX/MIN, NEG on int8; checked one by one on 2.3.0).
 QUANTIZED_ONLY = ("int8", "uint8")
+INT8_PLAIN = ("int8", "uint8")
 
 
 def binary(e: Emitter, code: int, a: int, b: int, data_type: str | None = None, options=None) -> int:
@@ -33,16 +37,16 @@ def unary(e: Emitter, code: int, x: int, options=None) -> int:
     return e.op(code, [x], e.like(x), options)
 
 
-def refuse_quantized(c: Call, param: str) -> None:
+def refuse_quantized(c: Call, param: str, plain: tuple[str, ...] = ()) -> None:
     data_type = c.desc(param).data_type
-    if data_type in QUANTIZED_ONLY:
+    if data_type in QUANTIZED_ONLY and data_type not in plain:
         raise Unlowerable(f"{c.node.op} on {data_type}: LiteRT's {data_type} kernels need quantization "
                           "parameters (without them some abort the process)")
 
 
-def _native_binary(code: int):
+def _native_binary(code: int, plain: tuple[str, ...] = ()):
     def lower(e: Emitter, c: Call) -> int:
-        refuse_quantized(c, "a")
+        refuse_quantized(c, "a", plain)
         return binary(e, code, c["a"], c["b"])
 
     return lower
@@ -89,9 +93,9 @@ def is_infinite(e: Emitter, c: Call) -> int:
     return e.cast(binary(e, OP.EQUAL, unary(e, OP.ABS, x), e.scalar(math.inf, data_type), "bool"), "uint8")
 
 
-def _native_unary(code: int, options=None):
+def _native_unary(code: int, options=None, plain: tuple[str, ...] = ()):
     def lower(e: Emitter, c: Call) -> int:
-        refuse_quantized(c, "input")
+        refuse_quantized(c, "input", plain)
         return unary(e, code, c["input"], options() if options else None)
 
     return lower
@@ -126,7 +130,7 @@ def _bound(value, data_type: str):
 
 
 def clamp(e: Emitter, c: Call) -> int:
-    refuse_quantized(c, "input")
+    refuse_quantized(c, "input", INT8_PLAIN)
     data_type = c.desc("input").data_type
     y = c["input"]
     for key, code in (("minValue", OP.MAXIMUM), ("maxValue", OP.MINIMUM)):
@@ -137,6 +141,15 @@ def clamp(e: Emitter, c: Call) -> int:
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
             y = binary(e, code, y, e.scalar(value, data_type))
     return y if y != c["input"] else identity(e, c)
+
+
+def relu(e: Emitter, c: Call) -> int:
+    """RELU on floats; MAXIMUM(x, 0) on integers (TFLite's RELU is float or
+    quantized only; Chromium also emulates it with MAXIMUM)."""
+    data_type = c.desc("input").data_type
+    if is_float(data_type):
+        return unary(e, OP.RELU, c["input"])
+    return binary(e, OP.MAXIMUM, c["input"], e.scalar(0, data_type))
 
 
 def linear(e: Emitter, c: Call) -> int:
@@ -265,18 +278,19 @@ def erf(e: Emitter, c: Call) -> int:
     return binary(e, OP.MUL, unary(e, OP.SIGN, x), magnitude)
 
 
-_BINARY = {"add": OP.ADD, "sub": OP.SUB, "mul": OP.MUL, "div": OP.DIV, "max": OP.MAXIMUM, "min": OP.MINIMUM,
-           "pow": OP.POW}
+_BINARY = {"add": OP.ADD, "sub": OP.SUB, "mul": OP.MUL, "div": OP.DIV, "pow": OP.POW}
 _COMPARISON = {"equal": OP.EQUAL, "notEqual": OP.NOT_EQUAL, "greater": OP.GREATER,
                "greaterOrEqual": OP.GREATER_EQUAL, "lesser": OP.LESS, "lesserOrEqual": OP.LESS_EQUAL}
 _UNARY = {
     "abs": OP.ABS, "ceil": OP.CEIL, "cos": OP.COS, "exp": OP.EXP, "floor": OP.FLOOR, "log": OP.LOG,
-    "neg": OP.NEG, "roundEven": OP.ROUND, "sin": OP.SIN, "sqrt": OP.SQRT, "sign": OP.SIGN,
-    "hardSwish": OP.HARD_SWISH, "relu": OP.RELU, "sigmoid": OP.LOGISTIC, "tanh": OP.TANH,
+    "roundEven": OP.ROUND, "sin": OP.SIN, "sqrt": OP.SQRT, "sign": OP.SIGN,
+    "hardSwish": OP.HARD_SWISH, "sigmoid": OP.LOGISTIC, "tanh": OP.TANH,
 }
 
 LOWER = {
     **{op: _native_binary(code) for op, code in _BINARY.items()},
+    "max": _native_binary(OP.MAXIMUM, INT8_PLAIN),
+    "min": _native_binary(OP.MINIMUM, INT8_PLAIN),
     **{op: _comparison(code) for op, code in _COMPARISON.items()},
     "logicalNot": _logical(OP.LOGICAL_NOT),
     "logicalAnd": _logical(OP.LOGICAL_AND),
@@ -285,6 +299,8 @@ LOWER = {
     "isNaN": is_nan,
     "isInfinite": is_infinite,
     **{op: _native_unary(code) for op, code in _UNARY.items()},
+    "neg": _native_unary(OP.NEG, plain=("int8",)),
+    "relu": relu,
     "identity": identity,
     "cast": cast,
     "clamp": clamp,
@@ -312,6 +328,7 @@ EMULATED = {
     "hardSigmoid": "MINIMUM(MAXIMUM(alpha * x + beta, 0), 1)",
     "linear": "ADD(MUL(x, alpha), beta)",
     "reciprocal": "DIV(1, x)",
+    "relu": "integer types: MAXIMUM(x, 0) (TFLite's RELU is float or quantized only)",
     "softmax": "axis other than the last: TRANSPOSE it last, SOFTMAX, TRANSPOSE back",
     "softplus": "MAXIMUM(x, 0) + log1p(EXP(-ABS(x))), log1p by its series below 0.1; TFLite has no SOFTPLUS",
     "softsign": "DIV(x, 1 + ABS(x))",

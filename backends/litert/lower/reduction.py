@@ -10,7 +10,8 @@ from __future__ import annotations
 from ai_edge_litert import schema_py_generated as schema
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter
-from webnn_harness.backends.litert.lower.elementwise import binary, refuse_quantized, unary
+from webnn_harness.backends.litert.lower.elementwise import INT8_PLAIN, binary, refuse_quantized, unary
+from webnn_harness.spec.dtypes import is_float
 
 
 def reduce(e: Emitter, code: int, x: int, axes, keep: bool) -> int:
@@ -24,7 +25,11 @@ def reduce(e: Emitter, code: int, x: int, axes, keep: bool) -> int:
 
 
 def _sum_square(e, x):
-    return unary(e, OP.SQUARE, x)
+    """SQUARE on floats (the builtin MUL clamps its result to +-FLT_MAX, so
+    inf * inf would be finite); MUL on integers (SQUARE has no integer kernel)."""
+    if is_float(e.desc(x).data_type):
+        return unary(e, OP.SQUARE, x)
+    return binary(e, OP.MUL, x, x)
 
 
 def _log_sum_exp(e: Emitter, x: int, axes, keep: bool) -> int:
@@ -58,7 +63,7 @@ _NO_AXES = {"reduceL1": OP.ABS, "reduceL2": OP.ABS, "reduceLogSum": OP.LOG, "red
 
 def _reduce(op: str):
     def lower(e: Emitter, c: Call) -> int:
-        refuse_quantized(c, "input")
+        refuse_quantized(c, "input", INT8_PLAIN if op in ("reduceMax", "reduceMin") else ())
         x = c["input"]
         rank = c.desc("input").rank
         axes = list(c.attr("axes", list(range(rank))))
@@ -77,7 +82,7 @@ def _reduce(op: str):
 
 def _arg(code: int, options_class):
     def lower(e: Emitter, c: Call) -> int:
-        refuse_quantized(c, "input")
+        refuse_quantized(c, "input", INT8_PLAIN)
         axis = int(c.attr("axis")) % max(c.desc("input").rank, 1)
         options = options_class()
         options.outputType = schema.TensorType.INT64 if c.out.data_type == "int64" else schema.TensorType.INT32
@@ -109,7 +114,7 @@ EMULATED = {
     "reduceL2": "SQRT(SUM(SQUARE(x)))",
     "reduceLogSum": "LOG(SUM(x))",
     "reduceLogSumExp": "max + LOG(SUM(EXP(x - max))) with REDUCE_MAX (an infinite max taken as 0)",
-    "reduceSumSquare": "SUM(SQUARE(x))",
+    "reduceSumSquare": "SUM(SQUARE(x)) (integers: MUL(x, x))",
     "argMin": "keepDimensions: ARG_MIN then RESHAPE (TFLite drops the axis)",
     "argMax": "keepDimensions: ARG_MAX then RESHAPE (TFLite drops the axis)",
 }
