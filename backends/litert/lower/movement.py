@@ -8,6 +8,7 @@ non-constant indices).
 """
 from __future__ import annotations
 
+import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
@@ -75,6 +76,78 @@ def gather_nd(e: Emitter, c: Call) -> int:
     return e.op(OP.GATHER_ND, [c["input"], indices], c.out)
 
 
+def _element_coordinates(e: Emitter, c: Call, axis: int) -> int:
+    """gatherElements/scatterElements as gatherND/scatterND: for every element
+    of ``indices`` its full int32 coordinate in the input, the (clamped,
+    wrapped) index on ``axis`` and its own position on every other axis
+    (constant grids), concatenated on a new last axis."""
+    shape = c.desc("indices").shape
+    index = e.cast(_indices(e, c, [c.desc("input").shape[axis]]), "int32")
+    grids = np.indices(shape, dtype=np.int32)
+    parts = [e.reshape(index, (*shape, 1)) if d == axis else e.constant(grids[d][..., None], "int32")
+             for d in range(len(shape))]
+    options = schema.ConcatenationOptionsT()
+    options.axis = len(shape)
+    return e.op(OP.CONCATENATION, parts, TensorDesc((*shape, len(shape)), "int32"), options)
+
+
+def gather_elements(e: Emitter, c: Call) -> int:
+    coordinates = _element_coordinates(e, c, int(c.attr("axis", 0)))
+    return e.op(OP.GATHER_ND, [c["input"], coordinates], c.out)
+
+
+# Updates compared pairwise for duplicate targets up to this many (a U x U
+# boolean matrix); beyond it duplicates are summed as SCATTER_ND sums them.
+MAX_PAIRWISE_UPDATES = 2048
+
+
+def _last_writes(e: Emitter, coordinates: int, updates: int) -> tuple[int, int]:
+    """``updates`` with every update that a later one overwrites set to 0,
+    and a float32 mask (1 where an update is the last write to its target).
+    Duplicate targets are implementation-defined in WebNN unless their
+    updates agree; SCATTER_ND's sum would not even be one of them."""
+    coordinate_shape = e.desc(coordinates).shape
+    k, count = coordinate_shape[-1], int(np.prod(coordinate_shape[:-1]))
+    flat = e.reshape(coordinates, (count, k))
+    same = binary(e, OP.EQUAL, e.reshape(flat, (count, 1, k)), e.reshape(flat, (1, count, k)), "bool")
+    options = schema.ReducerOptionsT()
+    same = e.op(OP.REDUCE_ALL, [same, e.i32([2])], TensorDesc((count, count), "bool"), options)
+    later = e.constant(np.triu(np.ones((count, count), bool), 1), "bool")
+    superseded = e.op(OP.REDUCE_ANY, [e.op(OP.LOGICAL_AND, [same, later], e.like(same)), e.i32([1])],
+                      TensorDesc((count,), "bool"), options)
+    update_shape = e.desc(updates).shape
+    superseded = e.reshape(superseded, (*coordinate_shape[:-1], *[1] * (len(update_shape) - len(coordinate_shape) + 1)))
+    zero = e.scalar(0, e.desc(updates).data_type)
+    kept = e.op(OP.SELECT_V2, [superseded, zero, updates], e.desc(updates))
+    mask = e.op(OP.SELECT_V2, [superseded, e.scalar(0, "float32"), e.scalar(1, "float32")],
+                e.like(superseded, "float32"))
+    return kept, e.op(OP.BROADCAST_TO, [mask, e.i32(update_shape)], TensorDesc(update_shape, "float32"))
+
+
+def _scatter(e: Emitter, c: Call, coordinates: int) -> int:
+    """TFLite's SCATTER_ND writes into zeros (summing duplicates): scatter the
+    last write of each target and a mask of them, then take the input where
+    nothing was written."""
+    updates = c["updates"]
+    if np.prod(e.desc(coordinates).shape[:-1]) <= MAX_PAIRWISE_UPDATES:
+        updates, ones = _last_writes(e, coordinates, updates)
+    else:
+        ones = e.constant(np.ones(e.desc(updates).shape, np.float32), "float32")
+    shape = e.i32(c.out.shape)
+    scattered = e.op(OP.SCATTER_ND, [coordinates, updates, shape], c.out)
+    written = e.cast(e.op(OP.SCATTER_ND, [coordinates, ones, shape], e.like(ones, shape=c.out.shape)), "bool")
+    return e.op(OP.SELECT_V2, [written, scattered, c["input"]], c.out)
+
+
+def scatter_nd(e: Emitter, c: Call) -> int:
+    k = c.desc("indices").shape[-1]
+    return _scatter(e, c, e.cast(_indices(e, c, c.desc("input").shape[:k]), "int32"))
+
+
+def scatter_elements(e: Emitter, c: Call) -> int:
+    return _scatter(e, c, _element_coordinates(e, c, int(c.attr("axis", 0))))
+
+
 def pad(e: Emitter, c: Call) -> int:
     desc = c.desc("input")
     begin, end = list(c.attr("beginningPadding")), list(c.attr("endingPadding"))
@@ -129,10 +202,13 @@ LOWER = {
     "concat": concat,
     "expand": expand,
     "gather": gather,
+    "gatherElements": gather_elements,
     "gatherND": gather_nd,
     "pad": pad,
     "reshape": reshape,
     "reverse": reverse,
+    "scatterElements": scatter_elements,
+    "scatterND": scatter_nd,
     "slice": slice_,
     "split": split,
     "tile": tile,
@@ -141,7 +217,14 @@ LOWER = {
 }
 _CLAMP = "indices clamped to [-N, N-1] (MINIMUM, MAXIMUM) and wrapped (FLOOR_MOD) first: WebNN clamps " \
          "out-of-bounds indices, TFLite fails on them"
+_SCATTER = "SCATTER_ND of the updates and of a mask of ones (TFLite scatters into zeros), SELECT_V2 of the " \
+           "input where nothing was written; an update a later one overwrites is dropped first (EQUAL of " \
+           "coordinates pairwise, REDUCE_ALL/ANY, up to 2048 updates: SCATTER_ND sums duplicates); " + _CLAMP
+_ELEMENTS = "coordinates built from the clamped indices on the axis and constant position grids (CONCATENATION)"
 EMULATED = {
     "gather": _CLAMP,
     "gatherND": _CLAMP,
+    "gatherElements": f"GATHER_ND with {_ELEMENTS}; TFLite has no gather elements",
+    "scatterND": _SCATTER,
+    "scatterElements": f"{_SCATTER}, at {_ELEMENTS}",
 }
