@@ -122,6 +122,57 @@ def test_emulations_are_named(litert):
     assert "add" not in emulated and all(emulated.values())
 
 
+def test_int8_max_runs_on_the_plain_integer_kernel(litert):
+    """MAXIMUM / MINIMUM have plain int8 kernels (no quantization): allowed, exact."""
+    g = graph({"a": ((3,), "int8"), "b": ((3,), "int8")}, [call("max", a="a", b="b")])
+    out = litert.compute(litert.build(g), {"a": np.array([-128, 5, 0], np.int8), "b": np.array([3, -7, 127], np.int8)})
+    assert out["y"].tolist() == [3, 5, 127]
+
+
+def test_scatter_nd_keeps_the_input_where_nothing_is_written_and_one_write_per_target(litert):
+    g = graph({"x": ((4,), "float32"), "i": ((3, 1), "int32"), "u": ((3,), "float32")},
+              [call("scatterND", input="x", indices="i", updates="u")])
+    out = litert.compute(litert.build(g), {"x": np.array([1, 2, 3, 4], np.float32),
+                                           "i": np.array([[1], [-1], [1]], np.int32),
+                                           "u": np.array([9, 8, 9], np.float32)})["y"]
+    # index 1 written twice with 9 (SCATTER_ND alone would give 18), -1 wraps to 3
+    assert out.tolist() == [1, 9, 3, 8]
+
+
+def test_device_session_saves_the_model_it_runs_and_copies_uploads(litert, tmp_path):
+    from ai_edge_litert.interpreter import Interpreter
+
+    from webnn_harness.backends.base import device_session, to_host
+
+    g = graph({"x": ((2, 3), "float32")}, [call("relu", input="x")])
+    session = device_session(litert, g)
+    x = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    assert session.upload("x", x) is not x and session.share("x", x) is x
+    (path,) = session.save(str(tmp_path / "relu"))
+    assert path.endswith(".tflite") and Path(path).read_bytes() == session.compiled.model
+    first = to_host(session, {"x": session.share("x", x)})["y"]
+    np.testing.assert_array_equal(first, np.maximum(x, 0))
+    to_host(session, {"x": session.share("x", -x)})
+    np.testing.assert_array_equal(first, np.maximum(x, 0))  # the outputs are the caller's
+    native = Interpreter(model_path=path)  # the saved artifact replays as LiteRT's own
+    native.allocate_tensors()
+    native.set_tensor(native.get_input_details()[0]["index"], x)
+    native.invoke()
+    np.testing.assert_array_equal(native.get_tensor(native.get_output_details()[0]["index"]), np.maximum(x, 0))
+    assert session.build_settings() == {"xnnpack_nodes": 1}
+
+
+def test_declared_tflite_table_is_a_readable_limits_file_with_provenance():
+    from webnn_harness.outputs.limits_file import read_limits_file
+
+    path = ROOT / "tests" / "data" / "declared" / "chromium-tflite-opSupportLimits.json"
+    doc = read_limits_file(path)  # "$provenance" is metadata, not limits
+    assert doc["$provenance"]["file"] == "services/webnn/tflite/graph_builder_tflite.cc"
+    assert doc["preferredInputLayout"] == "nhwc"
+    assert doc["add"]["a"]["rankRange"] == {"min": 0, "max": 6}  # TFLite's broadcasting limit
+    assert "l2Pool2d" in doc and doc["relu"]["input"]["dataTypes"] == ["float32", "float16", "int32", "int64", "int8"]
+
+
 def test_known_failures_data_is_well_formed():
     entries = bundled_expectations("litert")  # validated against the expectations schema
     assert entries
@@ -130,9 +181,11 @@ def test_known_failures_data_is_well_formed():
 
 
 SAMPLE = ["elementwise/softplus.json", "elementwise/logical_and.json", "elementwise/where.json",
-          "movement/gather.json", "convolution/conv2d.json", "convolution/conv_transpose2d.json",
-          "pooling/l2_pool2d.json", "pooling/resample2d.json", "reduction/reduce_log_sum_exp.json",
-          "normalization/layer_normalization.json"]
+          "movement/gather.json", "movement/scatter_elements.json", "movement/scatter_nd.json",
+          "convolution/conv2d.json", "convolution/conv_transpose2d.json", "pooling/l2_pool2d.json",
+          "pooling/resample2d.json", "reduction/reduce_log_sum_exp.json", "reduction/reduce_l2.json",
+          "normalization/layer_normalization.json", "recurrent/lstm.json", "recurrent/gru_cell.json",
+          "quantization/quantize_linear.json"]
 
 
 @pytest.mark.parametrize("delegate", ["xnnpack", "none"])
