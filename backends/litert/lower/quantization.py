@@ -17,7 +17,7 @@ import numpy as np
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
 from webnn_harness.backends.litert.lower.elementwise import binary, unary
-from webnn_harness.spec.dtypes import EXTENSION_DATA_TYPES, integer_range
+from webnn_harness.spec.dtypes import EXTENSION_DATA_TYPES, integer_range, is_float
 
 
 def blockwise_expanded(e: Emitter, x: int, shape) -> int:
@@ -49,8 +49,19 @@ def _refuse_int4(c: Call, *params: str) -> None:
             raise Unlowerable(f"{c.node.op} with {param} {c.desc(param).data_type}: LiteRT has no int4 cast")
 
 
+def _refuse_arithmetic_on(c: Call, param: str, wanted_float: bool) -> None:
+    """The composition computes in the float type: an integer scale (or a
+    float input to dequantize) beyond the spec would put int8/uint8
+    arithmetic in the graph, which aborts LiteRT."""
+    if is_float(c.desc(param).data_type) != wanted_float:
+        raise Unlowerable(f"{c.node.op} with {param} {c.desc(param).data_type}: composed in float with an "
+                          f"{'float' if wanted_float else 'integer'} {param} only")
+
+
 def dequantize_linear(e: Emitter, c: Call) -> int:
     _refuse_int4(c, "input", "zeroPoint")
+    _refuse_arithmetic_on(c, "scale", True)
+    _refuse_arithmetic_on(c, "input", False)
     shape = c.desc("input").shape
     data_type = c.out.data_type
     zero_point = e.cast(blockwise_expanded(e, c["zeroPoint"], shape), data_type)
@@ -60,6 +71,8 @@ def dequantize_linear(e: Emitter, c: Call) -> int:
 
 def quantize_linear(e: Emitter, c: Call) -> int:
     _refuse_int4(c, "zeroPoint")
+    _refuse_arithmetic_on(c, "input", True)
+    _refuse_arithmetic_on(c, "scale", True)
     shape = c.desc("input").shape
     data_type = c.desc("input").data_type
     output_type = c.out.data_type
