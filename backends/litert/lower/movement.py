@@ -129,6 +129,9 @@ def _scatter(e: Emitter, c: Call, coordinates: int) -> int:
     last write of each target and a mask of them, then take the input where
     nothing was written."""
     updates = c["updates"]
+    if e.desc(coordinates).rank == 1:  # one coordinate: SCATTER_ND wants updates of rank >= 1
+        coordinates = e.reshape(coordinates, (1, *e.desc(coordinates).shape))
+        updates = e.reshape(updates, (1, *e.desc(updates).shape))
     if np.prod(e.desc(coordinates).shape[:-1]) <= MAX_PAIRWISE_UPDATES:
         updates, ones = _last_writes(e, coordinates, updates)
     else:

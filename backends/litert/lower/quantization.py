@@ -54,8 +54,9 @@ def _refuse_arithmetic_on(c: Call, param: str, wanted_float: bool) -> None:
     float input to dequantize) beyond the spec would put int8/uint8
     arithmetic in the graph, which aborts LiteRT."""
     if is_float(c.desc(param).data_type) != wanted_float:
-        raise Unlowerable(f"{c.node.op} with {param} {c.desc(param).data_type}: composed in float with an "
-                          f"{'float' if wanted_float else 'integer'} {param} only")
+        kind = "a float" if wanted_float else "an integer"
+        raise Unlowerable(f"{c.node.op} with {param} {c.desc(param).data_type}: composed in float with {kind} "
+                          f"{param} only")
 
 
 def dequantize_linear(e: Emitter, c: Call) -> int:
