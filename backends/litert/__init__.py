@@ -166,8 +166,8 @@ class LiteRtBackend:
         return dict(EMULATED)
 
 
-_TYPE_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?|supported currently",
-                           re.IGNORECASE)
+_TYPE_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?"
+                           r"|supported currently", re.IGNORECASE)
 
 
 def create(options: Mapping[str, str]) -> LiteRtBackend:

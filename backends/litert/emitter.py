@@ -13,14 +13,14 @@ transpose), so the model holds the layout the kernel wants.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 import flatbuffers
 import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
-from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.backends.lowering import Call  # noqa: F401 - the lowerings import it from here
+from webnn_harness.spec.graph import TensorDesc
 
 T = schema.TensorType
 # WebNN data type -> TFLite tensor type ("bool" only inside a lowering).
@@ -39,33 +39,6 @@ PLACEHOLDER_FOR_GREATER_OP_CODES = 127
 
 class Unlowerable(Exception):
     """The lowering refuses this node (an op, option or data type LiteRT lacks)."""
-
-
-@dataclass
-class Call:
-    """One WebNN node as a lowering function sees it: operands as tensor indices."""
-
-    node: Node
-    inputs: Mapping[str, Any]  # param -> tensor index (list for sequence operands)
-    in_descs: Mapping[str, Any]  # param -> TensorDesc (list for sequence operands)
-    out_descs: Sequence[TensorDesc]
-
-    def __getitem__(self, param: str):
-        return self.inputs[param]
-
-    def has(self, param: str) -> bool:
-        return param in self.inputs
-
-    def desc(self, param: str) -> TensorDesc:
-        return self.in_descs[param]
-
-    def attr(self, key: str, default=None):
-        value = self.node.attributes.get(key)
-        return default if value is None else value
-
-    @property
-    def out(self) -> TensorDesc:
-        return self.out_descs[0]
 
 
 def _options_type(options) -> int:

@@ -222,7 +222,8 @@ def write(out: Path, provenance: dict, doc: dict) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     doc = {"$provenance": provenance, **doc}
     out.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}: {sum(1 for k, v in doc.items() if isinstance(v, dict) and k[0] != '$') - 3} operators")
+    operators = sum(1 for k, v in doc.items() if isinstance(v, dict) and k[0] != "$") - 3
+    print(f"wrote {out.relative_to(ROOT)}: {operators} operators")
 
 
 def main() -> None:

@@ -38,7 +38,8 @@ PROVENANCE = {
     "constraintSets": "defined in GetContextProperties; DataTypeConstraint::* and "
                       "kGatherScatterIndicesSupportedDataTypes from services/webnn/public/cpp/supported_data_types.h",
     "maxTensorByteLength": "kTensorByteLengthLimit on a 64-bit CPU (INT32_MAX)",
-    "intersection": "each slot intersected with the spec's allowed data types and ranks (tools/declared/chromium_ort.py)",
+    "intersection": "each slot intersected with the spec's allowed data types and ranks "
+                    "(tools/declared/chromium_ort.py)",
 }
 
 F16_32 = ["float16", "float32"]

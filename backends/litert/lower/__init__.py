@@ -13,7 +13,8 @@ from typing import Mapping
 
 import numpy as np
 
-from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
+from webnn_harness.backends.litert.emitter import OP, Emitter, Unlowerable
+from webnn_harness.backends.lowering import node_call
 from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph, TensorDesc
 
@@ -26,18 +27,6 @@ EMULATED: Mapping[str, str] = join("webnn_harness.backends.litert.lower", "EMULA
 # graph input and constant and a cast back at every float16 output, as
 # Chromium's TFLite backend does for most ops.
 FLOAT16_MODES = ("native", "float32")
-
-
-def _call(node, env, descs) -> Call:
-    inputs, in_descs = {}, {}
-    for param, ref in node.operands.items():
-        if isinstance(ref, tuple):
-            inputs[param] = [env[r] for r in ref]
-            in_descs[param] = [descs[r] for r in ref]
-        else:
-            inputs[param] = env[ref]
-            in_descs[param] = descs[ref]
-    return Call(node, inputs, in_descs, [descs[o] for o in node.outputs])
 
 
 def _computed(desc: TensorDesc, float16: str) -> TensorDesc:
@@ -66,7 +55,7 @@ def lower_graph(graph: Graph, float16: str = "native") -> tuple[bytes, list[int]
         desc = descs[name]
         env[name] = e.constant(np.asarray(value).reshape(desc.shape), desc.data_type, name)
     for node in graph.nodes:
-        result = LOWER[node.op](e, _call(node, env, descs))
+        result = LOWER[node.op](e, node_call(node, env, descs))
         results = [result] if isinstance(result, int) else list(result)
         if len(results) != len(node.outputs):
             raise RuntimeError(f"lowering of {node.op} gave {len(results)} outputs for {len(node.outputs)}")

@@ -48,7 +48,8 @@ def pad_hw(e: Emitter, x: int, padding, value=0) -> int:
     n, h, w, ch = e.desc(x).shape
     pads = e.const([[0, 0], [top, bottom], [left, right], [0, 0]], "int32", (4, 2))
     data_type = e.desc(x).data_type
-    return e.op(OP.PADV2, [x, pads, e.scalar(value, data_type)], e.like(x, shape=(n, h + top + bottom, w + left + right, ch)))
+    padded = (n, h + top + bottom, w + left + right, ch)
+    return e.op(OP.PADV2, [x, pads, e.scalar(value, data_type)], e.like(x, shape=padded))
 
 
 def _nhwc(e: Emitter, c: Call, key: str = "inputLayout") -> tuple[int, bool]:

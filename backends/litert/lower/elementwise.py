@@ -12,7 +12,8 @@ import math
 from ai_edge_litert import schema_py_generated as schema
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable, broadcast_shape
-from webnn_harness.spec.dtypes import integer_range, is_float
+from webnn_harness.backends.lowering import number_bound
+from webnn_harness.spec.dtypes import is_float
 
 # TFLite's int8/uint8 arithmetic kernels are the quantized ones: without
 # quantization parameters ADD, SUB and the comparisons abort the process in
@@ -114,28 +115,13 @@ def cast(e: Emitter, c: Call) -> int:
     return e.op(OP.CAST, [x], c.out)
 
 
-def _bound(value, data_type: str):
-    """An MLNumber bound as a value of the input's type (infinite bound on an
-    integer type: the type's limit)."""
-    if is_float(data_type):
-        return float(value)
-    low, high = integer_range(data_type)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return low if value < 0 else high
-        value = math.trunc(value)
-    return min(max(int(value), low), high)
-
-
 def clamp(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input", INT8_PLAIN)
     data_type = c.desc("input").data_type
     y = c["input"]
     for key, code in (("minValue", OP.MAXIMUM), ("maxValue", OP.MINIMUM)):
         value = c.node.attributes.get(key)
-        value = None if value is None else _bound(value, data_type)
+        value = None if value is None else number_bound(value, data_type)
         # A NaN bound clamps nothing (WPT "minValue as NaN"); the builtin
         # MAXIMUM / MINIMUM would return the NaN or the bound.
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
@@ -274,7 +260,8 @@ def erf(e: Emitter, c: Call) -> int:
     for coefficient in reversed(_ERF[:-1]):
         poly = binary(e, OP.ADD, binary(e, OP.MUL, poly, t), k(coefficient))
     poly = binary(e, OP.MUL, poly, t)
-    magnitude = binary(e, OP.SUB, k(1), binary(e, OP.MUL, poly, unary(e, OP.EXP, unary(e, OP.NEG, unary(e, OP.SQUARE, a)))))
+    decay = unary(e, OP.EXP, unary(e, OP.NEG, unary(e, OP.SQUARE, a)))
+    magnitude = binary(e, OP.SUB, k(1), binary(e, OP.MUL, poly, decay))
     return binary(e, OP.MUL, unary(e, OP.SIGN, x), magnitude)
 
 

@@ -12,7 +12,8 @@ import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
-from webnn_harness.backends.litert.lower.elementwise import _bound, binary, truth
+from webnn_harness.backends.litert.lower.elementwise import binary, truth
+from webnn_harness.backends.lowering import number_bound
 from webnn_harness.spec.graph import TensorDesc
 
 
@@ -159,7 +160,7 @@ def pad(e: Emitter, c: Call) -> int:
         return _copy(e, c, c["input"])
     pads = e.const([[b, a] for b, a in zip(begin, end)], "int32", (desc.rank, 2))
     if mode == "constant":
-        value = e.scalar(_bound(c.attr("value", 0), desc.data_type), desc.data_type)
+        value = e.scalar(number_bound(c.attr("value", 0), desc.data_type), desc.data_type)
         return e.op(OP.PADV2, [c["input"], pads, value], c.out)
     if mode in ("reflection", "symmetric"):
         options = schema.MirrorPadOptionsT()
