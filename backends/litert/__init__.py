@@ -167,7 +167,7 @@ class LiteRtBackend:
 
 
 _TYPE_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?"
-                           r"|supported currently", re.IGNORECASE)
+                           r"|supported currently|requires float", re.IGNORECASE)
 
 
 def create(options: Mapping[str, str]) -> LiteRtBackend:

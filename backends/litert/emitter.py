@@ -84,7 +84,9 @@ class Emitter:
 
     def const(self, value, data_type: str, shape: Sequence[int] | None = None) -> int:
         """A small constant (shapes, axes, scalars), shared between uses."""
-        array = np.asarray(value, dtype=_numpy(data_type))
+        # An MLNumber beyond float16's range is infinite there, as the spec casts it.
+        with np.errstate(over="ignore"):
+            array = np.asarray(value, dtype=_numpy(data_type))
         if shape is not None:
             array = array.reshape(shape)
         key = (data_type, array.shape, array.tobytes())
