@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
-from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
+from webnn_harness.backends.litert.emitter import OP, Call, Emitter
 from webnn_harness.backends.litert.lower.elementwise import binary, truth
 from webnn_harness.backends.lowering import number_bound
 from webnn_harness.spec.graph import TensorDesc
@@ -166,7 +166,33 @@ def pad(e: Emitter, c: Call) -> int:
         options = schema.MirrorPadOptionsT()
         options.mode = schema.MirrorPadMode.REFLECT if mode == "reflection" else schema.MirrorPadMode.SYMMETRIC
         return e.op(OP.MIRROR_PAD, [c["input"], pads], c.out, options)
-    raise Unlowerable(f"pad mode {mode}: LiteRT has no edge padding")
+    return _edge_pad(e, c["input"], begin, end)
+
+
+def _edge_pad(e: Emitter, x: int, begin, end) -> int:
+    """Edge padding, which TFLite's PAD and MIRROR_PAD lack: per axis, the
+    first and last slices BROADCAST_TO the padding's width, CONCATENATION."""
+    for axis, (b, a) in enumerate(zip(begin, end)):
+        if not b and not a:
+            continue
+        shape = list(e.desc(x).shape)
+        parts = []
+        for width, start in ((b, 0), (None, None), (a, shape[axis] - 1)):
+            if width is None:
+                parts.append(x)
+                continue
+            if not width:
+                continue
+            size = shape[:axis] + [1] + shape[axis + 1:]
+            edge = e.op(OP.SLICE, [x, e.i32([0] * axis + [start] + [0] * (len(shape) - axis - 1)), e.i32(size)],
+                        e.like(x, shape=size))
+            wide = shape[:axis] + [width] + shape[axis + 1:]
+            parts.append(e.op(OP.BROADCAST_TO, [edge, e.i32(wide)], e.like(x, shape=wide)))
+        options = schema.ConcatenationOptionsT()
+        options.axis = axis
+        shape[axis] += b + a
+        x = e.op(OP.CONCATENATION, parts, e.like(x, shape=shape), options)
+    return x
 
 
 def slice_(e: Emitter, c: Call) -> int:
@@ -226,6 +252,8 @@ _SCATTER = "SCATTER_ND of the updates and of a mask of ones (TFLite scatters int
            "coordinates pairwise, REDUCE_ALL/ANY, up to 2048 updates: SCATTER_ND sums duplicates); " + _CLAMP
 _ELEMENTS = "coordinates built from the clamped indices on the axis and constant position grids (CONCATENATION)"
 EMULATED = {
+    "pad": "mode edge: per axis, the edge slices BROADCAST_TO the padding width and CONCATENATION (TFLite has no "
+    "edge padding)",
     "gather": _CLAMP,
     "gatherND": _CLAMP,
     "gatherElements": f"GATHER_ND with {_ELEMENTS}; TFLite has no gather elements",

@@ -2,8 +2,8 @@
 
 TFLite pools NHWC with SAME or VALID padding and no dilation. Other
 padding (or ceil rounding's extra end window) is explicit PADV2 for a max
-(with the lowest value), and refused for an average, whose padded elements
-must not be counted. Chromium refuses l2Pool2d; TFLite's L2_POOL_2D is a
+(with the lowest value) or, for an average, zeros and a constant correction
+per output position (padded elements are not counted). Chromium refuses l2Pool2d; TFLite's L2_POOL_2D is a
 root mean square, composed here into WebNN's root sum square.
 """
 from __future__ import annotations
@@ -53,8 +53,7 @@ def _pool(code: int):
         elif padding == same_padding((h, w), window, strides, (1, 1)):
             mode = P.SAME
         elif code == OP.AVERAGE_POOL_2D:
-            raise Unlowerable("averagePool2d with padding other than SAME or VALID: LiteRT pads only those, and "
-                              "explicit padding would count in the average")
+            return _average_of_valid(e, x, padding, window, strides, c.out.shape, out_hw, nchw)
         else:
             value = float("-inf") if is_float(data_type) else integer_range(data_type)[0]
             x, mode = pad_hw(e, x, padding, value), P.VALID
@@ -62,6 +61,25 @@ def _pool(code: int):
         return e.transpose(y, NHWC_TO_NCHW) if nchw else y
 
     return lower
+
+
+def _average_of_valid(e: Emitter, x: int, padding, window, strides, out_shape, out_hw, nchw: bool) -> int:
+    """An average over the window's input elements only, with padding TFLite
+    cannot express: AVERAGE_POOL_2D (VALID) of the input padded with zeros
+    divides by the window's area; a constant per output position, area /
+    (elements that are input), makes it the average of those."""
+    n, h, w, ch = e.desc(x).shape
+    data_type = e.desc(x).data_type
+    y = e.op(OP.AVERAGE_POOL_2D, [pad_hw(e, x, padding, 0)], TensorDesc((n, *out_hw, ch), data_type),
+             _pool_options(P.VALID, strides, window))
+    top, bottom, left, right = padding
+    inside = np.pad(np.ones((h, w)), ((top, bottom), (left, right)))
+    (sh, sw), (kh, kw) = strides, window
+    counts = np.array([[inside[i * sh:i * sh + kh, j * sw:j * sw + kw].sum() for j in range(out_hw[1])]
+                       for i in range(out_hw[0])])
+    scale = (window[0] * window[1]) / np.maximum(counts, 1)
+    y = binary(e, OP.MUL, y, e.constant(scale.reshape(1, *out_hw, 1), data_type))
+    return e.transpose(y, NHWC_TO_NCHW) if nchw else y
 
 
 def _pool_options(padding: int, strides, window):
@@ -120,6 +138,8 @@ LOWER = {
 }
 EMULATED = {
     "maxPool2d": "padding other than SAME/VALID (or ceil rounding): PADV2 with the lowest value, then VALID",
+    "averagePool2d": "padding other than SAME/VALID (or ceil rounding): AVERAGE_POOL_2D of the input padded with "
+    "zeros, MUL by a constant area / (input elements in the window) per output position",
     "l2Pool2d": "L2_POOL_2D (a root mean square) on the input padded with zeros (PADV2), MUL by sqrt(window area)",
     "resample2d": "nearest-neighbor: one GATHER per axis with WebNN's source indices as constants; linear on axes "
     "other than NHWC's [1, 2]: TRANSPOSE there and back",
