@@ -228,30 +228,73 @@ def reverse(e: Emitter, c: Call) -> int:
     return y
 
 
+# LiteRT's data movement kernels take int32/int64 and refuse uint32/uint64
+# (GATHER, REVERSE_V2, SCATTER_ND, CONCATENATION, SPLIT_V...): moving bytes
+# never looks at the sign, so those operands are BITCAST to the signed type
+# of their width and the results back. pad is left out: its constant value
+# is a number of the unsigned type.
+UNSIGNED_CARRIERS = {"uint32": "int32", "uint64": "int64"}
+
+
+def _carried(desc: TensorDesc) -> TensorDesc:
+    return TensorDesc(desc.shape, UNSIGNED_CARRIERS.get(desc.data_type, desc.data_type))
+
+
+def _bitcast(e: Emitter, x: int, data_type: str) -> int:
+    return e.op(OP.BITCAST, [x], e.like(x, data_type)) if e.desc(x).data_type != data_type else x
+
+
+def _unsigned_as_signed(lower, *params: str):
+    def wrapped(e: Emitter, c: Call):
+        unsigned = [p for p in params if c.has(p) and any(
+            d.data_type in UNSIGNED_CARRIERS for d in (c.in_descs[p] if isinstance(c.in_descs[p], list)
+                                                       else [c.in_descs[p]]))]
+        if not unsigned:
+            return lower(e, c)
+        inputs, descs = dict(c.inputs), dict(c.in_descs)
+        for p in unsigned:
+            if isinstance(descs[p], list):
+                descs[p] = [_carried(d) for d in descs[p]]
+                inputs[p] = [_bitcast(e, x, d.data_type) for x, d in zip(inputs[p], descs[p])]
+            else:
+                descs[p] = _carried(descs[p])
+                inputs[p] = _bitcast(e, inputs[p], descs[p].data_type)
+        result = lower(e, Call(c.node, inputs, descs, [_carried(d) for d in c.out_descs]))
+        results = [_bitcast(e, r, d.data_type) for r, d in zip([result] if isinstance(result, int) else result,
+                                                                c.out_descs)]
+        return results[0] if isinstance(result, int) else results
+
+    wrapped.__name__ = lower.__name__
+    return wrapped
+
+
 LOWER = {
-    "concat": concat,
-    "expand": expand,
-    "gather": gather,
-    "gatherElements": gather_elements,
-    "gatherND": gather_nd,
+    "concat": _unsigned_as_signed(concat, "inputs"),
+    "expand": _unsigned_as_signed(expand, "input"),
+    "gather": _unsigned_as_signed(gather, "input"),
+    "gatherElements": _unsigned_as_signed(gather_elements, "input"),
+    "gatherND": _unsigned_as_signed(gather_nd, "input"),
     "pad": pad,
-    "reshape": reshape,
-    "reverse": reverse,
-    "scatterElements": scatter_elements,
-    "scatterND": scatter_nd,
-    "slice": slice_,
-    "split": split,
-    "tile": tile,
-    "transpose": transpose,
-    "where": where,
+    "reshape": _unsigned_as_signed(reshape, "input"),
+    "reverse": _unsigned_as_signed(reverse, "input"),
+    "scatterElements": _unsigned_as_signed(scatter_elements, "input", "updates"),
+    "scatterND": _unsigned_as_signed(scatter_nd, "input", "updates"),
+    "slice": _unsigned_as_signed(slice_, "input"),
+    "split": _unsigned_as_signed(split, "input"),
+    "tile": _unsigned_as_signed(tile, "input"),
+    "transpose": _unsigned_as_signed(transpose, "input"),
+    "where": _unsigned_as_signed(where, "trueValue", "falseValue"),
 }
 _CLAMP = "indices clamped to [-N, N-1] (MINIMUM, MAXIMUM) and wrapped (FLOOR_MOD) first: WebNN clamps " \
-         "out-of-bounds indices, TFLite fails on them"
+         "out-of-bounds indices, TFLite fails on them; uint32/uint64 data BITCAST to int32/int64 around the op"
 _SCATTER = "SCATTER_ND of the updates and of a mask of ones (TFLite scatters into zeros), SELECT_V2 of the " \
            "input where nothing was written; an update a later one overwrites is dropped first (EQUAL of " \
            "coordinates pairwise, REDUCE_ALL/ANY, up to 2048 updates: SCATTER_ND sums duplicates); " + _CLAMP
 _ELEMENTS = "coordinates built from the clamped indices on the axis and constant position grids (CONCATENATION)"
+_UNSIGNED = "uint32/uint64: BITCAST to int32/int64 around the op (LiteRT's movement kernels refuse unsigned types)"
 EMULATED = {
+    **{op: _UNSIGNED for op in ("concat", "expand", "reshape", "reverse", "slice", "split", "tile", "transpose",
+                                "where")},
     "pad": "mode edge: per axis, the edge slices BROADCAST_TO the padding width and CONCATENATION (TFLite has no "
     "edge padding)",
     "gather": _CLAMP,
