@@ -8,9 +8,10 @@ first, as in Chromium.
 """
 from __future__ import annotations
 
+import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
-from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
+from webnn_harness.backends.litert.emitter import OP, Call, Emitter
 from webnn_harness.backends.litert.lower.elementwise import binary, refuse_quantized
 from webnn_harness.spec.graph import TensorDesc
 
@@ -90,26 +91,82 @@ def conv2d(e: Emitter, c: Call) -> int:
     return _back(e, y, nchw)
 
 
+def _dilated_filter(e: Emitter, w: int, dilations) -> int:
+    """An OHWI filter with (dilation - 1) zeros between its taps: the same
+    transposed convolution without dilation (TFLite's TRANSPOSE_CONV has
+    none). A constant filter is dilated here; another one in the graph."""
+    if list(dilations) == [1, 1]:
+        return w
+    if w in e.values:
+        values = e.values[w]
+        o, kh, kw, i = values.shape
+        dh, dw = dilations
+        dilated = np.zeros((o, (kh - 1) * dh + 1, (kw - 1) * dw + 1, i), values.dtype)
+        dilated[:, ::dh, ::dw, :] = values
+        return e.constant(dilated, e.desc(w).data_type)
+    for axis, d in zip((1, 2), dilations):
+        w = _zeros_between(e, w, axis, d)
+    return w
+
+
+def _zeros_between(e: Emitter, x: int, axis: int, d: int) -> int:
+    """``x`` with d - 1 zeros after every element but the last along ``axis``:
+    RESHAPE to [before, k, 1, after], PADV2 the unit axis to d, RESHAPE, SLICE."""
+    if d == 1:
+        return x
+    shape = list(e.desc(x).shape)
+    before, k, after = int(np.prod(shape[:axis])), shape[axis], int(np.prod(shape[axis + 1:]))
+    y = e.reshape(x, (before, k, 1, after))
+    pads = e.const([[0, 0], [0, 0], [0, d - 1], [0, 0]], "int32", (4, 2))
+    y = e.op(OP.PADV2, [y, pads, e.scalar(0, e.desc(x).data_type)], e.like(y, shape=(before, k, d, after)))
+    size = (k - 1) * d + 1
+    y = e.reshape(y, (before, k * d, after))
+    y = e.op(OP.SLICE, [y, e.i32([0, 0, 0]), e.i32([before, size, after])], e.like(y, shape=(before, size, after)))
+    return e.reshape(y, shape[:axis] + [size] + shape[axis + 1:])
+
+
+def _split_channels(e: Emitter, x: int, groups: int) -> list[int]:
+    """``x`` cut into ``groups`` equal parts along its last axis."""
+    if groups == 1:
+        return [x]
+    shape = e.desc(x).shape
+    part = shape[-1] // groups
+    size = [*shape[:-1], part]
+    return [e.op(OP.SLICE, [x, e.i32([0] * (len(shape) - 1) + [g * part]), e.i32(size)], e.like(x, shape=size))
+            if x not in e.values else e.constant(e.values[x][..., g * part:(g + 1) * part], e.desc(x).data_type)
+            for g in range(groups)]
+
+
 def conv_transpose2d(e: Emitter, c: Call) -> int:
     """TRANSPOSE_CONV with VALID padding gives the full output
     ((in - 1) * stride + kernel); WebNN's padding crops it (SLICE) and
     its output padding extends it (PADV2 with zeros), the bias added last.
-    TFLite's TRANSPOSE_CONV has no dilation and no groups."""
+    TFLite's TRANSPOSE_CONV has no dilation (a constant filter is dilated
+    with zeros) and no groups (one TRANSPOSE_CONV per group, CONCATENATION)."""
     refuse_quantized(c, "input")
-    if list(c.attr("dilations", [1, 1])) != [1, 1] or int(c.attr("groups", 1)) != 1:
-        raise Unlowerable("convTranspose2d with dilations or groups: LiteRT's TRANSPOSE_CONV has neither")
     x, nchw = _nhwc(e, c)
     data_type = c.desc("input").data_type
     w = e.transpose(c["filter"], CONV_TRANSPOSE_FILTER_TO_OHWI[c.attr("filterLayout", "iohw")])
-    out_ch, kh, kw, _ = e.desc(w).shape
+    w = _dilated_filter(e, w, c.attr("dilations", [1, 1]))
+    group_ch, kh, kw, _ = e.desc(w).shape
+    groups = int(c.attr("groups", 1))
+    out_ch = group_ch * groups
     n, h, wd, _ = e.desc(x).shape
     strides = list(c.attr("strides", [1, 1]))
     top, bottom, left, right = c.attr("padding", [0, 0, 0, 0])
     full = (n, (h - 1) * strides[0] + kh, (wd - 1) * strides[1] + kw, out_ch)
+    per_group = (*full[:3], group_ch)
     options = schema.TransposeConvOptionsT()
     options.padding = P.VALID
     options.strideH, options.strideW = strides
-    y = e.op(OP.TRANSPOSE_CONV, [e.i32(full), w, x], TensorDesc(full, data_type), options)
+    parts = [e.op(OP.TRANSPOSE_CONV, [e.i32(per_group), w_g, x_g], TensorDesc(per_group, data_type), options)
+             for x_g, w_g in zip(_split_channels(e, x, groups), _split_channels(e, w, groups))]
+    if groups == 1:
+        y = parts[0]
+    else:
+        concat = schema.ConcatenationOptionsT()
+        concat.axis = 3
+        y = e.op(OP.CONCATENATION, parts, TensorDesc(full, data_type), concat)
     out_h, out_w = c.out.shape[2:4] if nchw else c.out.shape[1:3]
     keep_h, keep_w = min(out_h, full[1] - top), min(out_w, full[2] - left)
     if (top, left, keep_h, keep_w) != (0, 0, full[1], full[2]):
@@ -125,5 +182,6 @@ def conv_transpose2d(e: Emitter, c: Call) -> int:
 LOWER = {"conv2d": conv2d, "convTranspose2d": conv_transpose2d}
 EMULATED = {
     "convTranspose2d": "TRANSPOSE_CONV (VALID, full size), SLICE for the padding, PADV2 for output padding, "
-    "ADD of the bias",
+    "ADD of the bias; groups: one TRANSPOSE_CONV per group, CONCATENATION; dilations: the filter dilated "
+    "with zeros (at build time when constant, else RESHAPE/PADV2/SLICE)",
 }
