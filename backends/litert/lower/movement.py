@@ -232,7 +232,9 @@ def reverse(e: Emitter, c: Call) -> int:
 # (GATHER, REVERSE_V2, SCATTER_ND, CONCATENATION, SPLIT_V...): moving bytes
 # never looks at the sign, so those operands are BITCAST to the signed type
 # of their width and the results back. pad is left out: its constant value
-# is a number of the unsigned type.
+# is a number of the unsigned type. The BITCAST carries the bytes as ORT's
+# int8 carries int4: the op itself still runs natively, so it is not listed
+# as an emulation.
 UNSIGNED_CARRIERS = {"uint32": "int32", "uint64": "int64"}
 
 
@@ -291,10 +293,7 @@ _SCATTER = "SCATTER_ND of the updates and of a mask of ones (TFLite scatters int
            "input where nothing was written; an update a later one overwrites is dropped first (EQUAL of " \
            "coordinates pairwise, REDUCE_ALL/ANY, up to 2048 updates: SCATTER_ND sums duplicates); " + _CLAMP
 _ELEMENTS = "coordinates built from the clamped indices on the axis and constant position grids (CONCATENATION)"
-_UNSIGNED = "uint32/uint64: BITCAST to int32/int64 around the op (LiteRT's movement kernels refuse unsigned types)"
 EMULATED = {
-    **{op: _UNSIGNED for op in ("concat", "expand", "reshape", "reverse", "slice", "split", "tile", "transpose",
-                                "where")},
     "pad": "mode edge: per axis, the edge slices BROADCAST_TO the padding width and CONCATENATION (TFLite has no "
     "edge padding)",
     "gather": _CLAMP,
