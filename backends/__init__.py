@@ -16,7 +16,7 @@ from typing import Callable, Mapping
 from webnn_harness.backends.base import Backend, BackendError, BackendInfo, Unsupported
 
 ENTRY_POINT_GROUP = "webnn_harness.backends"
-DEFAULT_BACKENDS = ("reference", "onnxruntime", "openvino")
+DEFAULT_BACKENDS = ("reference", "onnxruntime", "openvino", "litert")
 
 BackendFactory = Callable[[Mapping[str, str]], Backend]
 

@@ -13,7 +13,10 @@ natively and prints both medians, their ratio, and each side's CV:
                and the properties benchmark_app reports checked against them;
                plus a Python InferRequest.infer loop under the same config,
                which gives the native side's own spread (benchmark_app prints
-               no CV).
+               no CV);
+  litert:      an Interpreter.invoke loop on the saved .tflite, with the
+               thread count and op resolver (XNNPACK or builtin) the bench
+               recorded, its inputs set once before the loop.
 
     python benchmarks/bench_fidelity.py [--backend onnxruntime --backend openvino]
         [--benchmark seed-conv2d-add-relu:fused ...] [--rounds 3] [--seconds 5] [--threads N] [-o KEY=VALUE]
@@ -21,7 +24,10 @@ natively and prints both medians, their ratio, and each side's CV:
 What each side times per call: the harness's whole-graph variant reads its
 host input in place and copies its output into a new host array (see
 harness/bench/variants.py); ORT's session.run reads the input in place and
-hands back its own output buffer; benchmark_app times inference alone. So the
+hands back its own output buffer; benchmark_app times inference alone; the
+LiteRT loop times invoke alone, where the harness's step also copies the
+input into the interpreter (set_tensor) and the output out of it (get_tensor):
+the Interpreter API has no other way (backends/litert/device.py). So the
 harness carries one output copy more than either native loop (the seed's
 4 MB output: 0.4 to 0.7 ms on our shared 2-core machine); nothing else
 should differ. Rounds
@@ -119,6 +125,20 @@ def ort_native(record: dict, artifact: Path, seconds: float) -> Native:
     return Native("InferenceSession.run loop", *timed_loop(lambda: session.run(None, feed), seconds))
 
 
+def litert_native(record: dict, artifact: Path, seconds: float) -> Native:
+    from ai_edge_litert import interpreter as litert
+
+    settings = record["backend"]["settings"]
+    resolver = getattr(litert.OpResolverType, settings["op_resolver"])
+    runner = litert.Interpreter(model_path=str(artifact), num_threads=settings["threads"],
+                                experimental_op_resolver_type=resolver)
+    runner.allocate_tensors()
+    rng = np.random.default_rng(0)
+    for detail in runner.get_input_details():
+        runner.set_tensor(detail["index"], rng.random(detail["shape"]).astype(detail["dtype"]))
+    return Native("Interpreter.invoke loop", *timed_loop(runner.invoke, seconds))
+
+
 def openvino_config(record: dict) -> dict:
     """The bench's compile properties for benchmark_app -load_config."""
     device = record["backend"]["settings"]["device"]
@@ -171,7 +191,7 @@ def _load(record: dict) -> str:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--backend", action="append", help="default: onnxruntime and openvino")
+    p.add_argument("--backend", action="append", help="default: onnxruntime and openvino (or litert)")
     p.add_argument("--benchmark", action="append", metavar="ID:VARIANT", help=f"default: {' '.join(DEFAULT_BENCHMARKS)}")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seconds", type=float, default=5.0, help="timed seconds per run, each side")
@@ -202,6 +222,8 @@ def main() -> int:
                               f"build settings {json.dumps(record['buildSettings'])}", flush=True)
                     if backend == "onnxruntime":
                         measured = [ort_native(record, artifact, args.seconds)]
+                    elif backend == "litert":
+                        measured = [litert_native(record, artifact, args.seconds)]
                     else:
                         config_file = Path(tmp) / "config.json"
                         config_file.write_text(json.dumps(openvino_config(record)))
@@ -233,7 +255,7 @@ def main() -> int:
                     c, d = statistics.median(cpus), statistics.median(native_cpu)
                     line += f"; CPU per call {c * 1e3:.3f} vs {d * 1e3:.3f} ms ({c / d - 1:+.1%})"
                 print(line, flush=True)
-                if tool in ("InferenceSession.run loop", "benchmark_app"):
+                if tool in ("InferenceSession.run loop", "benchmark_app", "Interpreter.invoke loop"):
                     outside += verdict == "OUTSIDE"
                     if f"{benchmark}:{variant}" == TARGETED:
                         targets.append(f"fidelity {backend}: harness/{tool} {a / b:.3f} ({gap:+.1%}, target within "

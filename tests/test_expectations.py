@@ -55,6 +55,12 @@ def test_options_scope_an_entry():
     assert e.applies_to("1", {"ep": "CUDA", "threads": "2"}) and not e.applies_to("1", {})
 
 
+def test_an_option_value_with_a_bang_means_any_other_value_the_default_included():
+    (e,) = entries([{"case": "c", "reason": "r", "options": {"delegate": "!none"}}])
+    assert e.applies_to("1", {}) and e.applies_to("1", {"delegate": "xnnpack"})
+    assert not e.applies_to("1", {"delegate": "none"})
+
+
 def test_release_version_reads_backend_version_strings():
     assert str(release_version("2026.4.1-22982-e213a147257-releases/2026/4")) == "2026.4.1"
     assert release_version("unknown") is None

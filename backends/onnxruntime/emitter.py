@@ -7,13 +7,13 @@ No onnx.checker here: it costs milliseconds per model and the tests run it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from webnn_harness.spec.graph import Node, TensorDesc
+from webnn_harness.backends.lowering import Call  # noqa: F401 - the lowerings import it from here
+from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.uniform import is_uniform, uniform_value
 
 # WebNN data type -> ONNX element type.
@@ -42,38 +42,6 @@ INT4_CARRIERS = {"int4": np.dtype("int8"), "uint4": np.dtype("uint8")}
 
 class Unlowerable(Exception):
     """The lowering refuses this node (an option or data type it cannot map)."""
-
-
-@dataclass
-class Call:
-    """One WebNN node as a lowering function sees it."""
-
-    node: Node
-    inputs: Mapping[str, Any]  # param -> ONNX value name (list for sequence operands)
-    in_descs: Mapping[str, Any]  # param -> TensorDesc (list for sequence operands)
-    out_descs: Sequence[TensorDesc]
-
-    def __getitem__(self, param: str):
-        return self.inputs[param]
-
-    def get(self, param: str, default=None):
-        return self.inputs.get(param, default)
-
-    def has(self, param: str) -> bool:
-        return param in self.inputs
-
-    def desc(self, param: str) -> TensorDesc:
-        return self.in_descs[param]
-
-    def attr(self, key: str, default=None):
-        """A resolved attribute; ``default`` stands in where the value is None
-        (a create step that has not resolved it yet)."""
-        value = self.node.attributes.get(key)
-        return default if value is None else value
-
-    @property
-    def out(self) -> TensorDesc:
-        return self.out_descs[0]
 
 
 # A uniform constant (one value broadcast, harness/spec/uniform.py) of this many

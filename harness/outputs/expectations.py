@@ -56,7 +56,7 @@ class Expectation:
 
     def applies_to(self, version: str, options: Mapping[str, str]) -> bool:
         """Whether the entry is in force for a backend at ``version`` made with ``options``."""
-        if any(options.get(k) != v for k, v in self.options.items()):
+        if not all(_option_matches(options.get(k), v) for k, v in self.options.items()):
             return False
         if self.versions is None:
             return True
@@ -166,6 +166,15 @@ def bundled_expectations(backend: str) -> tuple[Expectation, ...]:
     except (ModuleNotFoundError, FileNotFoundError, TypeError, ValueError):
         return ()
     return parse_expectations(json.loads(text), f"{backend}/known_failures.json")
+
+
+def _option_matches(given: str | None, wanted: str) -> bool:
+    """An entry's option value: exactly that value, or "!VALUE": any other
+    value or the option not given (the backend's default, e.g. LiteRT's
+    ``{"delegate": "!none"}`` for XNNPACK, its default path)."""
+    if wanted.startswith("!"):
+        return given != wanted[1:]
+    return given == wanted
 
 
 @dataclass

@@ -8,7 +8,9 @@ are ``preferredInputLayout`` (string), ``maxTensorByteLength`` (number),
 operator, itself an object of per-operand MLTensorLimits
 (``{"dataTypes": [...], "rankRange": {"min": m, "max": n}}``). Operators we
 do not know are accepted when shaped right (a newer browser may list them);
-a file with no member we know at all is not an opSupportLimits file.
+a file with no member we know at all is not an opSupportLimits file. A
+member named ``$...`` is metadata, not limits (the ``$provenance`` of the
+declared tables tools/declared/ writes) and is not read.
 """
 from __future__ import annotations
 
@@ -54,6 +56,8 @@ def limits_problem(doc: Any) -> str:
     known = set(operators())
     recognised = 0
     for name, value in doc.items():
+        if name.startswith("$"):
+            continue  # metadata beside the limits, e.g. tools/declared's "$provenance"
         if name == "preferredInputLayout":
             problem = "" if isinstance(value, str) else f"{name}: expected a string, got {_kind(value)}"
         elif name == "maxTensorByteLength":

@@ -130,7 +130,9 @@ SNAKE = {"argMin": "arg_min_max", "argMax": "arg_min_max", "cumulativeSum": "cum
          "lstmCell": "lstm_cell", "reduceL1": "reduce_l1", "reduceL2": "reduce_l2", "reduceLogSum": "reduce_log_sum",
          "reduceLogSumExp": "reduce_log_sum_exp", "reduceMax": "reduce_max", "reduceMean": "reduce_mean",
          "reduceMin": "reduce_min", "reduceProduct": "reduce_product", "reduceSum": "reduce_sum",
-         "reduceSumSquare": "reduce_sum_square"}
+         "reduceSumSquare": "reduce_sum_square",
+         # slots the TFLite table has (tools/declared/chromium_tflite.py) and this one does not
+         "isNaN": "is_nan", "isInfinite": "is_infinite", "roundEven": "round_even"}
 LOGICAL_OUT = {"equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual",
                "logicalAnd", "logicalOr", "logicalXor", "logicalNot"}
 
@@ -172,17 +174,20 @@ def slot_for(op: str, member: str) -> str | None:
     return f"{base}_input"
 
 
-def declared() -> dict:
+def declared(sets: dict = SETS, slots: dict = SLOTS, layout: str = "nchw", max_bytes: int = 2**31 - 1) -> dict:
+    """The opSupportLimits a browser declares from a table of ``slots`` (slot
+    -> (constraint set name in ``sets``, ranks or None)), intersected with
+    the spec's allowed data types and ranks."""
     sys.path.insert(0, str(ROOT))
     from webnn_harness.spec.catalog import operators
 
     beyond = {"int4", "uint4"}  # the browser's quantization extension beyond the spec's table
 
     def limits(slot: str, allowed_types, allowed_ranks, extra=frozenset()) -> dict | None:
-        if slot not in SLOTS:
+        if slot not in slots:
             return None
-        set_name, ranks = SLOTS[slot]
-        wanted = {t for t in SETS[set_name] if t in allowed_types or t in extra}
+        set_name, ranks = slots[slot]
+        wanted = {t for t in sets[set_name] if t in allowed_types or t in extra}
         types = [t for t in ALL if t in wanted]  # the spec's enum order, int4/uint4 last
         out: dict = {"dataTypes": types}
         if ranks is not None:
@@ -194,7 +199,7 @@ def declared() -> dict:
                 out["dataTypes"] = []
         return out
 
-    doc: dict = {"preferredInputLayout": "nchw", "maxTensorByteLength": 2**31 - 1}
+    doc: dict = {"preferredInputLayout": layout, "maxTensorByteLength": max_bytes}
     for member in ("input", "constant"):
         doc[member] = limits(member, ALL, None)
     doc["output"] = limits("input", ALL, None)  # Blink reports output as the input set
@@ -213,11 +218,16 @@ def declared() -> dict:
     return doc
 
 
+def write(out: Path, provenance: dict, doc: dict) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"$provenance": provenance, **doc}
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    operators = sum(1 for k, v in doc.items() if isinstance(v, dict) and k[0] != "$") - 3
+    print(f"wrote {out.relative_to(ROOT)}: {operators} operators")
+
+
 def main() -> None:
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    doc = {"$provenance": PROVENANCE, **declared()}
-    OUT.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {OUT.relative_to(ROOT)}: {sum(1 for k, v in doc.items() if isinstance(v, dict) and k[0] != '$') - 3} operators")
+    write(OUT, PROVENANCE, declared())
 
 
 if __name__ == "__main__":

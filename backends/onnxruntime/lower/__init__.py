@@ -12,25 +12,14 @@ from typing import Mapping
 
 from onnx import helper
 
-from webnn_harness.backends.onnxruntime.emitter import Call, Emitter, Unlowerable, value_info
+from webnn_harness.backends.lowering import node_call
+from webnn_harness.backends.onnxruntime.emitter import Emitter, Unlowerable, value_info
 from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph
 
 
 LOWER = join("webnn_harness.backends.onnxruntime.lower", "LOWER")
 EMULATED: Mapping[str, str] = join("webnn_harness.backends.onnxruntime.lower", "EMULATED")
-
-
-def _call(node, env, descs) -> Call:
-    inputs, in_descs = {}, {}
-    for param, ref in node.operands.items():
-        if isinstance(ref, tuple):
-            inputs[param] = [env[r] for r in ref]
-            in_descs[param] = [descs[r] for r in ref]
-        else:
-            inputs[param] = env[ref]
-            in_descs[param] = descs[ref]
-    return Call(node, inputs, in_descs, [descs[o] for o in node.outputs])
 
 
 def lower_graph(graph: Graph, opset: int, ir_version: int, external_uniform: bool = False):
@@ -49,7 +38,7 @@ def lower_graph(graph: Graph, opset: int, ir_version: int, external_uniform: boo
         # The descriptor is the truth (a 0-D constant may arrive as shape [1]).
         env[name] = e.initializer(name, value.reshape(descs[name].shape))
     for node in graph.nodes:
-        result = LOWER[node.op](e, _call(node, env, descs))
+        result = LOWER[node.op](e, node_call(node, env, descs))
         results = [result] if isinstance(result, str) else list(result)
         if len(results) != len(node.outputs):
             raise RuntimeError(f"lowering of {node.op} gave {len(results)} outputs for {len(node.outputs)}")

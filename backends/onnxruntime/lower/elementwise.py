@@ -5,10 +5,9 @@ ops use BOOL, so results are cast back to uint8 and logical inputs cast to BOOL.
 """
 from __future__ import annotations
 
-import math
-
+from webnn_harness.backends.lowering import number_bound
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
-from webnn_harness.spec.dtypes import integer_range, is_float
+from webnn_harness.spec.dtypes import is_float
 from webnn_harness.spec.opspec.base import unidirectionally_broadcastable
 
 
@@ -57,20 +56,7 @@ def cast(e: Emitter, c: Call) -> str:
     return e.cast(c["input"], c.attr("dataType"))
 
 
-def _bound(value, data_type: str):
-    """An MLNumber bound as a value of the input's type (spec: MLNumber is
-    cast to the operand's data type; an infinite bound on an integer type
-    means no bound, i.e. the type's limit)."""
-    if is_float(data_type):
-        return float(value)
-    low, high = integer_range(data_type)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return low if value < 0 else high
-        value = math.trunc(value)
-    return min(max(int(value), low), high)
+_bound = number_bound  # the movement lowerings import it from here
 
 
 def clamp(e: Emitter, c: Call) -> str:

@@ -1,0 +1,179 @@
+"""The LiteRT (TensorFlow Lite) backend: the runtime behind WebNN in Chromium
+on Android, ChromeOS and Linux. A WebNN graph is written as a TFLite
+flatbuffer in memory (backends/litert/emitter.py, no converter) and run by
+``ai_edge_litert.interpreter.Interpreter``.
+
+    webnn-harness run --backend litert                          # XNNPACK, as the browser
+    webnn-harness run --backend litert -o delegate=none -o threads=2
+
+Options (``-o key=value``):
+    delegate    xnnpack | none (default xnnpack, as Chromium on the CPU).
+                xnnpack: LiteRT's default op resolver, which applies the
+                XNNPACK delegate to the nodes it takes and runs the others
+                on the builtin kernels; none: the builtin kernels only
+                (``BUILTIN_WITHOUT_DEFAULT_DELEGATES``). They differ (float16
+                kernels, QUANTIZE's ties, float16 overflow): each record
+                names the path in its settings, and its build settings count
+                the nodes XNNPACK took.
+    threads     interpreter threads (default 1: the harness runs several workers)
+    float16     float32 | native (default float32): float32 computes a float16
+                graph in float32 between casts at its float16 inputs,
+                constants and outputs, as Chromium's TFLite backend does for
+                most ops; native emits float16 tensors, run as the chosen
+                path runs them.
+
+A build error from LiteRT (AllocateTensors: a kernel's Prepare refusing a
+type, a shape or a rank) is ``Unsupported`` with LiteRT's message. The
+lowering never emits a graph known to abort the process (int8/uint8
+arithmetic, see lower/elementwise.py); a crash is still a ``crash`` record,
+since every case runs in a worker process.
+"""
+from __future__ import annotations
+
+import platform
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.spec.dtypes import numpy_dtype
+from webnn_harness.spec.graph import Graph
+
+OPTIONS = ("delegate", "threads", "float16")
+DELEGATES = ("xnnpack", "none")
+
+
+@dataclass
+class Compiled:
+    interpreter: Any
+    inputs: dict[str, tuple[int, np.dtype, tuple]]  # graph input -> (tensor index, dtype, shape)
+    outputs: dict[str, int]  # graph output -> tensor index
+    model: bytes
+    delegated_nodes: int
+
+
+class LiteRtBackend:
+    name = "litert"
+
+    def __init__(self, options: Mapping[str, str]):
+        try:
+            from ai_edge_litert import interpreter
+        except ImportError as exc:
+            raise BackendError(f"litert backend needs ai-edge-litert: {exc}; "
+                               "pip install 'webnn-harness[litert]'") from exc
+        self._interpreter = interpreter
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise BackendError(f"unknown litert option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        from webnn_harness.backends.litert.lower import FLOAT16_MODES
+
+        self.delegate = options.get("delegate", "xnnpack")
+        if self.delegate not in DELEGATES:
+            raise BackendError(f"delegate {self.delegate!r}: expected one of {', '.join(DELEGATES)}")
+        self.float16 = options.get("float16", "float32")
+        if self.float16 not in FLOAT16_MODES:
+            raise BackendError(f"float16 {self.float16!r}: expected one of {', '.join(FLOAT16_MODES)}")
+        text = options.get("threads", "1")
+        self.threads = int(text) if text.isdigit() else 0
+        if self.threads < 1:
+            raise BackendError(f"threads must be a positive integer, got {text!r}")
+
+    def info(self) -> BackendInfo:
+        import importlib.metadata
+
+        resolver = "AUTO" if self.delegate == "xnnpack" else "BUILTIN_WITHOUT_DEFAULT_DELEGATES"
+        return BackendInfo(
+            name=self.name,
+            version=importlib.metadata.version("ai-edge-litert"),
+            device=f"CPU ({platform.machine()})",
+            settings={
+                "delegate": self.delegate,
+                "op_resolver": resolver,
+                "threads": self.threads,
+                "float16": self.float16,
+                "flatbuffers": importlib.metadata.version("flatbuffers"),
+            },
+        )
+
+    def lower(self, graph: Graph) -> tuple[bytes, list[int], list[int]]:
+        """The TFLite flatbuffer for ``graph`` and its input and output tensor indices."""
+        from webnn_harness.backends.litert.lower import Unlowerable, lower_graph
+
+        try:
+            return lower_graph(graph, self.float16)
+        except Unlowerable as exc:
+            raise Unsupported(str(exc)) from exc
+
+    def interpreter(self, model: bytes):
+        """An allocated Interpreter for ``model`` on this backend's path."""
+        resolver = self._interpreter.OpResolverType
+        try:
+            interpreter = self._interpreter.Interpreter(
+                model_content=model, num_threads=self.threads,
+                experimental_op_resolver_type=resolver.AUTO if self.delegate == "xnnpack"
+                else resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+            interpreter.allocate_tensors()
+        except (RuntimeError, ValueError) as exc:  # LiteRT's build errors: it refuses this graph
+            raise Unsupported(f"LiteRT: {' '.join(str(exc).split())}") from exc
+        return interpreter
+
+    def build(self, graph: Graph) -> Compiled:
+        model, input_tensors, output_tensors = self.lower(graph)
+        interpreter = self.interpreter(model)
+        details = {d["index"]: d for d in interpreter.get_tensor_details()}
+        for name, index in zip(graph.outputs, output_tensors):
+            shape = tuple(int(n) for n in details[index]["shape"])
+            # TFLite resizes a declared output to what the kernels compute,
+            # silently: a difference is a lowering bug, never a result.
+            if shape != tuple(graph.descs[name].shape):
+                raise RuntimeError(f"LiteRT computes output {name!r} as {list(shape)}, "
+                                   f"not {list(graph.descs[name].shape)}")
+        inputs = {name: (index, numpy_dtype(graph.descs[name].data_type), graph.descs[name].shape)
+                  for name, index in zip(graph.inputs, input_tensors)}
+        delegated = sum(1 for op in interpreter._get_ops_details() if op["op_name"] == "DELEGATE")
+        return Compiled(interpreter, inputs, dict(zip(graph.outputs, output_tensors)), model, delegated)
+
+    def build_settings(self, compiled: Compiled) -> dict[str, Any]:
+        """Which path ran: how many XNNPACK delegate nodes the interpreter made."""
+        return {"xnnpack_nodes": compiled.delegated_nodes}
+
+    def compute(self, compiled: Compiled, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        interpreter = compiled.interpreter
+        for name, (index, dtype, shape) in compiled.inputs.items():
+            # The descriptor is the truth (a 0-D input may arrive as shape [1]).
+            interpreter.set_tensor(index, np.ascontiguousarray(inputs[name], dtype).reshape(shape))
+        try:
+            interpreter.invoke()
+        except RuntimeError as exc:
+            message = " ".join(str(exc).split())
+            # Many LiteRT kernels check their types in Eval, not Prepare: a
+            # type refusal at invoke is LiteRT not supporting the graph.
+            if _TYPE_REFUSAL.search(message):
+                raise Unsupported(f"LiteRT: {message}") from exc
+            raise
+        return {name: interpreter.get_tensor(index) for name, index in compiled.outputs.items()}
+
+    def device_session(self, graph: Graph):
+        from webnn_harness.backends.litert.device import LiteRtDeviceSession
+
+        return LiteRtDeviceSession(self, graph)
+
+    def emulations(self) -> dict[str, str]:
+        from webnn_harness.backends.litert.lower import EMULATED
+
+        return dict(EMULATED)
+
+
+_TYPE_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?"
+                           r"|supported currently|requires float", re.IGNORECASE)
+
+
+def create(options: Mapping[str, str]) -> LiteRtBackend:
+    return LiteRtBackend(options)
+
+
+# Known failures: backends/litert/known_failures.json (harness/outputs/expectations.py format).
+
+__all__ = ["LiteRtBackend", "create"]

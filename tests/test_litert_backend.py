@@ -1,0 +1,207 @@
+"""The LiteRT backend: options and recorded settings, the TFLite model it
+writes (shapes checked, aliases avoided, 0-D kept), what it refuses rather
+than letting LiteRT abort, its known failures data, and a sample of the
+corpus judged as `run` judges it, on both paths (XNNPACK and builtin)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ai_edge_litert")
+
+from webnn_harness import backends  # noqa: E402
+from webnn_harness.api import BackendRequest, RunRequest, run  # noqa: E402
+from webnn_harness.backends.base import BackendError, Unsupported  # noqa: E402
+from webnn_harness.backends.litert.lower.pooling import nearest_indices  # noqa: E402
+from webnn_harness.execution.pool import RunOptions  # noqa: E402
+from webnn_harness.outputs.expectations import bundled_expectations  # noqa: E402
+from webnn_harness.spec.builder import build_graph  # noqa: E402
+from webnn_harness.spec.graph import TensorDesc  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def graph(inputs: dict, calls: list, constants=None):
+    descs = {name: TensorDesc(tuple(shape), data_type) for name, (shape, data_type) in inputs.items()}
+    return build_graph(descs, constants or {}, calls, None)
+
+
+def call(op, outputs="y", **arguments):
+    return {"name": op, "arguments": [{k: v} for k, v in arguments.items()], "outputs": outputs}
+
+
+@pytest.fixture(scope="module")
+def litert():
+    return backends.create("litert", {})
+
+
+def test_info_records_every_setting_defaults_included(litert):
+    import importlib.metadata
+
+    info = litert.info()
+    assert info.name == "litert" and info.version == importlib.metadata.version("ai-edge-litert")
+    assert info.settings == {"delegate": "xnnpack", "op_resolver": "AUTO", "threads": 1, "float16": "float32",
+                             "flatbuffers": importlib.metadata.version("flatbuffers")}
+    none = backends.create("litert", {"delegate": "none", "threads": "2", "float16": "native"}).info().settings
+    assert (none["delegate"], none["op_resolver"], none["threads"], none["float16"]) == \
+        ("none", "BUILTIN_WITHOUT_DEFAULT_DELEGATES", 2, "native")
+
+
+@pytest.mark.parametrize("options", [{"bogus": "1"}, {"delegate": "gpu"}, {"threads": "0"}, {"threads": "x"},
+                                     {"float16": "float64"}])
+def test_bad_options_are_backend_errors(options):
+    with pytest.raises(BackendError):
+        backends.create("litert", options)
+
+
+def test_build_records_which_path_ran():
+    g = graph({"x": ((2, 3), "float32")}, [call("relu", input="x")])
+    xnnpack, builtin = backends.create("litert", {}), backends.create("litert", {"delegate": "none"})
+    assert xnnpack.build_settings(xnnpack.build(g)) == {"xnnpack_nodes": 1}
+    assert builtin.build_settings(builtin.build(g)) == {"xnnpack_nodes": 0}
+
+
+def test_zero_d_operands_stay_zero_d(litert):
+    """TFLite's binary kernels make 0-D with 0-D a [1]; the lowering reshapes it back."""
+    g = graph({"x": ((), "float32")}, [call("linear", input="x", options={"alpha": 2.0, "beta": 1.0})])
+    out = litert.compute(litert.build(g), {"x": np.array(3.0, np.float32)})["y"]
+    assert out.shape == () and out == np.float32(7.0)
+
+
+def test_an_output_that_is_an_input_gets_its_own_tensor(litert):
+    g = graph({"x": ((2,), "float32")}, [call("identity", input="x"), call("reshape", outputs="z", input="x",
+                                                                            newShape=[2, 1])])
+    g = type(g)(g.inputs, g.constants, g.nodes, ("y", "z"), g.descs)
+    out = litert.compute(litert.build(g), {"x": np.array([1, 2], np.float32)})
+    assert out["y"].tolist() == [1, 2] and out["z"].tolist() == [[1], [2]]
+
+
+def test_int8_arithmetic_is_refused_never_emitted(litert):
+    """LiteRT's int8/uint8 arithmetic kernels abort the process without
+    quantization parameters (issue 27): the lowering refuses them."""
+    g = graph({"a": ((2,), "int8"), "b": ((2,), "int8")}, [call("add", a="a", b="b")])
+    with pytest.raises(Unsupported, match="quantization parameters"):
+        litert.build(g)
+
+
+def test_uint8_booleans_become_bool_by_cast_not_comparison(litert):
+    g = graph({"a": ((4,), "uint8"), "b": ((4,), "uint8")}, [call("logicalAnd", a="a", b="b")])
+    out = litert.compute(litert.build(g), {"a": np.array([0, 2, 128, 255], np.uint8),
+                                           "b": np.array([1, 4, 0, 255], np.uint8)})["y"]
+    assert out.dtype == np.uint8 and out.tolist() == [0, 1, 0, 1]
+
+
+def test_a_type_liteRT_refuses_at_invoke_is_unsupported(litert):
+    g = graph({"a": ((2,), "uint32"), "b": ((2,), "uint32")}, [call("add", a="a", b="b")])
+    with pytest.raises(Unsupported, match="UINT32"):
+        litert.compute(litert.build(g), {"a": np.array([1, 2], np.uint32), "b": np.array([3, 4], np.uint32)})
+
+
+def test_nearest_indices_round_ties_down_as_webnn():
+    # upscaling 2 -> 4: coordinates -0.25, 0.25, 0.75, 1.25 -> 0, 0, 1, 1
+    assert nearest_indices(2, 4).tolist() == [0, 0, 1, 1]
+    # a tie (coordinate 0.5 exactly) takes the smaller index
+    assert nearest_indices(2, 1).tolist() == [0]
+
+
+def test_float16_is_computed_in_float32_by_default_and_cast_keeps_its_rounding():
+    g = graph({"x": ((1,), "float32")}, [call("cast", outputs="h", input="x", type="float16"),
+                                          call("cast", outputs="y", input="h", type="float32")])
+    for mode in ("float32", "native"):
+        backend = backends.create("litert", {"float16": mode})
+        out = backend.compute(backend.build(g), {"x": np.array([1.0009765625 / 2 + 0.5], np.float32)})["y"]
+        assert out == np.float32(np.float16(1.0009765625 / 2 + 0.5)), mode
+
+
+def test_emulations_are_named(litert):
+    emulated = litert.emulations()
+    assert {"erf", "layerNormalization", "l2Pool2d", "isNaN"} <= set(emulated)
+    assert "add" not in emulated and all(emulated.values())
+
+
+def test_int8_max_runs_on_the_plain_integer_kernel(litert):
+    """MAXIMUM / MINIMUM have plain int8 kernels (no quantization): allowed, exact."""
+    g = graph({"a": ((3,), "int8"), "b": ((3,), "int8")}, [call("max", a="a", b="b")])
+    out = litert.compute(litert.build(g), {"a": np.array([-128, 5, 0], np.int8), "b": np.array([3, -7, 127], np.int8)})
+    assert out["y"].tolist() == [3, 5, 127]
+
+
+def test_scatter_nd_keeps_the_input_where_nothing_is_written_and_one_write_per_target(litert):
+    g = graph({"x": ((4,), "float32"), "i": ((3, 1), "int32"), "u": ((3,), "float32")},
+              [call("scatterND", input="x", indices="i", updates="u")])
+    out = litert.compute(litert.build(g), {"x": np.array([1, 2, 3, 4], np.float32),
+                                           "i": np.array([[1], [-1], [1]], np.int32),
+                                           "u": np.array([9, 8, 9], np.float32)})["y"]
+    # index 1 written twice with 9 (SCATTER_ND alone would give 18), -1 wraps to 3
+    assert out.tolist() == [1, 9, 3, 8]
+
+
+def test_device_session_saves_the_model_it_runs_and_copies_uploads(litert, tmp_path):
+    from ai_edge_litert.interpreter import Interpreter
+
+    from webnn_harness.backends.base import device_session, to_host
+
+    g = graph({"x": ((2, 3), "float32")}, [call("relu", input="x")])
+    session = device_session(litert, g)
+    x = np.array([[-1, 2, -3], [4, -5, 6]], np.float32)
+    assert session.upload("x", x) is not x and session.share("x", x) is x
+    (path,) = session.save(str(tmp_path / "relu"))
+    assert path.endswith(".tflite") and Path(path).read_bytes() == session.compiled.model
+    first = to_host(session, {"x": session.share("x", x)})["y"]
+    np.testing.assert_array_equal(first, np.maximum(x, 0))
+    to_host(session, {"x": session.share("x", -x)})
+    np.testing.assert_array_equal(first, np.maximum(x, 0))  # the outputs are the caller's
+    native = Interpreter(model_path=path)  # the saved artifact replays as LiteRT's own
+    native.allocate_tensors()
+    native.set_tensor(native.get_input_details()[0]["index"], x)
+    native.invoke()
+    np.testing.assert_array_equal(native.get_tensor(native.get_output_details()[0]["index"]), np.maximum(x, 0))
+    assert session.build_settings() == {"xnnpack_nodes": 1}
+
+
+def test_declared_tflite_table_is_a_readable_limits_file_with_provenance():
+    from webnn_harness.outputs.limits_file import read_limits_file
+
+    path = ROOT / "tests" / "data" / "declared" / "chromium-tflite-opSupportLimits.json"
+    doc = read_limits_file(path)  # "$provenance" is metadata, not limits
+    assert doc["$provenance"]["file"] == "services/webnn/tflite/graph_builder_tflite.cc"
+    assert doc["preferredInputLayout"] == "nhwc"
+    assert doc["add"]["a"]["rankRange"] == {"min": 0, "max": 6}  # TFLite's broadcasting limit
+    assert "l2Pool2d" in doc and doc["relu"]["input"]["dataTypes"] == ["float32", "float16", "int32", "int64", "int8"]
+
+
+def test_known_failures_data_is_well_formed():
+    entries = bundled_expectations("litert")  # validated against the expectations schema
+    assert entries
+    for entry in entries:
+        assert entry.reason and (entry.case or entry.match) and entry.versions
+
+
+SAMPLE = ["elementwise/softplus.json", "elementwise/logical_and.json", "elementwise/where.json",
+          "movement/gather.json", "movement/scatter_elements.json", "movement/scatter_nd.json",
+          "convolution/conv2d.json", "convolution/conv_transpose2d.json", "pooling/l2_pool2d.json",
+          "pooling/resample2d.json", "reduction/reduce_log_sum_exp.json", "reduction/reduce_l2.json",
+          "normalization/layer_normalization.json", "recurrent/lstm.json", "recurrent/gru_cell.json",
+          "quantization/quantize_linear.json"]
+
+
+@pytest.mark.parametrize("delegate", ["xnnpack", "none"])
+def test_corpus_sample_passes_as_run_judges_it(delegate, tmp_path):
+    """Every case of the sample passes or is unsupported (with a reason);
+    a fail, error or crash is only a known failure."""
+    request = RunRequest(tuple(ROOT / "cases" / name for name in SAMPLE),
+                         (BackendRequest("litert", {"delegate": delegate}),), tmp_path,
+                         options=RunOptions(workers=1, timeout=120))
+    run(request)
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    records = [r for r in records if "status" in r]
+    assert len(records) > 100
+    passed = sum(r["status"] == "pass" for r in records)
+    assert passed > 0.8 * len(records)
+    for r in records:
+        assert r["status"] in ("pass", "unsupported") or r["knownFailure"], (r["id"], r["status"], r["message"])
+        if r["status"] == "unsupported":
+            assert r["message"], r["id"]
