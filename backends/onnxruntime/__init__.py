@@ -207,15 +207,21 @@ class OnnxRuntimeBackend:
         except Unlowerable as exc:
             raise Unsupported(str(exc)) from exc
 
-    def session(self, model):
+    def session(self, model, profile_prefix: str | None = None):
         """An InferenceSession for an ONNX model with this backend's options
-        (and the values of its uniform external initializers, see emitter.py)."""
+        (and the values of its uniform external initializers, see emitter.py).
+        ``profile_prefix``: ORT's session profiler on, its trace written to a
+        file of that prefix (ORT adds a date and ``.json``)."""
         from webnn_harness.backends.onnxruntime.emitter import uniform_values
 
         options = self._session_options
         uniform = uniform_values(model)
-        if uniform:
+        if uniform or profile_prefix:
             options = self._make_session_options()
+        if profile_prefix:
+            options.enable_profiling = True
+            options.profile_file_prefix = profile_prefix
+        if uniform:
             options.add_external_initializers(list(uniform), [self._ort.OrtValue.ortvalue_from_numpy(v)
                                                               for v in uniform.values()])
         try:
@@ -359,6 +365,11 @@ class OnnxRuntimeBackend:
         from webnn_harness.backends.onnxruntime.device import OrtDeviceSession
 
         return OrtDeviceSession(self, graph)
+
+    def profiling_session(self, graph: Graph):
+        from webnn_harness.backends.onnxruntime.device import OrtProfilingSession
+
+        return OrtProfilingSession(self, graph)
 
     def emulations(self) -> dict[str, str]:
         from webnn_harness.backends.onnxruntime.lower import EMULATED

@@ -60,7 +60,8 @@ class OpenVINODeviceSession:
             raise classify(exc) from exc
         model = self.model = ov.Model(lowered.results, lowered.parameters, "webnn_graph")
         supported = backend.core.get_property(backend.device, "SUPPORTED_PROPERTIES")
-        config = {**{k: v for k, v in SYNC_CONFIG.items() if k in supported}, **backend.config_for(graph)}
+        config = {**{k: v for k, v in SYNC_CONFIG.items() if k in supported}, **backend.config_for(graph),
+                  **self._extra_config(ov)}
         try:
             self.compiled = backend.core.compile_model(model, backend.device, config)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError subclasses
@@ -71,6 +72,9 @@ class OpenVINODeviceSession:
         self._host_request, self._host = None, {}
         self.graph = graph
         self._ov = ov
+
+    def _extra_config(self, ov) -> dict:
+        return {}
 
     def build_settings(self) -> dict:
         """The timing properties the plugin applied to this compiled model."""
@@ -143,3 +147,60 @@ class OpenVINODeviceSession:
                 list(output.get_partial_shape().to_shape()) != list(desc.shape):
             return None
         return np.empty(tuple(desc.shape), dtype)
+
+
+# Parts of a compiled model that are not the graph's work: its inputs,
+# outputs and constants (Const nodes are folded at compile time).
+NOT_WORK = frozenset(("Parameter", "Result", "Constant"))
+
+
+class OpenVINOProfilingSession(OpenVINODeviceSession):
+    """An OpenVINODeviceSession compiled with performance counters on
+    (ov.properties.enable_profiling, ``benchmark_app -pc``); every run reads
+    its request's get_profiling_info(), which holds the last inference."""
+
+    def __init__(self, backend, graph: Graph):
+        self._runs: list[tuple] = []
+        super().__init__(backend, graph)
+        # The runtime model names, per node the plugin runs, the nodes of our
+        # model it runs for (rt_info originalLayersNames): what it fused.
+        self._original = {}
+        for op in self.compiled.get_runtime_model().get_ordered_ops():
+            info = op.get_rt_info()
+            names = info["originalLayersNames"].astype(str) if "originalLayersNames" in info else ""
+            self._original[op.get_friendly_name()] = tuple(n for n in names.split(",") if n)
+
+    def _extra_config(self, ov) -> dict:
+        return {ov.properties.enable_profiling(): True}
+
+    def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        outputs = super().run(inputs)
+        self._runs.append(self._counters(self.request))
+        return outputs
+
+    def run_to_host(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        outputs = super().run_to_host(inputs)
+        self._runs.append(self._counters(self._host_request))
+        return outputs
+
+    def _counters(self, request) -> tuple:
+        from webnn_harness.backends.base import NodeTime
+
+        executed = self._ov.ProfilingInfo.Status.EXECUTED
+        # exec type "ref_*": the plugin's reference (unoptimised) implementation
+        return tuple(NodeTime(name=info.node_name, op=info.node_type, kernel=info.exec_type,
+                              seconds=info.real_time.total_seconds(), fallback=info.exec_type.startswith("ref"),
+                              fused=self._fused(info.node_name))
+                     for info in request.get_profiling_info() if info.status == executed)
+
+    def _fused(self, name: str) -> tuple[str, ...]:
+        original = self._original.get(name, ())
+        return () if original == (name,) else original
+
+    def profile(self):
+        from webnn_harness.backends.base import SessionProfile
+
+        ran = {name for run in self._runs for node in run for name in (node.name, *node.fused)}
+        removed = tuple((op.get_type_name(), op.get_friendly_name()) for op in self.model.get_ordered_ops()
+                        if op.get_type_name() not in NOT_WORK and op.get_friendly_name() not in ran)
+        return SessionProfile(tuple(self._runs), removed)
