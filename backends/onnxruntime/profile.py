@@ -66,7 +66,7 @@ def trace_profile(path: str, requested_provider: str, model: Any) -> SessionProf
                 raise TraceError(f"{where}: field 'args' lacks op_name or provider")
             provider = args["provider"]
             node = NodeTime(name=event["name"][:-len(KERNEL_SUFFIX)], op=args["op_name"], kernel=provider,
-                            seconds=_number(event, "dur", where) * 1e-6,
+                            seconds=_number(event, "dur", where) / 1e6,
                             fallback=provider != requested_provider)
             kernels.append((_number(event, "ts", where), node))
     runs.sort()
