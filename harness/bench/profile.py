@@ -32,13 +32,6 @@ from webnn_harness.spec.graph import Graph
 
 WARMUP_RUNS = 1  # the first run allocates and picks kernels: not the steady state
 
-# Node types, as the backends name them, that are a transpose of the graph
-# and that are the backend's own layout conversions (ORT's NCHWc reorders,
-# OpenVINO CPU's Reorder between blocked layouts).
-TRANSPOSE_OPS = frozenset(("Transpose",))
-LAYOUT_OPS = frozenset(("ReorderInput", "ReorderOutput", "Reorder"))
-
-
 def profile_variant(variant: str, kind: str, graph: Graph, inputs: Mapping[str, np.ndarray], backend,
                     runs: int) -> dict | None:
     """The ``profile`` of one variant, None where it runs no backend graph
