@@ -209,7 +209,9 @@ class DeviceSession(Protocol):
     own sync call does with host inputs (without it the bench uploads);
     ``run_to_host(inputs)`` -> the outputs as host arrays the session owns
     and the next call rewrites, written there by the backend itself (without
-    it the bench runs and downloads each output)."""
+    it the bench runs and downloads each output). A backend whose profiler
+    the harness reads also has ``profiling_session(graph)``: see
+    ``profiling_session`` below (``bench --profile``)."""
 
     def save(self, stem: str) -> Sequence[str]: ...
 

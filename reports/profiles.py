@@ -126,6 +126,14 @@ class ProfileView:
         """How much of the timed median the profiled nodes account for."""
         return self.profile.node_seconds / self.median
 
+    @property
+    def share_of_run(self) -> float | None:
+        """The same of a profiled run's own wall time: taken at the same
+        moment, so on a busy machine it tells the profile's gaps (the
+        backend's work between nodes) from load that came and went."""
+        run = self.profile.run_seconds
+        return self.profile.node_seconds / run if run else None
+
     def node_share(self, node: ProfiledNode) -> float | None:
         return node.seconds / self.profile.node_seconds if self.profile.node_seconds > 0 else None
 

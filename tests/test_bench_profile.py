@@ -317,7 +317,7 @@ def test_node_medians_and_their_sum_beside_the_median():
     record = {"backend": {"name": "b"}, "benchmark": "g", "variant": "fused", "status": "ok", "profile": profile,
               "latency": {"median": 0.004, "iqr": 0.0, "cv": 0.0, "samples": 10}}
     assert node_share(record) == pytest.approx(0.75)
-    assert "nodes 3.000 ms (75% of the median, 1 nodes)" in record_line(record)
+    assert "nodes 3.000 ms (75% of the median, 86% of a profiled run, 1 nodes)" in record_line(record)
     with pytest.raises(ValueError, match="the profiler saw 4 runs, not 5"):
         summarise([SessionProfile(runs)], runs=5, run_seconds=0.0)
 

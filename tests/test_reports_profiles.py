@@ -61,6 +61,7 @@ def test_profiles_become_views_with_the_node_sum_beside_the_median(folders):
     node_sum = sum(n["seconds"] for n in ORT_FUSED["nodes"])
     assert fused.profile.node_seconds == pytest.approx(node_sum)
     assert fused.share_of_median == pytest.approx(node_sum / median(TIMES))
+    assert fused.share_of_run == pytest.approx(node_sum / ORT_FUSED["runSeconds"])
     assert fused.transposes_ran == 0 and fused.transposes_removed == 2
     assert fused.transpose_note == "the backend removed or folded all 2 transposes: none ran"
     assert fused.layout_seconds == pytest.approx(0.0012 + 0.0008)

@@ -31,7 +31,10 @@ def profile_note(record: dict) -> str:
     share = node_share(record)
     if share is None:
         return f"  profile: {profile.get('error') or profile.get('unavailable') or 'none'}"[:200]
-    return f"  nodes {profile['nodeSeconds'] * 1e3:.3f} ms ({share:.0%} of the median, {len(profile['nodes'])} nodes)"
+    run = profile.get("runSeconds")
+    of_run = f", {profile['nodeSeconds'] / run:.0%} of a profiled run" if run else ""
+    return (f"  nodes {profile['nodeSeconds'] * 1e3:.3f} ms ({share:.0%} of the median{of_run}, "
+            f"{len(profile['nodes'])} nodes)")
 
 
 def noise_line(summary: Mapping) -> str | None:
