@@ -138,6 +138,11 @@ class ProfileView:
         return node.seconds / self.profile.node_seconds if self.profile.node_seconds > 0 else None
 
     @property
+    def ran_as(self) -> str:
+        """The node types the backend ran, in order: what the graph became."""
+        return " → ".join(n.op for n in self.profile.nodes)
+
+    @property
     def fallbacks(self) -> tuple[ProfiledNode, ...]:
         return tuple(n for n in self.profile.nodes if n.fallback)
 

@@ -65,6 +65,7 @@ def test_profiles_become_views_with_the_node_sum_beside_the_median(folders):
     assert fused.transposes_ran == 0 and fused.transposes_removed == 2
     assert fused.transpose_note == "the backend removed or folded all 2 transposes: none ran"
     assert fused.layout_seconds == pytest.approx(0.0012 + 0.0008)
+    assert fused.ran_as == "ReorderInput → Conv → ReorderOutput → Add → Relu"
     ov_view = views[("layout-56x56x64-3x3", "nhwcTransposed", "openvino")]
     assert ov_view.transpose_seconds == pytest.approx(0.0030) and ov_view.transposes_removed == 1
     assert ov_view.transpose_note == f"1 ran ({0.0030 / median(TIMES):.1%} of the median); 1 removed or folded"
@@ -84,6 +85,7 @@ def test_page_shows_nodes_fusions_fallbacks_and_the_transposes(folders):
     assert f"{_seconds(node_sum)} summed, {_pct(node_sum / median(TIMES))} of the {_seconds(median(TIMES))} median" \
         in section
     assert "Add_16 + Relu_17 → Subgraph" in section
+    assert "Convolution → Transpose → Subgraph → Gather → Reorder" in section  # what the graph became
     assert re.search(r"ref_any_f32 <span class=\"badge bad\">fallback</span>", section)
     assert "the backend removed or folded all 2 transposes: none ran" in section
     assert f"1 ran ({0.0030 / median(TIMES):.1%} of the median); 1 removed or folded" in section
