@@ -78,6 +78,7 @@ def test_onnxruntime_profile_names_every_node_of_an_unoptimised_graph(tmp_path):
     assert profile["removed"] == []
     assert all(n["kernel"] == "CPUExecutionProvider" and not n.get("fallback") for n in profile["nodes"])
     assert profile["nodes"][[n["op"] for n in profile["nodes"]].index("Conv")]["seconds"] > 0
+    assert 0 < profile["nodeSeconds"] <= 2 * profile["runSeconds"]  # the nodes of a run fit in its wall time
 
 
 def test_onnxruntime_profile_says_which_nodes_its_optimiser_removed(tmp_path):
@@ -115,6 +116,10 @@ def test_openvino_profile_accounts_for_every_node_of_our_model(tmp_path):
     ours = [name for name in ran_names if name.rsplit("_", 1)[0] in work] + sorted(removed_names)
     assert Counter(name.rsplit("_", 1)[0] for name in ours) == work, (by_name, profile["removed"])
     assert any(n["op"] == "Convolution" and n["seconds"] > 0 for n in profile["nodes"])
+    # The nodes of a run fit in its wall time (medians of parts may mix runs,
+    # hence the margin); counters read as the CPU plugin's means since
+    # compile would not, the first run's cost spread over every later one.
+    assert 0 < profile["nodeSeconds"] <= 2 * profile["runSeconds"]
     assert {r["op"] for r in profile["removed"]} <= set(work)
 
 
@@ -335,3 +340,19 @@ def test_cli_bench_profile_records_node_times(tmp_path, capsys):
     with pytest.raises(SystemExit) as usage:
         main(["bench", "--suite", str(suite), "--profile", "0", "--out", str(tmp_path / "x")])
     assert usage.value.code == 2 and "--profile: must be 1 or more" in capsys.readouterr().err
+
+
+def test_openvino_cpu_means_since_compile_become_each_runs_own_times():
+    """The CPU plugin's counters hold each node's mean since compile (the
+    figures of a 1x1 conv seen here); differencing the totals gives each
+    run's own time."""
+    pytest.importorskip("openvino")
+    from webnn_harness.backends.openvino.device import runs_from_means
+
+    def run(*means):
+        return tuple(NodeTime(name=name, op="Op", kernel="k", seconds=mean * 1e-6)
+                     for name, mean in zip(("conv", "transpose"), means))
+
+    # conv ran 33870, 698, 1516 us; the transpose 7882, 3188, 17256 us
+    own = runs_from_means([run(33870, 7882), run(17284, 5535), run(12028, 9442)])
+    assert [[round(n.seconds * 1e6) for n in r] for r in own] == [[33870, 7882], [698, 3188], [1516, 17256]]
