@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from webnn_harness.reports.capability import _version_key
 from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError, read_json
-from webnn_harness.reports.profiles import NodeProfile, ProfileView, profile_views, read_profile
+from webnn_harness.reports.profiles import FusionPair, NodeProfile, ProfileView, fusion_pairs, profile_views, read_profile
 
 BENCH_FILE = "bench.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -450,6 +450,11 @@ class PerformanceModel:
     @property
     def has_bench(self) -> bool:
         return bool(self.records)
+
+    @property
+    def fusion_pairs(self) -> tuple[FusionPair, ...]:
+        """Profiled op-by-op variants beside their fused graphs (reports/profiles.py)."""
+        return fusion_pairs(self.profiles)
 
     def run_columns(self, run: int) -> tuple[BenchColumn, ...]:
         """The backends a bench folder measured."""

@@ -23,6 +23,10 @@ TRANSPOSE_OPS = frozenset(("Transpose",))
 LAYOUT_OPS = frozenset(("ReorderInput", "ReorderOutput", "Reorder"))
 # Graph variants whose transposes the page accounts for (the layout workloads).
 LAYOUT_VARIANTS = ("nchw", "nhwc", "nhwcTransposed")
+# The variants that run a graph one op per session, set beside the same
+# benchmark's fused graph: what fusing the graph changed inside the backend.
+OP_BY_OP_VARIANTS = ("opByOp", "deviceTensor")
+FUSED_VARIANT = "fused"
 
 
 @dataclass(frozen=True)
@@ -183,6 +187,27 @@ class ProfileView:
             return f"the backend removed or folded all {removed} transposes: none ran"
         text = f"{ran} ran ({self.transpose_seconds / self.median:.1%} of the median)"
         return text + (f"; {removed} removed or folded" if removed else "")
+
+
+@dataclass(frozen=True)
+class FusionPair:
+    """A benchmark's op-by-op variant and its fused graph, profiled on one column."""
+
+    op_by_op: ProfileView
+    fused: ProfileView
+
+
+def fusion_pairs(views: Iterable[ProfileView]) -> tuple[FusionPair, ...]:
+    profiled = {(v.column, v.benchmark, v.variant): v for v in views if not v.profile.problem}
+    pairs = []
+    for (column, benchmark, variant), fused in profiled.items():
+        if variant != FUSED_VARIANT:
+            continue
+        op_by_op = next((profiled[(column, benchmark, v)] for v in OP_BY_OP_VARIANTS
+                         if (column, benchmark, v) in profiled), None)
+        if op_by_op is not None:
+            pairs.append(FusionPair(op_by_op, fused))
+    return tuple(pairs)
 
 
 def profile_views(records: Iterable[Any]) -> tuple[ProfileView, ...]:

@@ -109,3 +109,26 @@ def test_a_malformed_profile_is_one_line_naming_folder_line_and_field(tmp_path, 
         build_performance([folder])
     message = str(info.value)
     assert message.startswith("bench/bench.jsonl line 2: ") and field in message and "\n" not in message
+
+
+def test_op_by_op_sits_beside_what_the_fused_graph_became(tmp_path):
+    parts = {"runs": 5, "sessions": 3, "nodes": [
+        {"name": "Convolution_1", "op": "Convolution", "kernel": "brgconv_avx2_f32", "seconds": 0.010, "part": 0},
+        {"name": "Add_2", "op": "Eltwise", "kernel": "jit_avx2_f32", "seconds": 0.002, "part": 1},
+        {"name": "Relu_3", "op": "Eltwise", "kernel": "jit_avx2_f32", "seconds": 0.001, "part": 2}],
+        "removed": [], "nodeSeconds": 0.013, "runSeconds": 0.014}
+    fused = {"runs": 5, "sessions": 1, "nodes": [
+        {"name": "Convolution_1", "op": "Convolution", "kernel": "brgconv_avx2_f32", "seconds": 0.009,
+         "fused": ["Convolution_1", "Add_2", "Relu_3"]}], "removed": [], "nodeSeconds": 0.009, "runSeconds": 0.0095}
+    folder = write_bench(tmp_path / "ov", [profiled("chain", "deviceTensor", parts, OV),
+                                           profiled("chain", "fused", fused, OV)], backends=(OV,))
+    perf = build_performance([folder])
+    (pair,) = perf.fusion_pairs
+    assert (pair.op_by_op.variant, pair.fused.variant) == ("deviceTensor", "fused")
+    out = tmp_path / "site"
+    build_site([folder], out)
+    page = (out / "performance.html").read_text()
+    section = page[page.index('id="profiles-fusion"'):page.index('id="profiles-summary"')]
+    assert "deviceTensor: 3 nodes in 3 graphs" in section
+    assert "1 nodes: Convolution<br>Convolution_1 + Add_2 + Relu_3 → Convolution" in section
+    assert _seconds(0.013) in section and _seconds(0.009) in section
