@@ -60,6 +60,7 @@ class NodeProfile:
     removed: tuple[RemovedNode, ...] = ()
     node_seconds: float = 0.0  # the nodes' medians summed
     run_seconds: float | None = None  # a profiled run's median wall time (profiler on)
+    run_node_seconds: float | None = None  # the median over the profiled runs of their nodes' sum
     problem: str = ""  # "unavailable: ..." | "error: ..."
 
 
@@ -110,9 +111,11 @@ def read_profile(raw: Any, where: str) -> NodeProfile | None:
                            part=_field(r.get("part"), int, where, f"removed[{i}].part", optional=True))
                for i, r in enumerate(_list(raw, "removed", where))]
     run_seconds = _field(raw.get("runSeconds"), float, where, "runSeconds", optional=True)
+    run_node_seconds = _field(raw.get("runNodeSeconds"), float, where, "runNodeSeconds", optional=True)
     return NodeProfile(runs=_field(raw.get("runs"), int, where, "runs"), nodes=tuple(nodes), removed=tuple(removed),
                        node_seconds=sum(n.seconds for n in nodes),
-                       run_seconds=float(run_seconds) if run_seconds is not None else None)
+                       run_seconds=float(run_seconds) if run_seconds is not None else None,
+                       run_node_seconds=float(run_node_seconds) if run_node_seconds is not None else None)
 
 
 @dataclass(frozen=True)
@@ -132,11 +135,12 @@ class ProfileView:
 
     @property
     def share_of_run(self) -> float | None:
-        """The same of a profiled run's own wall time: taken at the same
-        moment, so on a busy machine it tells the profile's gaps (the
-        backend's work between nodes) from load that came and went."""
-        run = self.profile.run_seconds
-        return self.profile.node_seconds / run if run else None
+        """The same, run by run: a profiled run's nodes over its own wall
+        time (medians over the runs), taken at the same moment, so on a busy
+        machine it tells the profile's gaps (the backend's work between
+        nodes) from load that came and went."""
+        run, nodes = self.profile.run_seconds, self.profile.run_node_seconds
+        return nodes / run if run and nodes is not None else None
 
     def node_share(self, node: ProfiledNode) -> float | None:
         return node.seconds / self.profile.node_seconds if self.profile.node_seconds > 0 else None

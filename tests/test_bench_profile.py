@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -78,7 +79,7 @@ def test_onnxruntime_profile_names_every_node_of_an_unoptimised_graph(tmp_path):
     assert profile["removed"] == []
     assert all(n["kernel"] == "CPUExecutionProvider" and not n.get("fallback") for n in profile["nodes"])
     assert profile["nodes"][[n["op"] for n in profile["nodes"]].index("Conv")]["seconds"] > 0
-    assert 0 < profile["nodeSeconds"] <= 2 * profile["runSeconds"]  # the nodes of a run fit in its wall time
+    assert 0 < profile["runNodeSeconds"] <= 1.2 * profile["runSeconds"]  # the nodes of a run fit in its wall time
 
 
 def test_onnxruntime_profile_says_which_nodes_its_optimiser_removed(tmp_path):
@@ -116,10 +117,9 @@ def test_openvino_profile_accounts_for_every_node_of_our_model(tmp_path):
     ours = [name for name in ran_names if name.rsplit("_", 1)[0] in work] + sorted(removed_names)
     assert Counter(name.rsplit("_", 1)[0] for name in ours) == work, (by_name, profile["removed"])
     assert any(n["op"] == "Convolution" and n["seconds"] > 0 for n in profile["nodes"])
-    # The nodes of a run fit in its wall time (medians of parts may mix runs,
-    # hence the margin); counters read as the CPU plugin's means since
-    # compile would not, the first run's cost spread over every later one.
-    assert 0 < profile["nodeSeconds"] <= 2 * profile["runSeconds"]
+    # The nodes of a run fit in its wall time (medians of the two sums may
+    # come from different runs, hence the margin).
+    assert 0 < profile["runNodeSeconds"] <= 1.2 * profile["runSeconds"]
     assert {r["op"] for r in profile["removed"]} <= set(work)
 
 
@@ -291,7 +291,7 @@ def test_profiling_runs_after_the_timed_runs_in_sessions_of_its_own(tmp_path, mo
     assert profile["runs"] == 3 and profile["sessions"] == 5
     assert [n["part"] for n in profile["nodes"]] == [0, 1, 2, 3, 4]
     assert profile["removed"][0] == {"op": "Identity", "name": "id_0", "part": 0}
-    assert profile["nodeSeconds"] == pytest.approx(0.005)
+    assert profile["nodeSeconds"] == pytest.approx(0.005) and profile["runNodeSeconds"] == pytest.approx(0.005)
 
 
 def test_a_backend_without_a_profiler_keeps_its_timed_record(tmp_path):
@@ -319,10 +319,16 @@ def test_node_medians_and_their_sum_beside_the_median():
     profile = summarise([SessionProfile(runs)], runs=3, run_seconds=0.0035)
     assert profile["nodes"] == [{"name": "conv", "op": "Conv", "kernel": "k", "seconds": 0.003}]
     assert profile["nodeSeconds"] == 0.003 and profile["runSeconds"] == 0.0035
+    assert profile["runNodeSeconds"] == 0.003
     record = {"backend": {"name": "b"}, "benchmark": "g", "variant": "fused", "status": "ok", "profile": profile,
               "latency": {"median": 0.004, "iqr": 0.0, "cv": 0.0, "samples": 10}}
     assert node_share(record) == pytest.approx(0.75)
     assert "nodes 3.000 ms (75% of the median, 86% of a profiled run, 1 nodes)" in record_line(record)
+    # a stall on a different node each run: every node's median misses it, every run's total holds one
+    a, b = (NodeTime(name=n, op="Op", kernel="k", seconds=0.001) for n in "ab")
+    stalled = [(a, b), (replace(a, seconds=0.005), b), (a, replace(b, seconds=0.005))]
+    both = summarise([SessionProfile(((a, b),) + tuple(stalled))], runs=3, run_seconds=0.006)
+    assert both["nodeSeconds"] == pytest.approx(0.002) and both["runNodeSeconds"] == pytest.approx(0.006)
     with pytest.raises(ValueError, match="the profiler saw 4 runs, not 5"):
         summarise([SessionProfile(runs)], runs=5, run_seconds=0.0)
 

@@ -31,8 +31,8 @@ def profile_note(record: dict) -> str:
     share = node_share(record)
     if share is None:
         return f"  profile: {profile.get('error') or profile.get('unavailable') or 'none'}"[:200]
-    run = profile.get("runSeconds")
-    of_run = f", {profile['nodeSeconds'] / run:.0%} of a profiled run" if run else ""
+    run, run_nodes = profile.get("runSeconds"), profile.get("runNodeSeconds")
+    of_run = f", {run_nodes / run:.0%} of a profiled run" if run and run_nodes is not None else ""
     return (f"  nodes {profile['nodeSeconds'] * 1e3:.3f} ms ({share:.0%} of the median{of_run}, "
             f"{len(profile['nodes'])} nodes)")
 

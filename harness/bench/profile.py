@@ -11,7 +11,14 @@ The record's ``profile``::
     {"runs": N, "sessions": S,
      "nodes": [{"name", "op", "kernel", "seconds", "fallback"?: true, "fused"?: [names], "part"?: i}],
      "removed": [{"op", "name", "part"?}],
-     "nodeSeconds": sum of the nodes' medians, "runSeconds": median wall time of a profiled run}
+     "nodeSeconds": sum of the nodes' medians,
+     "runSeconds": median wall time of a profiled run, "runNodeSeconds": median over the runs of their nodes' sum}
+
+``nodeSeconds`` beside the timed median says how much of the graph's time
+the profile accounts for; ``runNodeSeconds`` beside ``runSeconds`` says the
+same run by run, like with like: on a busy machine a stall lands on a
+different node each run, so every node's median can miss it while every
+run's total holds one.
 
 ``part`` numbers the session (one per op in the op-by-op variants) where a
 variant runs several. ``removed``: nodes of the model we gave the backend
@@ -57,13 +64,15 @@ def summarise(profiles: list[SessionProfile], runs: int, run_seconds: float) -> 
     earlier ones warmed up)."""
     nodes: list[dict] = []
     removed: list[dict] = []
+    run_totals = [0.0] * runs  # every session's nodes, run by run (a step runs each session once)
     several = len(profiles) > 1
     for part, profile in enumerate(profiles):
         if len(profile.runs) < runs:
             raise ValueError(f"session {part}: the profiler saw {len(profile.runs)} runs, not {runs}")
         times: dict[str, list[float]] = {}
         first: dict[str, NodeTime] = {}
-        for run in profile.runs[-runs:]:
+        for index, run in enumerate(profile.runs[-runs:]):
+            run_totals[index] += sum(node.seconds for node in run)
             for node in run:
                 times.setdefault(node.name, []).append(node.seconds)
                 first.setdefault(node.name, node)
@@ -80,7 +89,8 @@ def summarise(profiles: list[SessionProfile], runs: int, run_seconds: float) -> 
         removed.extend({"op": op, "name": name, **({"part": part} if several else {})}
                        for op, name in profile.removed)
     return {"runs": runs, "sessions": len(profiles), "nodes": nodes, "removed": removed,
-            "nodeSeconds": sum(n["seconds"] for n in nodes), "runSeconds": run_seconds}
+            "nodeSeconds": sum(n["seconds"] for n in nodes), "runSeconds": run_seconds,
+            "runNodeSeconds": statistics.median(run_totals)}
 
 
 def node_share(record: Mapping) -> float | None:
