@@ -136,7 +136,9 @@ class BenchWorker:
         except Exception as exc:  # noqa: BLE001
             return BenchRecord(status="error", message=f"timed run: {_one_line(exc)}", **base)
         load = (load_before, _load_average()) if load_before is not None else None
-        # Only now, the timed sessions done with: profiling costs time.
+        # Only now, the timed runs done: profiling costs time. The timed
+        # sessions go first, so no idle pool of theirs shares the cores.
+        del prepared, outputs
         profile = _profile(task, graph, verified.case.inputs, self.backend) if task.profile_runs else None
         return BenchRecord(status="ok", latency=latency.to_json(), load_average=load, profile=profile, **base)
 
