@@ -153,7 +153,7 @@ def trace(tmp_path, events):
 
 
 class _Model:
-    class graph:  # noqa: N801 - the ModelProto attribute it stands for
+    class graph:  # the ModelProto attribute it stands for
         node = [type("Node", (), {"op_type": op})() for op in ("Transpose", "Conv", "Relu")]
 
 

@@ -39,6 +39,7 @@ from webnn_harness.spec.graph import Graph
 
 WARMUP_RUNS = 1  # the first run allocates and picks kernels: not the steady state
 
+
 def profile_variant(variant: str, kind: str, graph: Graph, inputs: Mapping[str, np.ndarray], backend,
                     runs: int) -> dict | None:
     """The ``profile`` of one variant, None where it runs no backend graph
