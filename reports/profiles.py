@@ -127,6 +127,9 @@ class ProfileView:
     column: str
     median: float  # the timed median (profiling never ran during it)
     profile: NodeProfile
+    # The layout workloads' transposed graph: its median less the nchw
+    # graph's, what the transposes cost by subtraction, beside the profile's own figure.
+    by_subtraction: float | None = None
 
     @property
     def share_of_median(self) -> float:
@@ -216,5 +219,9 @@ def fusion_pairs(views: Iterable[ProfileView]) -> tuple[FusionPair, ...]:
 
 def profile_views(records: Iterable[Any]) -> tuple[ProfileView, ...]:
     """The profiled, timed records (performance.BenchRecord), in order."""
-    return tuple(ProfileView(r.benchmark, r.variant, r.column, r.seconds, r.profile)
+    records = list(records)
+    nchw = {(r.column, r.benchmark): r.seconds for r in records if r.variant == LAYOUT_VARIANTS[0] and r.is_speed}
+    return tuple(ProfileView(r.benchmark, r.variant, r.column, r.seconds, r.profile,
+                             r.seconds - nchw[(r.column, r.benchmark)]
+                             if r.variant == LAYOUT_VARIANTS[-1] and (r.column, r.benchmark) in nchw else None)
                  for r in records if r.profile is not None and r.is_speed)

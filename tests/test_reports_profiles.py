@@ -16,6 +16,7 @@ from webnn_harness.reports.performance import build_performance
 from webnn_harness.reports.render import _pct, _seconds
 
 TIMES = [0.020, 0.021, 0.020, 0.022, 0.021]
+NCHW_TIMES = [0.018, 0.019, 0.018, 0.017, 0.019]
 ORT_FUSED = {"runs": 10, "sessions": 1, "nodes": [
     {"name": "ReorderInput", "op": "ReorderInput", "kernel": "CPUExecutionProvider", "seconds": 0.0012},
     {"name": "ort:Conv:3_nchwc", "op": "Conv", "kernel": "CPUExecutionProvider", "seconds": 0.0160},
@@ -47,7 +48,9 @@ def folders(tmp_path_factory):
                  ORT, workload="1x14x14x256"),
         record("seed-conv2d-add-relu", "host", TIMES)])
     ov = write_bench(root / "ov", [profiled("layout-56x56x64-3x3", "nhwcTransposed", OV_TRANSPOSED, OV,
-                                            workload="1x56x56x64")], backends=(OV,))
+                                            workload="1x56x56x64"),
+                                   record("layout-56x56x64-3x3", "nchw", NCHW_TIMES, backend=OV, workload="1x56x56x64")],
+                     backends=(OV,))
     return root, ort, ov
 
 
@@ -69,6 +72,8 @@ def test_profiles_become_views_with_the_node_sum_beside_the_median(folders):
     ov_view = views[("layout-56x56x64-3x3", "nhwcTransposed", "openvino")]
     assert ov_view.transpose_seconds == pytest.approx(0.0030) and ov_view.transposes_removed == 1
     assert ov_view.transpose_note == f"1 ran ({0.0030 / median(TIMES):.1%} of the median); 1 removed or folded"
+    assert ov_view.by_subtraction == pytest.approx(median(TIMES) - median(NCHW_TIMES))
+    assert fused.by_subtraction is None  # no nchw graph beside it
     assert [n.name for n in ov_view.fallbacks] == ["Gather_20"]
     assert [n.fused for n in ov_view.fused] == [("Add_16", "Relu_17")]
     assert views[("layout-14x14x256-3x3", "nhwcTransposed", "onnxruntime")].profile.problem.startswith("unavailable")
