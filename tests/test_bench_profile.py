@@ -79,7 +79,8 @@ def test_onnxruntime_profile_names_every_node_of_an_unoptimised_graph(tmp_path):
     assert profile["removed"] == []
     assert all(n["kernel"] == "CPUExecutionProvider" and not n.get("fallback") for n in profile["nodes"])
     assert profile["nodes"][[n["op"] for n in profile["nodes"]].index("Conv")]["seconds"] > 0
-    assert 0 < profile["runNodeSeconds"] <= 1.2 * profile["runSeconds"]  # the nodes of a run fit in its wall time
+    # Each run's kernels fit in its wall time, so their medians do too.
+    assert 0 < profile["runNodeSeconds"] <= profile["runSeconds"]
 
 
 def test_onnxruntime_profile_says_which_nodes_its_optimiser_removed(tmp_path):
@@ -117,9 +118,10 @@ def test_openvino_profile_accounts_for_every_node_of_our_model(tmp_path):
     ours = [name for name in ran_names if name.rsplit("_", 1)[0] in work] + sorted(removed_names)
     assert Counter(name.rsplit("_", 1)[0] for name in ours) == work, (by_name, profile["removed"])
     assert any(n["op"] == "Convolution" and n["seconds"] > 0 for n in profile["nodes"])
-    # The nodes of a run fit in its wall time (medians of the two sums may
-    # come from different runs, hence the margin).
-    assert 0 < profile["runNodeSeconds"] <= 1.2 * profile["runSeconds"]
+    # The nodes of a run fit in its wall time, to within what differencing
+    # the CPU plugin's floored means allows: k - 1 microseconds a node at run k.
+    rounding = len(profile["nodes"]) * (profile["runs"] + 1) * 1e-6
+    assert 0 < profile["runNodeSeconds"] <= profile["runSeconds"] + rounding
     assert {r["op"] for r in profile["removed"]} <= set(work)
 
 
