@@ -232,7 +232,9 @@ class DeviceSession(Protocol):
     own sync call does with host inputs (without it the bench uploads);
     ``run_to_host(inputs)`` -> the outputs as host arrays the session owns
     and the next call rewrites, written there by the backend itself (without
-    it the bench runs and downloads each output)."""
+    it the bench runs and downloads each output). A backend whose profiler
+    the harness reads also has ``profiling_session(graph)``: see
+    ``profiling_session`` below (``bench --profile``)."""
 
     def save(self, stem: str) -> Sequence[str]: ...
 
@@ -269,6 +271,47 @@ def device_session(backend: Backend, graph: Graph) -> DeviceSession:
     if fn is not None:
         return fn(graph)
     return HostSession(backend, graph)
+
+
+@dataclass(frozen=True)
+class NodeTime:
+    """One node of the backend's own graph (after its optimisations) in one
+    profiled run: ``op`` its type as the backend names it (ORT op type,
+    OpenVINO layer type), ``kernel`` the implementation that ran (ORT
+    provider, OpenVINO exec type). ``fallback``: it ran on a slow or
+    fallback path (OpenVINO exec type ``ref``; an ORT node on the CPU
+    provider when another was asked for). ``fused``: the nodes of the model
+    we gave the backend that it ran as this one, where the backend says
+    (OpenVINO's originalLayersNames), more than itself only when it fused."""
+
+    name: str
+    op: str
+    kernel: str
+    seconds: float
+    fallback: bool = False
+    fused: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionProfile:
+    """What a profiling session saw: one tuple of NodeTime per run, in run
+    order, and the (op, name) of each node of the model we gave the backend
+    that never ran (removed, constant-folded or fused away; name "" where the
+    backend gives none)."""
+
+    runs: tuple[tuple[NodeTime, ...], ...]
+    removed: tuple[tuple[str, str], ...] = ()
+
+
+def profiling_session(backend: Backend, graph: Graph) -> DeviceSession:
+    """A device session with the backend's profiler on: a DeviceSession with
+    ``profile() -> SessionProfile`` (every run since it was built; call it
+    once, after the last run). Profiling costs time: never time one. Raises
+    Unsupported for a backend without a profiler the harness reads."""
+    fn = getattr(backend, "profiling_session", None)
+    if fn is None:
+        raise Unsupported(f"{backend.info().name}: no profiler the harness reads")
+    return fn(graph)
 
 
 def share(session, name: str, array: np.ndarray) -> Any:

@@ -502,7 +502,7 @@ def cmd_bench(args) -> int:
             threads = int(request.options["threads"]) if request.options["threads"].isdigit() else threads
     policy = TimingPolicy(min_time=args.min_time, min_samples=args.min_samples, max_time=args.max_time)
     options = BenchOptions(policy=policy, timeout=args.timeout, threads=threads, name_filter=args.filter,
-                           save_artifacts=not args.no_artifacts)
+                           save_artifacts=not args.no_artifacts, profile_runs=args.profile or 0)
     show = (lambda record: None) if args.quiet else (lambda record: print(record_line(record), flush=True))
     try:
         with _executors(args) as executor:
@@ -761,6 +761,9 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--baseline", metavar="DIR", help="bench folder to compare with; exit 1 on a regression")
     be.add_argument("--threshold", type=float, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
     be.add_argument("--quiet", "-q", action="store_true", help="no line per record")
+    be.add_argument("--profile", type=positive_int, nargs="?", const=10, metavar="RUNS",
+                    help="after the timed runs, run each variant RUNS times (default 10) with the backend's "
+                         "profiler on and record per-node times (ORT session profiling, OpenVINO PERF_COUNT)")
     _add_executor_arguments(be)
 
     df = sub.add_parser("diff", help=COMMANDS["diff"][1])

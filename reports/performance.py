@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from webnn_harness.reports.capability import _version_key
 from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError, read_json
+from webnn_harness.reports.profiles import FusionPair, NodeProfile, ProfileView, fusion_pairs, profile_views, read_profile
 
 BENCH_FILE = "bench.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -106,6 +107,7 @@ class BenchRecord:
     artifact: str
     verification: Mapping[str, Any] | None
     published: Published | None
+    profile: NodeProfile | None = None  # bench --profile (reports/profiles.py)
 
     @property
     def is_speed(self) -> bool:
@@ -230,6 +232,7 @@ def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> Be
         verification=raw.get("verification") if isinstance(raw.get("verification"), Mapping) else None,
         published=(Published(float(published["seconds"]), str(published.get("source") or ""))
                    if isinstance(published, Mapping) and _number(published.get("seconds")) is not None else None),
+        profile=read_profile(raw.get("profile"), where),
     )
 
 
@@ -442,10 +445,16 @@ class PerformanceModel:
     roofline: tuple[Roof, ...]  # host columns per bench folder (machine peaks), then accelerator columns
     unroofed: tuple[BenchColumn, ...]  # accelerator columns with no peak benchmarks: not drawn
     speed_tiers: tuple[SpeedTier, ...]
+    profiles: tuple[ProfileView, ...] = ()  # bench --profile: per-node breakdowns
 
     @property
     def has_bench(self) -> bool:
         return bool(self.records)
+
+    @property
+    def fusion_pairs(self) -> tuple[FusionPair, ...]:
+        """Profiled op-by-op variants beside their fused graphs (reports/profiles.py)."""
+        return fusion_pairs(self.profiles)
 
     def run_columns(self, run: int) -> tuple[BenchColumn, ...]:
         """The backends a bench folder measured."""
@@ -702,6 +711,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
         published_rows=published_rows(scenario_rows + op_rows, records, ratio_rows),
         ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
         roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered),
+        profiles=profile_views(records),
     )
 
 

@@ -211,11 +211,13 @@ class OnnxRuntimeBackend:
         except Unlowerable as exc:
             raise Unsupported(str(exc)) from exc
 
-    def session(self, model):
+    def session(self, model, profile_prefix: str | None = None):
         """An InferenceSession for an ONNX model with this backend's options
-        (and the values of its uniform external initializers, see emitter.py)."""
+        (and the values of its uniform external initializers, see emitter.py).
+        ``profile_prefix``: ORT's session profiler on, its trace written to a
+        file of that prefix (ORT adds a date and ``.json``)."""
         try:
-            return self._session_at(model)
+            return self._session_at(model, profile_prefix=profile_prefix)
         except Exception as exc:  # noqa: BLE001 - a refusal, unless a lower level builds it (below)
             message = f"{_ort_message(exc)}{self._unplaced(exc, model)} (ONNX opset {model.opset_import[0].version})"
             level = self._builds_at(model, exc)
@@ -224,14 +226,18 @@ class OnnxRuntimeBackend:
             raise BuildFailure(f"onnxruntime fails to build at opt_level={self.opt_level} a graph it builds at "
                                f"opt_level={level}: {message}", {"builds_at_opt_level": level}) from exc
 
-    def _session_at(self, model, opt_level: str | None = None):
+    def _session_at(self, model, opt_level: str | None = None, profile_prefix: str | None = None):
         """``session``'s InferenceSession, at ``opt_level`` (default: this backend's)."""
         from webnn_harness.backends.onnxruntime.emitter import uniform_values
 
         options = self._session_options if opt_level is None else self._make_session_options(opt_level)
         uniform = uniform_values(model)
-        if uniform:
+        if uniform or profile_prefix:
             options = self._make_session_options(opt_level)
+        if profile_prefix:
+            options.enable_profiling = True
+            options.profile_file_prefix = profile_prefix
+        if uniform:
             options.add_external_initializers(list(uniform), [self._ort.OrtValue.ortvalue_from_numpy(v)
                                                               for v in uniform.values()])
         session = self._ort.InferenceSession(model.SerializeToString(), options, providers=self.providers)
@@ -392,6 +398,11 @@ class OnnxRuntimeBackend:
         from webnn_harness.backends.onnxruntime.device import OrtDeviceSession
 
         return OrtDeviceSession(self, graph)
+
+    def profiling_session(self, graph: Graph):
+        from webnn_harness.backends.onnxruntime.device import OrtProfilingSession
+
+        return OrtProfilingSession(self, graph)
 
     def emulations(self) -> dict[str, str]:
         from webnn_harness.backends.onnxruntime.lower import EMULATED

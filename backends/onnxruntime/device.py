@@ -13,6 +13,10 @@ provider the one copy to the host it needs."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+import weakref
 from typing import Any, Mapping
 
 import numpy as np
@@ -32,11 +36,14 @@ class OrtDeviceSession:
     def __init__(self, backend, graph: Graph):
         ort = backend._ort
         model = self.model = backend.lower(graph)
-        self.session = backend.session(model)
+        self.session = self._make_session(backend, model)
         self.device = DEVICE_OF_PROVIDER.get(backend.provider, "cpu")
         self.graph = graph
         self._host: dict[str, np.ndarray] | None = None  # run_to_host's arrays, made at its first call
         self._ort = ort
+
+    def _make_session(self, backend, model):
+        return backend.session(model)
 
     def build_settings(self) -> dict:
         """The opset this graph was emitted at (chosen per graph, see opsets.py)."""
@@ -104,3 +111,31 @@ class OrtDeviceSession:
         outputs = dict(zip(self.graph.outputs, binding.get_outputs()))
         return {name: self._host[name] if name in self._host else self.download(outputs[name])
                 for name in self.graph.outputs}
+
+
+class OrtProfilingSession(OrtDeviceSession):
+    """An OrtDeviceSession with ORT's session profiler on. ORT writes its
+    trace into a temporary folder this session owns; ``profile()`` ends
+    profiling, reads the trace and deletes the folder (deleted too when the
+    session is dropped unread)."""
+
+    def __init__(self, backend, graph: Graph):
+        self._folder = tempfile.mkdtemp(prefix="webnn-ort-profile-")
+        self._remove_folder = weakref.finalize(self, shutil.rmtree, self._folder, True)
+        self._profile_prefix = os.path.join(self._folder, "trace")
+        self._requested_provider = backend.provider
+        super().__init__(backend, graph)
+
+    def _make_session(self, backend, model):
+        return backend.session(model, profile_prefix=self._profile_prefix)
+
+    def profile(self):
+        from webnn_harness.backends.onnxruntime.profile import trace_profile
+
+        try:
+            path = self.session.end_profiling()
+            if os.path.dirname(os.path.realpath(path)) != os.path.realpath(self._folder):
+                raise ValueError(f"ORT wrote its trace outside the folder it was given ({os.path.basename(path)})")
+            return trace_profile(path, self._requested_provider, self.model)
+        finally:
+            self._remove_folder()

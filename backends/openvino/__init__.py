@@ -161,6 +161,11 @@ class OpenVINOBackend:
 
         return OpenVINODeviceSession(self, graph)
 
+    def profiling_session(self, graph: Graph):
+        from webnn_harness.backends.openvino.device import OpenVINOProfilingSession
+
+        return OpenVINOProfilingSession(self, graph)
+
     # ---- build -----------------------------------------------------------
     def build(self, graph: Graph) -> CompiledCase:
         """``graph`` compiled alone, into a model of its own (never one reused)."""

@@ -23,7 +23,8 @@ sync`` runs, with host arrays at both ends:
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from dataclasses import replace
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -59,7 +60,8 @@ class OpenVINODeviceSession:
             raise classify(exc) from exc
         model = self.model = ov.Model(lowered.results, lowered.parameters, "webnn_graph")
         supported = backend.core.get_property(backend.device, "SUPPORTED_PROPERTIES")
-        config = {**{k: v for k, v in SYNC_CONFIG.items() if k in supported}, **backend.config_for(graph)}
+        config = {**{k: v for k, v in SYNC_CONFIG.items() if k in supported}, **backend.config_for(graph),
+                  **self._extra_config(ov)}
         try:
             self.compiled = backend.core.compile_model(model, backend.device, config)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError subclasses
@@ -70,6 +72,9 @@ class OpenVINODeviceSession:
         self._host_request, self._host = None, {}
         self.graph = graph
         self._ov = ov
+
+    def _extra_config(self, ov) -> dict:
+        return {}
 
     def build_settings(self) -> dict:
         """The timing properties the plugin applied to this compiled model."""
@@ -142,3 +147,88 @@ class OpenVINODeviceSession:
                 list(output.get_partial_shape().to_shape()) != list(desc.shape):
             return None
         return np.empty(tuple(desc.shape), dtype)
+
+
+# Parts of a compiled model that are not the graph's work: its inputs,
+# outputs and constants (Const nodes are folded at compile time).
+NOT_WORK = frozenset(("Parameter", "Result", "Constant"))
+
+
+# Devices whose counters are each node's mean over every inference since
+# compile_model, in whole microseconds, not the last inference's time: the
+# CPU plugin's Graph::GetPerfData reports PerfCounter().avg() (intel_cpu
+# graph.cpp). Seen here: a 1x1 conv read 33.9, 17.3, 12.0, 9.3 ms over its
+# first four runs, each of which took about 1 ms.
+MEAN_COUNTER_DEVICES = ("CPU",)
+
+
+def runs_from_means(runs: Sequence[tuple]) -> tuple[tuple, ...]:
+    """Each run's own node times from counters that hold the mean since
+    compile: the k-th run took k * mean_k - (k - 1) * mean_(k-1), to within
+    k microseconds (the means are floored to a microsecond)."""
+    totals: dict[str, float] = {}
+    out = []
+    for k, run in enumerate(runs, start=1):
+        nodes = []
+        for node in run:
+            total = k * node.seconds
+            nodes.append(replace(node, seconds=max(0.0, total - totals.get(node.name, 0.0))))
+            totals[node.name] = total
+        out.append(tuple(nodes))
+    return tuple(out)
+
+
+class OpenVINOProfilingSession(OpenVINODeviceSession):
+    """An OpenVINODeviceSession compiled with performance counters on
+    (ov.properties.enable_profiling, ``benchmark_app -pc``); every run reads
+    the counters of the request it ran (get_profiling_info()). Each run
+    must go through this session: on the CPU the counters are means since
+    compile, and ``profile`` turns them back into each run's times."""
+
+    def __init__(self, backend, graph: Graph):
+        self._runs: list[tuple] = []
+        self._mean_counters = backend.device.split(":")[0].split(".")[0] in MEAN_COUNTER_DEVICES
+        super().__init__(backend, graph)
+        # The runtime model names, per node the plugin runs, the nodes of our
+        # model it runs for (rt_info originalLayersNames): what it fused.
+        self._original = {}
+        for op in self.compiled.get_runtime_model().get_ordered_ops():
+            info = op.get_rt_info()
+            names = info["originalLayersNames"].astype(str) if "originalLayersNames" in info else ""
+            self._original[op.get_friendly_name()] = tuple(n for n in names.split(",") if n)
+
+    def _extra_config(self, ov) -> dict:
+        return {ov.properties.enable_profiling(): True}
+
+    def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        outputs = super().run(inputs)
+        self._runs.append(self._counters(self.request))
+        return outputs
+
+    def run_to_host(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        outputs = super().run_to_host(inputs)
+        self._runs.append(self._counters(self._host_request))
+        return outputs
+
+    def _counters(self, request) -> tuple:
+        from webnn_harness.backends.base import NodeTime
+
+        executed = self._ov.ProfilingInfo.Status.EXECUTED
+        # exec type "ref_*": the plugin's reference (unoptimised) implementation
+        return tuple(NodeTime(name=info.node_name, op=info.node_type, kernel=info.exec_type,
+                              seconds=info.real_time.total_seconds(), fallback=info.exec_type.startswith("ref"),
+                              fused=self._fused(info.node_name))
+                     for info in request.get_profiling_info() if info.status == executed)
+
+    def _fused(self, name: str) -> tuple[str, ...]:
+        original = self._original.get(name, ())
+        return () if original == (name,) else original
+
+    def profile(self):
+        from webnn_harness.backends.base import SessionProfile
+
+        ran = {name for run in self._runs for node in run for name in (node.name, *node.fused)}
+        removed = tuple((op.get_type_name(), op.get_friendly_name()) for op in self.model.get_ordered_ops()
+                        if op.get_type_name() not in NOT_WORK and op.get_friendly_name() not in ran)
+        runs = runs_from_means(self._runs) if self._mean_counters else tuple(self._runs)
+        return SessionProfile(runs, removed)

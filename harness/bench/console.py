@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
+from webnn_harness.bench.profile import node_share
 from webnn_harness.bench.regressions import BenchComparison
 
 
@@ -19,7 +20,21 @@ def record_line(record: dict) -> str:
     load = record.get("loadAverage")
     load = f"  load {max(load):.1f}" if load else ""
     return (f"{head} {_ms(lat['median'])} ms  iqr {lat['iqr'] * 1e3:8.3f}  cv {lat['cv'] * 100:5.1f}%  "
-            f"n {lat['samples']:4}  build {_ms(record.get('buildSeconds')).strip()} ms{load}")
+            f"n {lat['samples']:4}  build {_ms(record.get('buildSeconds')).strip()} ms{load}{profile_note(record)}")
+
+
+def profile_note(record: dict) -> str:
+    """bench --profile: the nodes' summed time beside the median, or why none."""
+    profile = record.get("profile")
+    if not isinstance(profile, dict):
+        return ""
+    share = node_share(record)
+    if share is None:
+        return f"  profile: {profile.get('error') or profile.get('unavailable') or 'none'}"[:200]
+    run, run_nodes = profile.get("runSeconds"), profile.get("runNodeSeconds")
+    of_run = f", {run_nodes / run:.0%} of a profiled run" if run and run_nodes is not None else ""
+    return (f"  nodes {profile['nodeSeconds'] * 1e3:.3f} ms ({share:.0%} of the median{of_run}, "
+            f"{len(profile['nodes'])} nodes)")
 
 
 def noise_line(summary: Mapping) -> str | None:

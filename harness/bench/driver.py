@@ -67,6 +67,7 @@ class BenchOptions:
     name_filter: str | None = None  # regex on the benchmark id
     peaks: Mapping[str, int] = field(default_factory=dict)  # keyword arguments of measure_peaks
     start_timeout: float = 120.0
+    profile_runs: int = 0  # bench --profile: profiled runs per variant after its timed runs
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,7 @@ def run_bench(
     out = Path(out)
     prepare_out_dir(out, overwrite)
     threads = options.threads or usable_cores()
-    tasks = [Task(bench, variant, options.policy, str(out), options.save_artifacts)
+    tasks = [Task(bench, variant, options.policy, str(out), options.save_artifacts, options.profile_runs)
              for bench in selected for variant in bench.variants]
     header = (executor.header(command, options) if executor is not None
               else bench_header(command, measure_peaks(**options.peaks), threads))

@@ -35,6 +35,7 @@ class BenchRecord:
     # (load above its core count) explains a wide spread
     load_average: tuple[float, float] | None = None
     build_settings: Mapping[str, Any] | None = None  # chosen per build (ORT: the opset), see backends/base.py
+    profile: Mapping[str, Any] | None = None  # bench --profile: node times (harness/bench/profile.py)
 
     def to_json(self) -> dict:
         return {
@@ -49,4 +50,5 @@ class BenchRecord:
             "published": dict(self.published) if self.published is not None else None,
             "loadAverage": list(self.load_average) if self.load_average is not None else None,
             "buildSettings": dict(self.build_settings) if self.build_settings is not None else None,
+            "profile": dict(self.profile) if self.profile is not None else None,
         }

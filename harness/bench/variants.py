@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import Unsupported, device_session, share, to_host
+from webnn_harness.backends.base import Unsupported, device_session, profiling_session, share, to_host
 from webnn_harness.bench.host import missing_host_ops, run_nodes
 from webnn_harness.spec.graph import Graph, Node
 
@@ -52,6 +52,7 @@ class Prepared:
     # kind transfer: ``step`` moves data only; ``check`` returns the outputs to verify
     check: Callable[[], Mapping[str, np.ndarray]] | None = None
     build_settings: Mapping[str, Any] | None = None  # per-build choices (ORT: opset), a list where parts differ
+    sessions: tuple[Any, ...] = ()  # the device sessions one step runs, each once, in build order
 
 
 def node_graph(graph: Graph, node: Node) -> Graph:
@@ -65,10 +66,12 @@ def node_graph(graph: Graph, node: Node) -> Graph:
 
 
 class _Sessions:
-    """Builds device sessions, timing the builds and saving each model."""
+    """Builds device sessions, timing the builds and saving each model;
+    with ``profile``, sessions with the backend's profiler on."""
 
-    def __init__(self, backend, artifact_stem: str | None):
-        self.backend, self.stem = backend, artifact_stem
+    def __init__(self, backend, artifact_stem: str | None, profile: bool = False):
+        self.backend, self.stem, self.profile = backend, artifact_stem, profile
+        self.sessions: list[Any] = []
         self.build_seconds = 0.0
         self.artifacts: list[str] = []
         self.models: list[str] = []  # the first file of each saved model (.onnx, or OpenVINO's .xml)
@@ -76,8 +79,9 @@ class _Sessions:
 
     def session(self, graph: Graph, part: int | None = None):
         t0 = time.perf_counter()
-        session = device_session(self.backend, graph)
+        session = (profiling_session if self.profile else device_session)(self.backend, graph)
         self.build_seconds += time.perf_counter() - t0
+        self.sessions.append(session)
         settings = getattr(session, "build_settings", None)
         if settings is not None:
             self.settings.append(settings())
@@ -95,7 +99,7 @@ class _Sessions:
             keys = dict.fromkeys(k for s in self.settings for k in s)
             values = {k: list(dict.fromkeys(s.get(k) for s in self.settings)) for k in keys}
             merged = {k: v[0] if len(v) == 1 else v for k, v in values.items()}
-        return Prepared(step, self.build_seconds, tuple(self.artifacts), artifact, check, merged)
+        return Prepared(step, self.build_seconds, tuple(self.artifacts), artifact, check, merged, tuple(self.sessions))
 
 
 def _whole(graph: Graph, inputs, sessions: _Sessions) -> Callable:
@@ -204,10 +208,12 @@ WHOLE_GRAPH = ("graph", "fused", "backend", "cells", "nchw", "nhwc", "nhwcTransp
 
 
 def prepare(variant: str, kind: str, graph: Graph, inputs: Mapping[str, np.ndarray], backend,
-            artifact_stem: str | None) -> Prepared:
-    """Build ``variant`` of a benchmark. Raises Unsupported (the backend or
-    the host cannot run it) or ValueError (the variant does not apply)."""
-    sessions = _Sessions(backend, artifact_stem)
+            artifact_stem: str | None, profile: bool = False) -> Prepared:
+    """Build ``variant`` of a benchmark (``profile``: its sessions with the
+    backend's profiler on, harness/bench/profile.py). Raises Unsupported (the
+    backend or the host cannot run it) or ValueError (the variant does not
+    apply)."""
+    sessions = _Sessions(backend, artifact_stem, profile)
     if kind == "transfer":
         if variant not in ("upload", "download"):
             raise ValueError(f"transfer variants are upload and download, not {variant!r}")

@@ -20,6 +20,7 @@ import numpy as np
 
 from webnn_harness.backends.base import Unsupported
 from webnn_harness.bench.measure import TimingPolicy, clock, measure
+from webnn_harness.bench.profile import profile_variant
 from webnn_harness.bench.record import BenchRecord
 from webnn_harness.bench.suite import Benchmark
 from webnn_harness.bench.variants import prepare
@@ -35,6 +36,7 @@ class Task:
     policy: TimingPolicy
     out_dir: str
     save_artifacts: bool = True
+    profile_runs: int = 0  # bench --profile: profiled runs after the timed ones (0: none)
 
 
 def flops_and_bytes(graph) -> tuple[int | None, int | None]:
@@ -134,7 +136,22 @@ class BenchWorker:
         except Exception as exc:  # noqa: BLE001
             return BenchRecord(status="error", message=f"timed run: {_one_line(exc)}", **base)
         load = (load_before, _load_average()) if load_before is not None else None
-        return BenchRecord(status="ok", latency=latency.to_json(), load_average=load, **base)
+        # Only now, the timed runs done: profiling costs time. The timed
+        # sessions go first, so no idle pool of theirs shares the cores.
+        del prepared, outputs
+        profile = _profile(task, graph, verified.case.inputs, self.backend) if task.profile_runs else None
+        return BenchRecord(status="ok", latency=latency.to_json(), load_average=load, profile=profile, **base)
+
+
+def _profile(task: Task, graph, inputs, backend) -> dict | None:
+    """The variant's profile; a backend without a profiler or a profiling
+    failure is said in it, never at the expense of the timed figures."""
+    try:
+        return profile_variant(task.variant, task.benchmark.kind, graph, inputs, backend, task.profile_runs)
+    except Unsupported as exc:
+        return {"unavailable": _one_line(exc)}
+    except Exception as exc:  # noqa: BLE001 - the timed record stands
+        return {"error": _one_line(exc)}
 
 
 def _load_average() -> float | None:
