@@ -41,6 +41,10 @@ TRANSPOSED, TRANSPOSED_TO = "nhwcTransposed", "nchw"
 # machine stays well under 2x; a factor of 3 or more means the backend
 # converts or emulates (float16 on a CPU without FP16 arithmetic).
 SLOW_TIER_FACTOR = 3.0
+# A first run does one-time work (allocation, kernel selection, caches), so one
+# under half the steady-state median means the timed runs were slowed (issue 28:
+# a host variant's first run at 0.07x its median); the page says so.
+FIRST_RUN_FAST = 0.5
 # Settings keys that name the thread count and the precision, per backend
 # (onnxruntime: intra_op_threads; openvino: inference_num_threads, precision).
 THREAD_KEYS = ("threads", "intra_op_threads", "inference_num_threads", "num_threads")
@@ -427,6 +431,9 @@ class SpeedTier:
     factor: float  # median / float32 twin's median
 
 
+SLOWEST_SHOWN = 5
+
+
 @dataclass(frozen=True)
 class PerformanceModel:
     runs: tuple[BenchRun, ...]
@@ -446,6 +453,11 @@ class PerformanceModel:
     @property
     def has_bench(self) -> bool:
         return bool(self.records)
+
+    @property
+    def slowest(self) -> tuple[BenchRecord, ...]:
+        """The longest medians, the first thing the page answers (issue 28)."""
+        return tuple(sorted((r for r in self.records if r.is_speed), key=lambda r: -r.seconds)[:SLOWEST_SHOWN])
 
     def run_columns(self, run: int) -> tuple[BenchColumn, ...]:
         """The backends a bench folder measured."""
