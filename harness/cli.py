@@ -125,6 +125,8 @@ def cmd_run(args) -> int:
             for problem in rerun.problems:
                 print(f"warning: {problem}", file=sys.stderr)
             only, names, ids = rerun.only, args.backend or rerun.backends, ids or rerun.files
+            if not args.cases:
+                _check_rerun_corpora(Path(args.rerun_failures), rerun.files)
         if args.junit:
             check_writable_file(Path(args.junit), "--junit")
     except (SelectionError, OutputFolderError) as exc:
@@ -183,23 +185,55 @@ def cmd_run(args) -> int:
         except OSError as exc:  # checked before the run; the folder may have gone since
             raise UsageError(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}") from None
         print(f"junit: {args.junit}")
+    exit_code = result.exit_code
     if args.update_expectations:
-        _update_expectations(Path(args.update_expectations), out, requests[0], result)
+        exit_code = _update_expectations(Path(args.update_expectations), out, requests[0], result,
+                                         args.expectations or ())
     if any(e.index == -1 for e in result.load_errors):
         return EXIT_USAGE
-    return result.exit_code
+    return exit_code
+
+
+def _check_rerun_corpora(old_run: Path, files: list[str]) -> None:
+    """``--rerun-failures OLD`` without ``--cases`` reads the bundled corpus: when
+    OLD ran another corpus, say so with OLD's command rather than list every id
+    the bundled corpus lacks."""
+    from webnn_harness.loading.cases import bundled_corpus
+
+    bundled = Path(bundled_corpus()).name
+    others = sorted({f.split("/", 1)[0] for f in files} - {bundled})
+    if not others:
+        return
+    try:
+        command = json.loads((old_run / "summary.json").read_text(encoding="utf-8")).get("command")
+    except (OSError, ValueError, AttributeError):
+        command = None
+    raise UsageError(f"{old_run} ran the corpus {', '.join(others)}, not the bundled one: pass the same --cases as it did"
+                     + (f" (its command: {command})" if isinstance(command, str) else ""))
+
+
+EXPECTATIONS_SHOWN = 3
 
 
 def _print_expectation_outcomes(result, backend: str, narrowed: bool) -> None:
-    for entry in result.expectations_with(backend, "stale"):
-        print(f"  stale expectation (its cases ran and passed): {_describe_entry(entry)}", file=sys.stderr)
+    _print_entries("stale expectation (its cases ran and passed)", result.expectations_with(backend, "stale"))
     unmatched = result.expectations_with(backend, "unmatched")
     if unmatched and narrowed:
         # --op/--filter/--id/--shard leave most entries' cases out on purpose.
         print(f"  {len(unmatched)} expectations matched no case of this selection", file=sys.stderr)
     else:
-        for entry in unmatched:
-            print(f"  expectation matched no case: {_describe_entry(entry)}", file=sys.stderr)
+        _print_entries("expectation matched no case", unmatched)
+
+
+def _print_entries(what: str, entries: list[dict]) -> None:
+    """One line for a few entries; a count and the first few for many (all are in summary.json)."""
+    if len(entries) <= EXPECTATIONS_SHOWN:
+        for entry in entries:
+            print(f"  {what}: {_describe_entry(entry)}", file=sys.stderr)
+    elif entries:
+        first = "; ".join(_describe_entry(e) for e in entries[:EXPECTATIONS_SHOWN])
+        print(f"  {len(entries)} x {what} (all listed in summary.json under \"expectations\"), the first "
+              f"{EXPECTATIONS_SHOWN}: {first}", file=sys.stderr)
 
 
 def _describe_entry(entry: dict) -> str:
@@ -229,8 +263,10 @@ def _print_failing(failing, requests, corpus_paths) -> None:
         print(f"          {cmd}")
 
 
-def _update_expectations(path: Path, out: Path, request, result) -> None:
-    from webnn_harness.outputs.expectations import read_expectations, update_expectations
+def _update_expectations(path: Path, out: Path, request, result, given: tuple[str, ...]) -> int:
+    """Write ``path`` from the run, then judge the run against it (and the
+    expectations it ran with): the exit code of the run as the next one will see it."""
+    from webnn_harness.outputs.expectations import ExpectationSet, read_expectations, update_expectations
     from webnn_harness.outputs.records import read_records
 
     try:
@@ -238,9 +274,15 @@ def _update_expectations(path: Path, out: Path, request, result) -> None:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     info = result.tallies[0].backend
-    counts = update_expectations(path, read_records(out / "results.jsonl"), previous,
-                                 str(info.get("version", "")), request.options)
+    records = read_records(out / "results.jsonl")
+    counts = update_expectations(path, records, previous, str(info.get("version", "")), request.options)
     print(f"expectations: {path} ({counts['added']} added, {counts['kept']} kept, {counts['dropped']} dropped as passing)")
+    updated = ExpectationSet.for_backend(request.name, str(info.get("version", "")), request.options,
+                                         [*given, path])
+    left = sum(updated.apply(r).counts_against for r in records)
+    print(f"judged against the updated expectations: {left} required failure{'s' if left != 1 else ''} "
+          f"not listed{'; exit 1' if left else ''}")
+    return EXIT_FAILURES if left else EXIT_OK
 
 
 def cmd_ops(args) -> int:

@@ -265,8 +265,9 @@ def _run_label(summary: Mapping[str, Any], folder: str) -> tuple[str, str]:
     corpora), its folder's name, shown with its corpora, so two runs of one
     corpus are not identical rows (issue 28)."""
     label = str(summary.get("label") or "")
-    given = any(a == "--label" or a.startswith("--label=") for a in str(summary.get("command", "")).split())
-    if not label or given:
+    ids = summary.get("caseFileIds")
+    corpora = {str(i).split("/", 1)[0] for i in ids} if isinstance(ids, list) and ids else None
+    if not label or corpora is None or set(label.split("+")) != corpora:  # --label given (or not known)
         return label or folder, label or folder
     return folder, label if folder == label else f"{folder} ({label})"
 
