@@ -174,3 +174,21 @@ def test_conformance_page_writes_a_known_reason_once_and_says_known_beside_requi
     assert page.count('href="#known-1"') == 5
     outcome = re.search(r'<span class="badge good">required OK</span>(.*?)</td>', page, flags=re.S).group(1)
     assert "5 known failures" in outcome
+
+
+def test_performance_page_leads_with_the_seed_table_and_the_slowest_then_folds_the_header(tmp_path):
+    from test_reports_performance import seed_records, write_bench
+    from webnn_harness.reports import build_site
+    from webnn_harness.reports.performance import SLOWEST_SHOWN, build_performance
+
+    folder = write_bench(tmp_path / "bench", seed_records())
+    perf = build_performance([folder])
+    medians = [r.seconds for r in perf.slowest]
+    speeds = sorted((r.seconds for r in perf.records if r.is_speed), reverse=True)
+    assert len(medians) == SLOWEST_SHOWN and medians == speeds[:SLOWEST_SHOWN]
+    page = build_site([folder], tmp_path / "site").parent.joinpath("performance.html").read_text()
+    order = [page.index(marker) for marker in ('id="answer"', 'id="published"', 'id="slowest"', 'id="header"',
+                                               'id="ratios"')]
+    assert order == sorted(order)  # the answer, then the folded "what was measured", then the details
+    assert re.search(r'<details class="meta" id="header">\s*<summary>What was measured', page)
+    assert "<th>÷</th>" not in page and "Baseline variant" in page
