@@ -449,6 +449,7 @@ class PerformanceModel:
     roofline: tuple[Roof, ...]  # host columns per bench folder (machine peaks), then accelerator columns
     unroofed: tuple[BenchColumn, ...]  # accelerator columns with no peak benchmarks: not drawn
     speed_tiers: tuple[SpeedTier, ...]
+    changes: tuple[tuple[str, str, Any], ...] = ()  # significant_changes
 
     @property
     def has_bench(self) -> bool:
@@ -667,6 +668,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     # the (benchmark, variant) pairs it holds and the runs it came from.
     columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list]] = {}
     by_identity: dict[str, list[str]] = defaultdict(list)
+    folder_labels: dict[Path, str] = {}
     for folder in folders:
         summary, raw_records = read_bench(folder)
         # A bench on a Ray cluster is one run per node: each node's machine and peaks.
@@ -676,6 +678,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
         for node_records in by_node.values():
             index = len(runs)
             runs.append(_run(summary, [r for _, r in node_records]))
+            folder_labels.setdefault(folder, f"{folder.name}: {runs[index].label}")
             groups: dict[str, list[tuple[int, Mapping[str, Any]]]] = defaultdict(list)
             for number, raw in node_records:
                 # The machine is part of a column's identity: figures of two machines never share a column.
@@ -714,7 +717,29 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
         published_rows=published_rows(scenario_rows + op_rows, records, ratio_rows),
         ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
         roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered),
+        changes=significant_changes(folders, folder_labels),
     )
+
+
+SIGNIFICANT = ("slower", "broken", "faster", "fixed")
+
+
+def significant_changes(folders: Sequence[Path], labels: Mapping[Path, str]) -> tuple[tuple[str, str, Any], ...]:
+    """(earlier folder's label, later folder's label, Change) for each benchmark that changed
+    significantly between two bench folders given one after the other that
+    share benchmarks, judged as ``bench --baseline`` judges (Mann-Whitney U,
+    p < 0.01, beyond 5%): the answer a page of two benches leads with."""
+    from webnn_harness.bench.regressions import compare_bench
+
+    out = []
+    for base, new in zip(folders, folders[1:]):
+        try:
+            comparison = compare_bench(base, new)
+        except (ValueError, ImportError):  # an unreadable folder is reported elsewhere; no scipy: no test
+            continue
+        shared = [c for c in comparison.changes if c.verdict not in ("missing", "added")]
+        out += [(labels.get(base, base.name), labels.get(new, new.name), c) for c in shared if c.verdict in SIGNIFICANT]
+    return tuple(out)
 
 
 def tiers_by_probe(tiers: Iterable[SpeedTier], probes: Iterable[Any]) -> Mapping[tuple[str, str], tuple[SpeedTier, ...]]:

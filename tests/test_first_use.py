@@ -192,3 +192,17 @@ def test_performance_page_leads_with_the_seed_table_and_the_slowest_then_folds_t
     assert order == sorted(order)  # the answer, then the folded "what was measured", then the details
     assert re.search(r'<details class="meta" id="header">\s*<summary>What was measured', page)
     assert "<th>÷</th>" not in page and "Baseline variant" in page
+
+
+def test_two_benches_one_after_the_other_lead_with_their_significant_changes(tmp_path):
+    pytest.importorskip("scipy")
+    from test_reports_performance import record, write_bench
+    from webnn_harness.reports.performance import build_performance
+
+    steady = [0.010 + 0.0001 * (i % 5) for i in range(30)]
+    slower = [t * 1.5 for t in steady]
+    before = write_bench(tmp_path / "before", [record("op-add", "graph", steady), record("op-mul", "graph", steady)])
+    after = write_bench(tmp_path / "after", [record("op-add", "graph", slower), record("op-mul", "graph", steady)])
+    changes = build_performance([before, after]).changes
+    assert [(c.benchmark, c.verdict) for _, _, c in changes] == [("op-add", "slower")]
+    assert changes[0][0].startswith("before: ") and changes[0][1].startswith("after: ")
