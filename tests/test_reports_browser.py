@@ -125,29 +125,42 @@ def real_site(tmp_path_factory) -> Path:
     """Real runs of the bundled cases for a few operators (onnxruntime has real
     failures, unsupported cases and known failures there), a real onnxruntime
     probe, a short real bench (the published seed scenario and a gemm) and a
-    short real fuzz of onnxruntime on ops where it has findings."""
+    short real fuzz of onnxruntime on ops where it has findings. Built once a
+    session: pytest-xdist workers share it (the first builds, the others wait)."""
     pytest.importorskip("onnxruntime")
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "webnn-report-browser"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "site" / "index.html").is_file():
+            _build_real_site(shared)
+    return shared / "site"
+
+
+def _build_real_site(root: Path) -> None:
     from webnn_harness.bench.driver import BenchOptions, run_bench
     from webnn_harness.bench.measure import TimingPolicy
     from webnn_harness.bench.suite import load_suite
     from webnn_harness.fuzz.driver import FuzzSettings, fuzz
     from webnn_harness.probe.driver import probe
 
-    root = tmp_path_factory.mktemp("report")
     opts = RunOptions(workers=2, timeout=60.0, batch_size=16)
     for name in ("reference", "onnxruntime"):
         run(RunRequest((bundled_corpus(),), (BackendRequest(name),), root / f"run-{name}",
-                       selection=CaseFilter(ops=tuple(OPS)), options=opts))
+                       selection=CaseFilter(ops=tuple(OPS)), options=opts, mode="overwrite"))  # after a failed build
     probe("onnxruntime", {}, root / "probe", ops=OPS, layout=False, byte_search=False,
           run=RunOptions(workers=2, timeout=20.0, batch_size=64))
     quick = TimingPolicy(min_time=0.01, min_samples=3, warmup_time=0.0, max_time=1.0)
     tiny_peaks = {"copy_bytes": 1 << 16, "matmul_size": 32, "repeats": 1, "noise_size": 32, "noise_seconds": 0.01}
     run_bench(load_suite("seed"), [("onnxruntime", {})], root / "bench",
               BenchOptions(policy=quick, threads=1, peaks=tiny_peaks, save_artifacts=False,
-                           name_filter="^(seed-conv2d-add-relu|offload-gemm)$"))
+                           name_filter="^(seed-conv2d-add-relu|offload-gemm)$"), overwrite=True)
     fuzz(FuzzSettings("onnxruntime", ops=("sign", "div"), seconds=4, seed=1, shrink_cap=2), root / "fuzz")
-    return build_site([root / "run-reference", root / "run-onnxruntime", root / "probe", root / "bench", root / "fuzz"],
-                      root / "site").parent
+    build_site([root / "run-reference", root / "run-onnxruntime", root / "probe", root / "bench", root / "fuzz"],
+               root / "site")
 
 
 @pytest.fixture(scope="module")
