@@ -709,11 +709,12 @@ def parser() -> argparse.ArgumentParser:
 
     mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
     mg.add_argument("folders", nargs="+", metavar="DIR", help="the shards' --out folders (every shard once)")
-    mg.add_argument("--out", required=True, help="the merged run folder (must not hold a run)")
+    mg.add_argument("--out", default="out/run", help="the merged run folder (default: out/run, as run's; must not hold a run)")
 
     ju = sub.add_parser("junit", help=COMMANDS["junit"][1])
     ju.add_argument("run", metavar="RUN", help="a run folder")
-    ju.add_argument("--out", required=True, metavar="FILE", help="the JUnit XML file to write")
+    ju.add_argument("--out", "--junit", required=True, metavar="FILE",
+                    help="the JUnit XML file to write (--junit FILE as with run)")
     return p
 
 

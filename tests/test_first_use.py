@@ -206,3 +206,13 @@ def test_two_benches_one_after_the_other_lead_with_their_significant_changes(tmp
     changes = build_performance([before, after]).changes
     assert [(c.benchmark, c.verdict) for _, _, c in changes] == [("op-add", "slower")]
     assert changes[0][0].startswith("before: ") and changes[0][1].startswith("after: ")
+
+
+def test_merge_defaults_its_out_as_run_does_and_junit_takes_runs_option_name(tmp_path, corpus, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for i in (1, 2):
+        run(tmp_path, f"shard{i}", "--cases", str(corpus), "--shard", f"{i}/2")
+    assert main(["merge", str(tmp_path / "shard1"), str(tmp_path / "shard2")]) == 0
+    assert (tmp_path / "out" / "run" / "results.jsonl").is_file()
+    assert main(["junit", "out/run", "--junit", "out/junit.xml"]) == 0
+    assert (tmp_path / "out" / "junit.xml").read_text().startswith("<?xml")
