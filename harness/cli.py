@@ -125,6 +125,8 @@ def cmd_run(args) -> int:
             for problem in rerun.problems:
                 print(f"warning: {problem}", file=sys.stderr)
             only, names, ids = rerun.only, args.backend or rerun.backends, ids or rerun.files
+            if not args.cases:
+                _check_rerun_corpora(Path(args.rerun_failures), rerun.files)
         if args.junit:
             check_writable_file(Path(args.junit), "--junit")
     except (SelectionError, OutputFolderError) as exc:
@@ -183,23 +185,55 @@ def cmd_run(args) -> int:
         except OSError as exc:  # checked before the run; the folder may have gone since
             raise UsageError(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}") from None
         print(f"junit: {args.junit}")
+    exit_code = result.exit_code
     if args.update_expectations:
-        _update_expectations(Path(args.update_expectations), out, requests[0], result)
+        exit_code = _update_expectations(Path(args.update_expectations), out, requests[0], result,
+                                         args.expectations or ())
     if any(e.index == -1 for e in result.load_errors):
         return EXIT_USAGE
-    return result.exit_code
+    return exit_code
+
+
+def _check_rerun_corpora(old_run: Path, files: list[str]) -> None:
+    """``--rerun-failures OLD`` without ``--cases`` reads the bundled corpus: when
+    OLD ran another corpus, say so with OLD's command rather than list every id
+    the bundled corpus lacks."""
+    from webnn_harness.loading.cases import bundled_corpus
+
+    bundled = Path(bundled_corpus()).name
+    others = sorted({f.split("/", 1)[0] for f in files} - {bundled})
+    if not others:
+        return
+    try:
+        command = json.loads((old_run / "summary.json").read_text(encoding="utf-8")).get("command")
+    except (OSError, ValueError, AttributeError):
+        command = None
+    raise UsageError(f"{old_run} ran the corpus {', '.join(others)}, not the bundled one: pass the same --cases as it did"
+                     + (f" (its command: {command})" if isinstance(command, str) else ""))
+
+
+EXPECTATIONS_SHOWN = 3
 
 
 def _print_expectation_outcomes(result, backend: str, narrowed: bool) -> None:
-    for entry in result.expectations_with(backend, "stale"):
-        print(f"  stale expectation (its cases ran and passed): {_describe_entry(entry)}", file=sys.stderr)
+    _print_entries("stale expectation (its cases ran and passed)", result.expectations_with(backend, "stale"))
     unmatched = result.expectations_with(backend, "unmatched")
     if unmatched and narrowed:
         # --op/--filter/--id/--shard leave most entries' cases out on purpose.
         print(f"  {len(unmatched)} expectations matched no case of this selection", file=sys.stderr)
     else:
-        for entry in unmatched:
-            print(f"  expectation matched no case: {_describe_entry(entry)}", file=sys.stderr)
+        _print_entries("expectation matched no case", unmatched)
+
+
+def _print_entries(what: str, entries: list[dict]) -> None:
+    """One line for a few entries; a count and the first few for many (all are in summary.json)."""
+    if len(entries) <= EXPECTATIONS_SHOWN:
+        for entry in entries:
+            print(f"  {what}: {_describe_entry(entry)}", file=sys.stderr)
+    elif entries:
+        first = "; ".join(_describe_entry(e) for e in entries[:EXPECTATIONS_SHOWN])
+        print(f"  {len(entries)} x {what} (all listed in summary.json under \"expectations\"), the first "
+              f"{EXPECTATIONS_SHOWN}: {first}", file=sys.stderr)
 
 
 def _describe_entry(entry: dict) -> str:
@@ -229,8 +263,10 @@ def _print_failing(failing, requests, corpus_paths) -> None:
         print(f"          {cmd}")
 
 
-def _update_expectations(path: Path, out: Path, request, result) -> None:
-    from webnn_harness.outputs.expectations import read_expectations, update_expectations
+def _update_expectations(path: Path, out: Path, request, result, given: tuple[str, ...]) -> int:
+    """Write ``path`` from the run, then judge the run against it (and the
+    expectations it ran with): the exit code of the run as the next one will see it."""
+    from webnn_harness.outputs.expectations import ExpectationSet, read_expectations, update_expectations
     from webnn_harness.outputs.records import read_records
 
     try:
@@ -238,9 +274,15 @@ def _update_expectations(path: Path, out: Path, request, result) -> None:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     info = result.tallies[0].backend
-    counts = update_expectations(path, read_records(out / "results.jsonl"), previous,
-                                 str(info.get("version", "")), request.options)
+    records = read_records(out / "results.jsonl")
+    counts = update_expectations(path, records, previous, str(info.get("version", "")), request.options)
     print(f"expectations: {path} ({counts['added']} added, {counts['kept']} kept, {counts['dropped']} dropped as passing)")
+    updated = ExpectationSet.for_backend(request.name, str(info.get("version", "")), request.options,
+                                         [*given, path])
+    left = sum(updated.apply(r).counts_against for r in records)
+    print(f"judged against the updated expectations: {left} required failure{'s' if left != 1 else ''} "
+          f"not listed{'; exit 1' if left else ''}")
+    return EXIT_FAILURES if left else EXIT_OK
 
 
 def cmd_ops(args) -> int:
@@ -279,11 +321,19 @@ def cmd_backends(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=1, default=str))
         return EXIT_OK
+    from webnn_harness.backends import DEFAULT_BACKENDS
+
+    # Columns as wide as their longest entry (an OpenVINO build string is 40 characters).
+    name_width = max(len(r["name"]) for r in rows) if rows else 0
+    version_width = max((len(r["version"]) for r in rows if "error" not in r), default=0)
     for r in rows:
         if "error" in r:
-            print(f"{r['name']:14} not available: {r['error']}")
+            print(f"{r['name']:{name_width}}  not available: {r['error']}")
         else:
-            print(f"{r['name']:14} {r['version']:12} {r['device']}")
+            print(f"{r['name']:{name_width}}  {r['version']:{version_width}}  {r['device']}")
+    loaded = {r["name"] for r in rows if "error" not in r}
+    used = [n for n in DEFAULT_BACKENDS if n in loaded]  # in the order run takes them
+    print(f"run without --backend uses {', '.join(used) or 'none of these (install one)'}; bench the same but the reference")
     return EXIT_OK
 
 
@@ -356,15 +406,15 @@ def cmd_fuzz(args) -> int:
         raise UsageError("--time must be positive and --max-ops at least 1")
     config = FuzzSettings(args.backend, options, tuple(args.op or ()), args.time, args.seed, args.max_ops, args.timeout,
                           shrink_cap=args.shrink_cap, probe=args.probe)
-    show = (lambda f: None) if args.quiet else (lambda f: print(f"finding {f.id}: {f.key}", file=sys.stderr))
+    from webnn_harness.fuzz.findings import finding_line, findings_tally
+
+    show = (lambda f: None) if args.quiet else (lambda f: print(finding_line(f), file=sys.stderr))
     try:
         result = fuzz(config, out, on_finding=show)
     except (UnknownBackend, BackendError, KeyError, ValueError) as exc:
         raise UsageError(str(exc).strip("'\"")) from None
-    new = [f for f in result.findings if not f.known]
     print(f"{result.tally.graphs} graphs ({result.tally.shrinking} while shrinking) in {result.seconds:.1f} s: "
-          f"{len(result.findings)} finding(s), {len(new)} not related to a known failure, "
-          f"{sum(1 for f in result.findings if f.cause == 'precision')} precision effect(s); {result.summary_path}")
+          f"{findings_tally(result.findings)}; {result.summary_path}")
     return EXIT_FAILURES if result.new_deviations else EXIT_OK
 
 
@@ -654,7 +704,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--filter", help="only cases whose name matches this regular expression")
     run.add_argument("--out", default="out/run", help="output folder (default: out/run)")
     run.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
-    run.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a timeout")
+    run.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a timeout (default 60)")
     run.add_argument("--batch-size", type=positive_int,
                      help="cases per worker batch (default: the backend's preference, else 16)")
     run.add_argument("--max-case-bytes", type=positive_int, metavar="BYTES",
@@ -670,7 +720,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--no-cache", action="store_true",
                      help="compute reference results afresh, neither reading nor writing "
                           "$XDG_CACHE_HOME/webnn-harness (default ~/.cache/webnn-harness)")
-    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    run.add_argument("--quiet", "-q", action="store_true", help="no progress as it runs (the bar); the summary still prints")
     run.add_argument("--id", action="append", metavar="CASE_ID",
                      help="only this case id (wpt/relu.json::name) or case file id (wpt/relu.json) (repeatable)")
     run.add_argument("--shard", metavar="I/N", help="run shard I of N (1-based): a balanced slice by case id")
@@ -681,43 +731,45 @@ def parser() -> argparse.ArgumentParser:
                      help="after the run, write FILE from its failures (keeping entries that still apply)")
 
     ops = sub.add_parser("ops", help=COMMANDS["ops"][1])
-    ops.add_argument("--json", action="store_true")
+    ops.add_argument("--json", action="store_true", help="print the catalog as JSON instead of text")
     ops.add_argument("op", nargs="*", help="only these operators")
 
     bk = sub.add_parser("backends", help=COMMANDS["backends"][1])
-    bk.add_argument("--json", action="store_true")
+    bk.add_argument("--json", action="store_true", help="print the backends as JSON (name, version, device, settings, entry point)")
 
     pr = sub.add_parser("probe", help=COMMANDS["probe"][1])
     pr.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
     pr.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     pr.add_argument("--out", default="out/probe", help="output folder (default: out/probe)")
     pr.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
-    pr.add_argument("--max-bytes", type=positive_int, default=1 << 30, help="memory budget of the maxTensorByteLength search (default 1 GiB)")
+    pr.add_argument("--max-bytes", type=positive_int, default=1 << 30,
+                    help="memory budget of the maxTensorByteLength search (default 1 GiB; not run's --max-case-bytes, "
+                         "which refuses cases)")
     pr.add_argument("--compare", metavar="FILE", help="diff against a declared opSupportLimits JSON")
     pr.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
-    pr.add_argument("--timeout", type=positive_seconds, default=20.0, help="seconds per combination before it counts as a timeout")
-    pr.add_argument("--batch-size", type=positive_int, default=64, help="combinations per worker batch")
+    pr.add_argument("--timeout", type=positive_seconds, default=20.0, help="seconds per combination before it counts as a timeout (default 20)")
+    pr.add_argument("--batch-size", type=positive_int, default=64, help="combinations per worker batch (default 64)")
     pr.add_argument("--no-layout", action="store_true", help="skip the preferredInputLayout timing")
     _add_executor_arguments(pr)
     pr.add_argument("--no-bytes", action="store_true", help="skip the maxTensorByteLength search")
-    pr.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    pr.add_argument("--quiet", "-q", action="store_true", help="no progress as it runs (the bar); the summary still prints")
 
     fz = sub.add_parser("fuzz", help=COMMANDS["fuzz"][1])
     fz.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
     fz.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     fz.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
-    fz.add_argument("--time", type=float, default=60.0, help="seconds of searching (shrinking a late finding may add half, at least 30 s)")
+    fz.add_argument("--time", type=float, default=60.0, help="seconds of searching (default 60; shrinking a late finding may add half, at least 30 s)")
     fz.add_argument("--seed", type=int, default=None,
                     help="seed of the search: the same seed draws the same graphs, and no example database is used "
                          "(default: new graphs each run, failing ones kept in OUT/hypothesis)")
     fz.add_argument("--max-ops", type=int, default=2, help="longest chain of operators in a graph (default 2)")
-    fz.add_argument("--timeout", type=positive_seconds, default=30.0, help="seconds per graph before it counts as a hang")
+    fz.add_argument("--timeout", type=positive_seconds, default=30.0, help="seconds per graph before it counts as a hang (default 30)")
     fz.add_argument("--shrink-cap", type=positive_seconds, help="seconds of shrinking per finding (default: 5%% of --time, at least 10)")
     fz.add_argument("--probe", help="probe folder (or BACKEND-probe.json) to check findings against: the probe's verdict per op "
                                     "and data type; what it already found wrong is known")
     fz.add_argument("--out", default="out/fuzz", help="output folder (default: out/fuzz)")
     fz.add_argument("--overwrite", action="store_true", help="reuse an --out that holds a fuzz run (its example database is replayed)")
-    fz.add_argument("--quiet", "-q", action="store_true", help="no line per finding")
+    fz.add_argument("--quiet", "-q", action="store_true", help="no progress as it runs (a line per finding); the summary still prints")
     fz.epilog = ("exit 1 when a finding is new and caused by the backend; precision effects (the spec's formula "
                  "in the operand's type gives the same) and known failures are reported but exit 0")
 
@@ -756,11 +808,11 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--min-time", type=positive_seconds, default=0.5, help="seconds of timed samples per variant at least (default 0.5)")
     be.add_argument("--min-samples", type=positive_int, default=10, help="timed samples per variant at least (default 10)")
     be.add_argument("--max-time", type=positive_seconds, default=10.0, help="stop sampling a variant after this many seconds (default 10)")
-    be.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per variant before it counts as a timeout")
+    be.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per variant before it counts as a timeout (default 300)")
     be.add_argument("--no-artifacts", action="store_true", help="do not save the timed models under DIR/artifacts")
     be.add_argument("--baseline", metavar="DIR", help="bench folder to compare with; exit 1 on a regression")
     be.add_argument("--threshold", type=float, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
-    be.add_argument("--quiet", "-q", action="store_true", help="no line per record")
+    be.add_argument("--quiet", "-q", action="store_true", help="no progress as it runs (a line per record); the summary still prints")
     be.add_argument("--profile", type=positive_int, nargs="?", const=10, metavar="RUNS",
                     help="after the timed runs, run each variant RUNS times (default 10) with the backend's "
                          "profiler on and record per-node times (ORT session profiling, OpenVINO PERF_COUNT)")
@@ -777,7 +829,7 @@ def parser() -> argparse.ArgumentParser:
 
     mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
     mg.add_argument("folders", nargs="+", metavar="DIR", help="the shards' --out folders (every shard once)")
-    mg.add_argument("--out", required=True, help="the merged run folder (must not hold a run)")
+    mg.add_argument("--out", default="out/run", help="the merged run folder (default: out/run, as run's; must not hold a run)")
 
     ar = sub.add_parser("archive", help=COMMANDS["archive"][1])
     ar_sub = ar.add_subparsers(dest="action", required=True)
@@ -790,7 +842,8 @@ def parser() -> argparse.ArgumentParser:
 
     ju = sub.add_parser("junit", help=COMMANDS["junit"][1])
     ju.add_argument("run", metavar="RUN", help="a run folder")
-    ju.add_argument("--out", required=True, metavar="FILE", help="the JUnit XML file to write")
+    ju.add_argument("--out", "--junit", required=True, metavar="FILE",
+                    help="the JUnit XML file to write (--junit FILE as with run)")
     return p
 
 

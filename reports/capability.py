@@ -433,8 +433,41 @@ def _layout_rows(raw: Any) -> tuple[tuple[tuple[str, str, str, str], ...], tuple
         if text and isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
             text += f" (95% {ci[0]:.3f}–{ci[1]:.3f}: {t.get('verdict', '')})"
         rows.append((str(label), cell("nchw"), cell("nhwc"), text))
-    rest = [(k, v) for k, v in _flatten({k: v for k, v in raw.items() if k not in ("preferred", "basis", "timings")})]
-    return tuple(rows), tuple(rest)
+    return tuple(rows), _layout_facts(raw)
+
+
+# Layout evidence the page words itself; other keys are shown flattened, so nothing is lost.
+LAYOUT_WORDED = ("preferred", "basis", "timings", "verdict", "significant", "ratio", "method", "shapes", "ended")
+
+
+def _layout_facts(raw: Mapping) -> tuple[tuple[str, str], ...]:
+    """The layout evidence beside the timing table, as labelled sentences (the
+    page showed it as a raw key/value dump: issue 28)."""
+    facts = []
+    ratio = raw.get("ratio") if isinstance(raw.get("ratio"), Mapping) else {}
+    ci = ratio.get("ci95")
+    if isinstance(ratio.get("median"), (int, float)):
+        text = f"nhwc / nchw {ratio['median']:.3f} (geometric mean of the graphs' ratios)"
+        if isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
+            text += f", 95% interval {ci[0]:.3f}–{ci[1]:.3f}"
+        facts.append(("All graphs", text + (f": {raw['verdict']}" if raw.get("verdict") else "")))
+    method = raw.get("method") if isinstance(raw.get("method"), Mapping) else {}
+    rounds = method.get("rounds") if isinstance(method.get("rounds"), Mapping) else {}
+    if rounds:
+        text = f"{rounds.get('min', '?')}–{rounds.get('max', '?')} rounds"
+        if method.get("interleaved"):
+            text += ", nchw and nhwc interleaved"
+        if isinstance(rounds.get("budgetSeconds"), (int, float)):
+            text += f", within {rounds['budgetSeconds']:g} s a graph"
+        facts.append(("Method", text + (f"; {method['interval']}" if method.get("interval") else "")))
+    shapes = raw.get("shapes") if isinstance(raw.get("shapes"), Mapping) else {}
+    if shapes and all(isinstance(v, Mapping) for v in shapes.values()):
+        kinds = sorted({f"batch {v.get('batch', '?')}, {v.get('dataType', '?')}" for v in shapes.values()})
+        facts.append(("Inputs", "; ".join(kinds)))
+    elif shapes:
+        facts += _flatten(shapes, "shapes")
+    facts += _flatten({k: v for k, v in raw.items() if k not in LAYOUT_WORDED})
+    return tuple(facts)
 
 
 def _bytes_rows(raw: Any) -> tuple[tuple[str, str], ...]:

@@ -72,10 +72,11 @@ def roofline_svg(points: Sequence[RooflinePoint], peaks: Peaks, labels: Mapping[
             ax.scatter([p.intensity for p in mine], [p.achieved / 1e9 for p in mine], s=22,
                        color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)],
                        label=labels.get(column, column), zorder=3)
-        if len(points) <= MAX_LABELLED_POINTS:
-            for p in points:
-                ax.annotate(f"{p.benchmark} {p.variant}", (p.intensity, p.achieved / 1e9), fontsize=6.5,
-                            xytext=(4, 2), textcoords="offset points", color="#39414f")
+        # Too many points for names: each gets its row number in the table under the chart (issue 28: unlabelled dots).
+        named = len(points) <= MAX_LABELLED_POINTS
+        for number, p in enumerate(points, 1):
+            ax.annotate(f"{p.benchmark} {p.variant}" if named else str(number), (p.intensity, p.achieved / 1e9),
+                        fontsize=6.5, xytext=(4, 2), textcoords="offset points", color="#39414f")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("arithmetic intensity (flop per byte)")

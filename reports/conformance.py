@@ -312,6 +312,19 @@ def _backend_key(b: Mapping[str, Any]) -> str:
     return json.dumps(b, sort_keys=True, default=str)
 
 
+def _run_label(summary: Mapping[str, Any], folder: str) -> tuple[str, str]:
+    """A run's name (which tells apart runs of one backend) and its label on the
+    pages: its ``--label``; without one (the summary's label is then its
+    corpora), its folder's name, shown with its corpora, so two runs of one
+    corpus are not identical rows (issue 28)."""
+    label = str(summary.get("label") or "")
+    ids = summary.get("caseFileIds")
+    corpora = {str(i).split("/", 1)[0] for i in ids} if isinstance(ids, list) and ids else None
+    if not label or corpora is None or set(label.split("+")) != corpora:  # --label given (or not known)
+        return label or folder, label or folder
+    return folder, label if folder == label else f"{folder} ({label})"
+
+
 def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conformance:
     # The same rows and columns for every backend, so their matrices line up.
     all_ops = list(operators())
@@ -322,8 +335,8 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
     for g in groups:
         b = g.backend
         extra = json.dumps(b.get("settings", {}), sort_keys=True, default=str)
-        run_label = str(g.summary.get("label") or g.source.name)
-        bid = ids.get(str(b.get("name", "?")), str(b.get("version", "")), str(b.get("device", "")), extra, run_label)
+        run_name, run_label = _run_label(g.summary, g.source.name)
+        bid = ids.get(str(b.get("name", "?")), str(b.get("version", "")), str(b.get("device", "")), extra, run_name)
         header = RunHeader(
             backend=b, harness_version=str(g.summary.get("harnessVersion", "")), date=str(g.summary.get("date", "")),
             machine=g.summary.get("machine", {}) or {}, command=_public_command(str(g.summary.get("command", ""))),

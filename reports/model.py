@@ -43,6 +43,7 @@ from webnn_harness.reports.accuracy import AccuracyModel, build_accuracy, is_acc
 from webnn_harness.reports.conformance import Conformance, build_conformance, read_run
 from webnn_harness.reports.findings import FindingsModel, build_findings, is_fuzz_summary
 from webnn_harness.reports.performance import BENCH_FILE, PerformanceModel, SpeedTier, build_performance, tiers_by_probe
+from webnn_harness.reports.sitefolder import MANIFEST as SITE_MANIFEST
 
 # --------------------------------------------------------------------------- the whole site
 
@@ -138,8 +139,11 @@ def discover(inputs: Iterable[str | Path]) -> _Found:
                                        f"*{LIMITS_SUFFIX} or *{PROBE_SUFFIX} file")
             continue
         before = (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz), len(found.accuracy))
+        # A site an earlier report wrote here holds data/*-opSupportLimits.json
+        # copies: read as probes, they made a ghost backend page (issue 28).
+        sites = {m.parent for m in p.rglob(SITE_MANIFEST)}
         for child in sorted(p.rglob("*")):
-            if child.is_file():
+            if child.is_file() and not sites.intersection(child.parents):
                 add_file(child)
         if (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz), len(found.accuracy)) == before:
             raise ReportInputError(f"{p}: no run results (results.jsonl), bench results ({BENCH_FILE}), fuzz "

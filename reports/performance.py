@@ -42,6 +42,10 @@ TRANSPOSED, TRANSPOSED_TO = "nhwcTransposed", "nchw"
 # machine stays well under 2x; a factor of 3 or more means the backend
 # converts or emulates (float16 on a CPU without FP16 arithmetic).
 SLOW_TIER_FACTOR = 3.0
+# A first run does one-time work (allocation, kernel selection, caches), so one
+# under half the steady-state median means the timed runs were slowed (issue 28:
+# a host variant's first run at 0.07x its median); the page says so.
+FIRST_RUN_FAST = 0.5
 # Settings keys that name the thread count and the precision, per backend
 # (onnxruntime: intra_op_threads; openvino: inference_num_threads, precision).
 THREAD_KEYS = ("threads", "intra_op_threads", "inference_num_threads", "num_threads")
@@ -430,6 +434,9 @@ class SpeedTier:
     factor: float  # median / float32 twin's median
 
 
+SLOWEST_SHOWN = 5
+
+
 @dataclass(frozen=True)
 class PerformanceModel:
     runs: tuple[BenchRun, ...]
@@ -446,6 +453,7 @@ class PerformanceModel:
     unroofed: tuple[BenchColumn, ...]  # accelerator columns with no peak benchmarks: not drawn
     speed_tiers: tuple[SpeedTier, ...]
     profiles: tuple[ProfileView, ...] = ()  # bench --profile: per-node breakdowns
+    changes: tuple[tuple[str, str, Any], ...] = ()  # significant_changes
 
     @property
     def has_bench(self) -> bool:
@@ -455,6 +463,11 @@ class PerformanceModel:
     def fusion_pairs(self) -> tuple[FusionPair, ...]:
         """Profiled op-by-op variants beside their fused graphs (reports/profiles.py)."""
         return fusion_pairs(self.profiles)
+
+    @property
+    def slowest(self) -> tuple[BenchRecord, ...]:
+        """The longest medians, the first thing the page answers (issue 28)."""
+        return tuple(sorted((r for r in self.records if r.is_speed), key=lambda r: -r.seconds)[:SLOWEST_SHOWN])
 
     def run_columns(self, run: int) -> tuple[BenchColumn, ...]:
         """The backends a bench folder measured."""
@@ -664,6 +677,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     # the (benchmark, variant) pairs it holds and the runs it came from.
     columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list]] = {}
     by_identity: dict[str, list[str]] = defaultdict(list)
+    folder_labels: dict[Path, str] = {}
     for folder in folders:
         summary, raw_records = read_bench(folder)
         # A bench on a Ray cluster is one run per node: each node's machine and peaks.
@@ -673,6 +687,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
         for node_records in by_node.values():
             index = len(runs)
             runs.append(_run(summary, [r for _, r in node_records]))
+            folder_labels.setdefault(folder, f"{folder.name}: {runs[index].label}")
             groups: dict[str, list[tuple[int, Mapping[str, Any]]]] = defaultdict(list)
             for number, raw in node_records:
                 # The machine is part of a column's identity: figures of two machines never share a column.
@@ -712,7 +727,29 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
         ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
         roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered),
         profiles=profile_views(records),
+        changes=significant_changes(folders, folder_labels),
     )
+
+
+SIGNIFICANT = ("slower", "broken", "faster", "fixed")
+
+
+def significant_changes(folders: Sequence[Path], labels: Mapping[Path, str]) -> tuple[tuple[str, str, Any], ...]:
+    """(earlier folder's label, later folder's label, Change) for each benchmark that changed
+    significantly between two bench folders given one after the other that
+    share benchmarks, judged as ``bench --baseline`` judges (Mann-Whitney U,
+    p < 0.01, beyond 5%): the answer a page of two benches leads with."""
+    from webnn_harness.bench.regressions import compare_bench
+
+    out = []
+    for base, new in zip(folders, folders[1:]):
+        try:
+            comparison = compare_bench(base, new)
+        except (ValueError, ImportError):  # an unreadable folder is reported elsewhere; no scipy: no test
+            continue
+        shared = [c for c in comparison.changes if c.verdict not in ("missing", "added")]
+        out += [(labels.get(base, base.name), labels.get(new, new.name), c) for c in shared if c.verdict in SIGNIFICANT]
+    return tuple(out)
 
 
 def tiers_by_probe(tiers: Iterable[SpeedTier], probes: Iterable[Any]) -> Mapping[tuple[str, str], tuple[SpeedTier, ...]]:

@@ -28,7 +28,7 @@ from webnn_harness.reports.accuracy import format_use
 from webnn_harness.reports.conformance import OUTCOME_TEXT, TIGHT_SLACK
 from webnn_harness.reports.archive import LATENCY_STEP, ArchiveModel, spark
 from webnn_harness.reports.model import SiteModel
-from webnn_harness.reports.performance import SLOW_TIER_FACTOR, strip_local_paths
+from webnn_harness.reports.performance import FIRST_RUN_FAST, SLOW_TIER_FACTOR, strip_local_paths
 from webnn_harness.reports.sitefolder import SiteFolder
 
 STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
@@ -110,7 +110,7 @@ def environment() -> Environment:
                        seconds=_seconds, times=_times, per_second=_per_second,
                        no_local_path=strip_local_paths, spark=spark)  # published pages name no local folders
     env.globals.update(OUTCOME_TEXT=OUTCOME_TEXT, CAPABILITY_TEXT=CAPABILITY_TEXT, STATUS_ORDER=STATUS_ORDER, spec_of=operators().get,
-                       SLOW_TIER_FACTOR=SLOW_TIER_FACTOR)
+                       SLOW_TIER_FACTOR=SLOW_TIER_FACTOR, FIRST_RUN_FAST=FIRST_RUN_FAST)
     env.filters["slack"] = _slack
     env.filters["use"] = format_use
     env.globals["TIGHT_SLACK"] = TIGHT_SLACK

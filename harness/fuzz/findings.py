@@ -256,3 +256,32 @@ class Tally:
     @property
     def graphs(self) -> int:
         return sum(self.statuses.values())
+
+
+def finding_kind(f: Finding) -> str:
+    """Which one of the disjoint groups the console and the page count a finding in:
+    a precision effect or a stale one by its cause, else known or new."""
+    if f.cause != "backend":
+        return f.cause
+    return "known" if f.known else "new"
+
+
+def finding_line(f: Finding) -> str:
+    """One console line: id, new or known, what failed on which values, and the message (issue 28:
+    the line was the raw key, ending with an empty message field)."""
+    values = f" on {f.value_kind} values" if f.value_kind not in ("", "none") else ""
+    message = " ".join(f.message.split())[:140]
+    known = f"; known: {' '.join(f.known[0].split())[:100]}" if f.known else ""
+    return (f"finding {f.id} ({finding_kind(f)}): {f.status} {'+'.join(f.ops)} {'/'.join(f.data_types)}{values}"
+            f"{': ' + message if message else ''}{known}")
+
+
+def findings_tally(findings) -> str:
+    """The findings in disjoint groups, e.g. "6 findings: 2 new, 2 known, 2 precision"."""
+    from collections import Counter
+
+    counts = Counter(finding_kind(f) for f in findings)
+    order = ("new", "known", "precision", "stale")
+    words = {"new": "new (not a known failure)", "known": "known", "precision": "precision effects", "stale": "no longer failing"}
+    parts = [f"{counts[k]} {words[k]}" for k in order if counts[k]]
+    return f"{len(findings)} finding{'s' if len(findings) != 1 else ''}" + (f": {', '.join(parts)}" if parts else "")
