@@ -189,4 +189,8 @@ def write_summary(out_dir: Path, tallies: Iterable[BackendTally], extra: Mapping
 
 
 def read_records(path: Path) -> list[Record]:
-    return [Record.from_json(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    """The records of a results.jsonl that can be read (harness/outputs/reading.py skips the rest, as
+    every command does; ``run_folder.read_records_whole`` also says which)."""
+    from webnn_harness.outputs.reading import read_lines
+
+    return list(read_lines(path, Record.from_json, kind="record").items)
