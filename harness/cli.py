@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from webnn_harness import __version__
+from webnn_harness.options import fraction, positive_int, positive_seconds, regex
 from webnn_harness.execution.lifecycle import Terminated, sigterm_raises
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
@@ -19,26 +19,6 @@ EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
 class UsageError(Exception):
     """Bad usage or unreadable input: one line on stderr, exit code 2."""
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text}")
-    return value
 
 
 def _check_operator_names(names) -> None:
@@ -51,6 +31,17 @@ def _check_operator_names(names) -> None:
         hints = [m for op in unknown for m in difflib.get_close_matches(op, operators(), n=1)]
         raise UsageError(f"unknown operator{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
                          + (f" (did you mean {', '.join(hints)}?)" if hints else "; `webnn-harness ops` lists them"))
+
+
+def _check_registered(names, source: str) -> None:
+    """Backends named by a file we read must be registered ones: a ``module:factory`` written in a results
+    file is never imported (data does not choose code); the user can still name it with --backend."""
+    from webnn_harness.backends import available
+
+    foreign = [n for n in names if n not in available()]
+    if foreign:
+        raise UsageError(f"{source}: its records name backend {foreign[0]!r}, which is not installed; "
+                         "give the backend to re-run with --backend")
 
 
 def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
@@ -125,6 +116,8 @@ def cmd_run(args) -> int:
             for problem in rerun.problems:
                 print(f"warning: {problem}", file=sys.stderr)
             only, names, ids = rerun.only, args.backend or rerun.backends, ids or rerun.files
+            if not args.backend:
+                _check_registered(rerun.backends, args.rerun_failures)
         if args.junit:
             check_writable_file(Path(args.junit), "--junit")
     except (SelectionError, OutputFolderError) as exc:
@@ -352,8 +345,6 @@ def cmd_fuzz(args) -> int:
     out = Path(args.out)
     if (out / "summary.json").exists() and not args.overwrite:
         raise UsageError(f"{out} already holds a fuzz run; give another --out or --overwrite")
-    if args.time <= 0 or args.max_ops < 1:
-        raise UsageError("--time must be positive and --max-ops at least 1")
     config = FuzzSettings(args.backend, options, tuple(args.op or ()), args.time, args.seed, args.max_ops, args.timeout,
                           shrink_cap=args.shrink_cap, probe=args.probe)
     show = (lambda f: None) if args.quiet else (lambda f: print(f"finding {f.id}: {f.key}", file=sys.stderr))
@@ -553,7 +544,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option, e.g. ep=CUDAExecutionProvider")
     run.add_argument("--cases", action="append", help="case file or folder (repeatable; default: the bundled corpus)")
     run.add_argument("--op", action="append", help="only cases using this operator (repeatable)")
-    run.add_argument("--filter", help="only cases whose name matches this regular expression")
+    run.add_argument("--filter", type=regex, help="only cases whose name matches this regular expression")
     run.add_argument("--out", default="out/run", help="output folder (default: out/run)")
     run.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
     run.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a timeout")
@@ -608,9 +599,9 @@ def parser() -> argparse.ArgumentParser:
     fz.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
     fz.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     fz.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
-    fz.add_argument("--time", type=float, default=60.0, help="seconds of searching (shrinking a late finding may add half, at least 30 s)")
+    fz.add_argument("--time", type=positive_seconds, default=60.0, help="seconds of searching (shrinking a late finding may add half, at least 30 s)")
     fz.add_argument("--seed", type=int, default=0, help="seed of the search (same seed, same graphs)")
-    fz.add_argument("--max-ops", type=int, default=2, help="longest chain of operators in a graph (default 2)")
+    fz.add_argument("--max-ops", type=positive_int, default=2, help="longest chain of operators in a graph (default 2)")
     fz.add_argument("--timeout", type=positive_seconds, default=30.0, help="seconds per graph before it counts as a hang")
     fz.add_argument("--shrink-cap", type=positive_seconds, help="seconds of shrinking per finding (default: 5%% of --time, at least 10)")
     fz.add_argument("--probe", help="probe folder (or BACKEND-probe.json) to check findings against: the probe's verdict per op "
@@ -634,7 +625,7 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--suite", default="default", help="built-in suite name (default, seed, ops, peaks) or a suite JSON file")
     be.add_argument("--out", default="out/bench", help="output folder (default: out/bench)")
     be.add_argument("--overwrite", action="store_true", help="replace a bench already in --out")
-    be.add_argument("--filter", help="only benchmarks whose id matches this regular expression")
+    be.add_argument("--filter", type=regex, help="only benchmarks whose id matches this regular expression")
     be.add_argument("--threads", type=positive_int, help="backend threads (same as -o threads=N; default: every usable core)")
     be.add_argument("--min-time", type=positive_seconds, default=0.5, help="seconds of timed samples per variant at least (default 0.5)")
     be.add_argument("--min-samples", type=positive_int, default=10, help="timed samples per variant at least (default 10)")
@@ -642,7 +633,7 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per variant before it counts as a timeout")
     be.add_argument("--no-artifacts", action="store_true", help="do not save the timed models under DIR/artifacts")
     be.add_argument("--baseline", metavar="DIR", help="bench folder to compare with; exit 1 on a regression")
-    be.add_argument("--threshold", type=float, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
+    be.add_argument("--threshold", type=fraction, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
     be.add_argument("--quiet", "-q", action="store_true", help="no line per record")
     _add_executor_arguments(be)
 
@@ -652,7 +643,7 @@ def parser() -> argparse.ArgumentParser:
     df.add_argument("--format", choices=("text", "json", "markdown"), default="text",
                     help="text (default), json, or markdown (a pull-request comment)")
     df.add_argument("--out", metavar="FILE", help="write the output here instead of stdout")
-    df.add_argument("--threshold", type=float, default=0.05,
+    df.add_argument("--threshold", type=fraction, default=0.05,
                     help="bench folders: relative slowdown that counts as a regression (default 0.05)")
 
     mg = sub.add_parser("merge", help=COMMANDS["merge"][1])

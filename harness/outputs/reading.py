@@ -138,8 +138,9 @@ def field_name(path) -> str:
     return text or "(document)"
 
 
-def check(doc: Any, kind: str, source: str) -> None:
-    """A ReadError naming ``source`` and the first wrong field unless ``doc`` is a ``kind`` document."""
+def check(doc: Any, kind: str, source: str, one_of: str = "") -> None:
+    """A ReadError naming ``source`` and the first wrong field unless ``doc`` is a ``kind`` document
+    (``one_of``: what to say of a failed oneOf, which jsonschema explains at length)."""
     if _is_valid(kind)(doc):
         return
     import jsonschema
@@ -152,7 +153,7 @@ def check(doc: Any, kind: str, source: str) -> None:
         err = min(errors, key=lambda e: len(e.absolute_path))
     else:
         err = max(errors, key=lambda e: len(e.absolute_path))
-    message = " ".join(err.message.split())[:200]
+    message = one_of if one_of and err.validator == "oneOf" else " ".join(err.message.split())[:200]
     raise ReadError(f"{source}: {field_name(err.absolute_path)}: {message}")
 
 
