@@ -292,6 +292,7 @@ def cmd_probe(args) -> int:
 
     from webnn_harness import backends
     from webnn_harness.outputs.limits_file import LimitsFileError, read_limits_file
+    from webnn_harness.outputs.writing import OutputFolderError
 
     try:
         options = parse_options(args.option or [])
@@ -317,8 +318,9 @@ def cmd_probe(args) -> int:
                 run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
                 layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
                 compare_file=Path(args.compare) if args.compare else None, executor=executor,
+                mode="overwrite" if args.overwrite else "new",
             )
-    except (UnknownBackend, BackendError) as exc:
+    except (UnknownBackend, BackendError, OutputFolderError) as exc:
         raise UsageError(str(exc)) from None
     finally:
         bar.close()
@@ -337,20 +339,19 @@ def cmd_fuzz(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.backends.base import parse_options
     from webnn_harness.fuzz.driver import FuzzSettings, fuzz
+    from webnn_harness.outputs.writing import OutputFolderError
 
     try:
         options = parse_options(args.option or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     out = Path(args.out)
-    if (out / "summary.json").exists() and not args.overwrite:
-        raise UsageError(f"{out} already holds a fuzz run; give another --out or --overwrite")
     config = FuzzSettings(args.backend, options, tuple(args.op or ()), args.time, args.seed, args.max_ops, args.timeout,
                           shrink_cap=args.shrink_cap, probe=args.probe)
     show = (lambda f: None) if args.quiet else (lambda f: print(f"finding {f.id}: {f.key}", file=sys.stderr))
     try:
-        result = fuzz(config, out, on_finding=show)
-    except (UnknownBackend, BackendError, KeyError, ValueError) as exc:
+        result = fuzz(config, out, on_finding=show, mode="overwrite" if args.overwrite else "new")
+    except (UnknownBackend, BackendError, KeyError, ValueError, OutputFolderError) as exc:
         raise UsageError(str(exc).strip("'\"")) from None
     new = [f for f in result.findings if not f.known]
     print(f"{result.tally.graphs} graphs ({result.tally.shrinking} while shrinking) in {result.seconds:.1f} s: "
@@ -584,6 +585,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
     pr.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     pr.add_argument("--out", default="out/probe", help="output folder (default: out/probe)")
+    pr.add_argument("--overwrite", action="store_true", help="replace this backend's probe already in --out")
     pr.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
     pr.add_argument("--max-bytes", type=positive_int, default=1 << 30, help="memory budget of the maxTensorByteLength search (default 1 GiB)")
     pr.add_argument("--compare", metavar="FILE", help="diff against a declared opSupportLimits JSON")

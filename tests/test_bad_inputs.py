@@ -408,7 +408,7 @@ CLI_LEVEL = {
         t, {"relu": {"input": {"dataTypes": ["float32"], "rankRange": {"min": -1, "max": 4}}}})],
         "relu.input.rankRange.min"),
     "probe --compare nested deep": (lambda t, c: ["probe", "-b", "reference", "--compare",
-                                                  _limits(t, "[" * 100_000 + "]" * 100_000)], "not valid JSON"),
+                                                  _limits(t, "[" * 100_000 + "]" * 100_000)], "nested too deeply"),
     "probe --max-bytes 0": (lambda t, c: ["probe", "-b", "reference", "--max-bytes", "0"], "--max-bytes"),
     "probe --timeout 0": (lambda t, c: ["probe", "-b", "reference", "--timeout", "0"], "--timeout"),
     "probe --op nosuch": (lambda t, c: ["probe", "-b", "reference", "--op", "nosuch"], "nosuch"),

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from webnn_harness import __version__
 from webnn_harness.loading.caseid import case_id, legacy_file_id
+from webnn_harness.outputs.writing import open_append, write_atomic
 
 STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 BAD_STATUSES = frozenset({"fail", "error", "crash", "timeout"})
@@ -171,7 +172,7 @@ class ResultWriter:
     def __init__(self, out_dir: Path, append: bool = False):
         out_dir.mkdir(parents=True, exist_ok=True)
         self.path = out_dir / "results.jsonl"
-        self._fh = self.path.open("a" if append else "w", encoding="utf-8")
+        self._fh = open_append(self.path, truncate=not append)  # never through a symbolic link
 
     def write(self, record: Record) -> None:
         self._fh.write(json.dumps(record.to_json(), allow_nan=False, default=str) + "\n")
@@ -184,8 +185,7 @@ class ResultWriter:
 def write_summary(out_dir: Path, tallies: Iterable[BackendTally], extra: Mapping[str, Any]) -> Path:
     path = out_dir / "summary.json"
     doc = {**run_header(), "backends": [t.to_json() for t in tallies], **extra}
-    path.write_text(json.dumps(doc, indent=2, default=str) + "\n")
-    return path
+    return write_atomic(path, json.dumps(doc, indent=2, default=str) + "\n")
 
 
 def read_records(path: Path) -> list[Record]:

@@ -17,7 +17,8 @@ from typing import Mapping, Sequence
 
 from webnn_harness.outputs.expectations import merge_reports
 from webnn_harness.outputs.records import BackendTally, ResultWriter
-from webnn_harness.outputs.run_folder import RunFolder, RunFolderError, read_run_folder
+from webnn_harness.outputs.run_folder import OutputFolder, RunFolder, RunFolderError, read_run_folder
+from webnn_harness.outputs.writing import write_atomic
 from webnn_harness.loading.selection import SelectionError, Shard
 
 HEADER_KEYS = ("harness", "harnessVersion", "date", "machine")
@@ -83,9 +84,12 @@ def merge_runs(folders: Sequence[str | Path], out: Path) -> Path:
     runs = [read_run_folder(f, need_summary=True) for f in folders]
     if not runs:
         raise RunFolderError("nothing to merge")
-    if (out / "results.jsonl").exists() or (out / "summary.json").exists():
-        raise RunFolderError(f"{out}: already holds a run; merge into a new folder")
     shards = _check_shards(runs)
+    with OutputFolder(Path(out)):  # a new run folder, owned (harness/outputs/writing.py)
+        return _write_merged(runs, shards, Path(out))
+
+
+def _write_merged(runs: Sequence[RunFolder], shards, out: Path) -> Path:
     runs = [r for _, r in sorted(zip(shards, runs), key=lambda p: p[0].index)]
     first = runs[0].summary
     order = [_backend_key(b["backend"]) for b in first.get("backends", [])]
@@ -131,9 +135,7 @@ def merge_runs(folders: Sequence[str | Path], out: Path) -> Path:
         "complete": all(run.summary.get("complete", True) is not False for run in runs),
         "progress": _merged_progress([run.summary.get("progress") or {} for run in runs]),
     }
-    path = out / "summary.json"
-    path.write_text(json.dumps(summary, indent=2, default=str) + "\n")
-    return path
+    return write_atomic(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
 
 
 def _merged_progress(parts: Sequence[Mapping]) -> dict:

@@ -41,7 +41,7 @@ Mode = Literal["new", "overwrite", "resume"]
 KIND_FILES: dict[str, tuple[str, ...]] = {
     "run": ("results.jsonl", "summary.json"),
     "bench": ("bench.jsonl", "summary.json", "artifacts"),
-    "fuzz": ("findings", "summary.json", "hypothesis"),
+    "fuzz": ("hypothesis", "findings", "findings-details", "summary.json"),
     "probe": (),  # <backend>-probe.json and friends: see kind_of
 }
 # What a user may need to fix: the reasons worth one line, not a traceback.
@@ -61,8 +61,9 @@ WRITE_ERRNOS = {
 }
 
 
-class OutputFolderError(Exception):
-    """The output folder cannot be used as asked: one line, exit code 2."""
+class OutputFolderError(ValueError):
+    """The output folder cannot be used as asked: one line, exit code 2 (a ValueError, as every other usage
+    problem a library function reports)."""
 
 
 def describe_write_error(exc: OSError, path: str | Path | None = None) -> str:
@@ -195,18 +196,14 @@ class OwnedFolder:
         if found is not None and found != self.kind:
             raise OutputFolderError(f"{out}: holds a {found} output ({evidence}), which this command never replaces; "
                                     "choose another --out")
-        if found == self.kind and evidence == MANIFEST and not any((out / n).exists() for n in self.files):
-            found = None  # ours, but nothing written yet (a command that stopped before its first file)
-        elif found == self.kind and self.mode == "new":
-            raise OutputFolderError(f"{out}: holds an earlier {self.kind} ({evidence}); pass --overwrite to replace it"
+        mine = [n for n in self.files if (out / n).exists() or (out / n).is_symlink()]
+        if mine and found is None:
+            raise OutputFolderError(f"{out}: holds {mine[0]}, which webnn-harness did not write; choose another --out")
+        if mine and self.mode == "new":
+            raise OutputFolderError(f"{out}: holds an earlier {self.kind} ({mine[0]}); pass --overwrite to replace it"
                                     f"{', --resume to continue it' if self.kind == 'run' else ''}, "
                                     "or choose another --out")
-        if found is None:
-            theirs = [n for n in self.files if (out / n).exists() or (out / n).is_symlink()]
-            if theirs:
-                raise OutputFolderError(f"{out}: holds {theirs[0]}, which webnn-harness did not write; "
-                                        "choose another --out")
-        for name in self.files:
+        for name in mine:
             if (out / name).is_symlink():
                 raise OutputFolderError(f"{out / name}: a symbolic link where the {self.kind} writes a file; "
                                         "choose another --out")
