@@ -447,8 +447,9 @@ def cmd_diff(args) -> int:
         if not all(benches):
             raise UsageError("diff compares two run folders or two bench folders, not one of each")
         return _diff_benches(args)
+    _check_out_file(args.out)
     try:
-        diff = diff_runs(args.base, args.new)
+        diff = diff_runs(args.base, args.new, on_problem=_warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     _write_diff(args, FORMATS[args.format](diff), diff.regressions)
@@ -458,8 +459,9 @@ def cmd_diff(args) -> int:
 def _write_diff(args, text: str, regressions: int) -> None:
     """A diff goes to --out (with one line saying so) or to stdout."""
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text, encoding="utf-8")
+        from webnn_harness.outputs.writing import write_atomic
+
+        write_atomic(Path(args.out), text)
         print(f"{regressions} regressions; {args.format} written to {args.out}")
     else:
         sys.stdout.write(text)
@@ -470,6 +472,7 @@ def _diff_benches(args) -> int:
     from webnn_harness.bench.regressions import compare_bench
     from webnn_harness.bench.console import comparison_lines, comparison_markdown
 
+    _check_out_file(args.out)
     try:
         comparison = compare_bench(args.base, args.new, threshold=args.threshold)
     except ValueError as exc:
@@ -484,13 +487,30 @@ def _diff_benches(args) -> int:
     return EXIT_FAILURES if comparison.regressions else EXIT_OK
 
 
+def _warn(problem: str) -> None:
+    """A line of an output folder that was skipped (harness/outputs/reading.py): said, never fatal."""
+    print(f"warning: {problem}", file=sys.stderr)
+
+
+def _check_out_file(path: str | None) -> None:
+    """An --out FILE that cannot be written is a usage error before any work (a folder, a missing
+    parent, a name too long), not a traceback after it."""
+    from webnn_harness.outputs.run_folder import check_writable_file
+
+    if path:
+        try:
+            check_writable_file(Path(path), "--out")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+
 def cmd_merge(args) -> int:
     """Join the shard folders of one sharded run into one run folder."""
     from webnn_harness.outputs.shard_merge import merge_runs
 
     out = Path(args.out)
     try:
-        summary = merge_runs(args.folders, out)
+        summary = merge_runs(args.folders, out, on_problem=_warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     doc = json.loads(summary.read_text())
@@ -504,13 +524,12 @@ def cmd_merge(args) -> int:
 def cmd_junit(args) -> int:
     """Write JUnit XML from a run folder."""
     from webnn_harness.outputs.junit import write_junit
-    from webnn_harness.outputs.run_folder import read_run_folder
 
+    _check_out_file(args.out)
     try:
-        read_run_folder(args.run)
+        n = write_junit(Path(args.run), Path(args.out), on_problem=_warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    n = write_junit(Path(args.run), Path(args.out))
     print(f"junit: {args.out} ({n} test cases)")
     return EXIT_OK
 
@@ -658,6 +677,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+# What the interrupt line says of continuing, per command that has a way to.
+CONTINUING = {
+    "run": " (run --resume continues the run)",
+    "fuzz": " (fuzz --overwrite into the same --out replays its example database)",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     fn, _ = COMMANDS[args.command]
@@ -669,14 +695,23 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except (KeyboardInterrupt, Terminated) as exc:
         what = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {exc}"
-        print(f"webnn-harness {args.command}: {what}; what was written so far is kept "
-              "(run --resume continues a run)", file=sys.stderr)
+        print(f"webnn-harness {args.command}: {what}; what was written so far is kept"
+              f"{CONTINUING.get(args.command, '')}", file=sys.stderr)
         return 128 + (exc.signum if isinstance(exc, Terminated) else 2)
     except BrokenPipeError:
         # The reader went away (`ops --json | head`): stop quietly. Point stdout at
         # devnull so the interpreter's own flush at exit does not raise again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILURES
+    except OSError as exc:
+        # A full disk, a read-only file system, a name too long, met while writing: the records written
+        # so far are whole (each file is appended a line at a time or replaced atomically) and the summary
+        # written first still says the output is incomplete.
+        from webnn_harness.outputs.writing import describe_write_error
+
+        print(f"webnn-harness {args.command}: error: {describe_write_error(exc)}; what was written so far is kept",
+              file=sys.stderr)
         return EXIT_FAILURES
 
 

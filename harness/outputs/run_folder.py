@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from webnn_harness.outputs.reading import ReadError, read_json, read_lines
 from webnn_harness.outputs.records import Record
-from webnn_harness.outputs.writing import Mode, OutputFolderError, OwnedFolder  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and cli.py
+from webnn_harness.outputs.writing import Mode, OutputFolderError, OwnedFolder, describe_write_error  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and cli.py
 
 RESULTS, SUMMARY, LOCK = "results.jsonl", "summary.json", ".webnn-harness-run.lock"
 
@@ -111,16 +111,16 @@ def check_writable_file(path: Path, what: str) -> None:
     """Fail before a run, not after it, when ``path`` cannot be written: open it
     for appending (which changes nothing) and remove it again if we created it."""
     path = Path(path)
-    if path.is_dir():
-        raise OutputFolderError(f"{path}: {what} is a folder; name a file")
-    existed = path.exists()
     try:
+        if path.is_dir():
+            raise OutputFolderError(f"{path}: {what} is a folder; name a file")
+        existed = path.exists() or path.is_symlink()
         with open(path, "ab"):
             pass
+        if not existed:
+            path.unlink()
     except OSError as exc:
-        raise OutputFolderError(f"{path}: {what} cannot be written: {exc.strerror or exc}") from None
-    if not existed:
-        path.unlink()
+        raise OutputFolderError(f"{what} {describe_write_error(exc, path)}") from None
 
 
 # -- reading a finished (or interrupted) run ------------------------------------
@@ -140,10 +140,11 @@ class RunFolder:
         return str(self.summary.get("label") or self.path.name)
 
 
-def read_run_folder(path: str | Path, need_summary: bool = False) -> RunFolder:
-    """A run folder's records and summary. Lines of results.jsonl that cannot be read are skipped and
-    named in ``problems`` (as ``run --resume`` skips them); a file none of whose lines is a record is
-    not a run."""
+def read_run_folder(path: str | Path, need_summary: bool = False,
+                    on_problem: Callable[[str], object] | None = None) -> RunFolder:
+    """A run folder's records and summary. Lines of results.jsonl that cannot be read are skipped, named
+    in ``problems`` and given to ``on_problem`` (as ``run --resume`` skips them: every command the same);
+    a file none of whose lines is a record is not a run."""
     path = Path(path)
     results = path / RESULTS
     if not results.is_file():
@@ -160,4 +161,6 @@ def read_run_folder(path: str | Path, need_summary: bool = False) -> RunFolder:
             raise RunFolderError(f"{path}: no {SUMMARY} (the run did not finish)")
     except ReadError as exc:
         raise RunFolderError(str(exc)) from None
+    for problem in read.problems if on_problem else ():
+        on_problem(problem)
     return RunFolder(path, summary, read.records, read.problems)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from webnn_harness.outputs.expectations import merge_reports
 from webnn_harness.outputs.records import BackendTally, ResultWriter
@@ -79,9 +79,10 @@ def _check_shards(runs: Sequence[RunFolder]) -> list[Shard]:
     return shards
 
 
-def merge_runs(folders: Sequence[str | Path], out: Path) -> Path:
-    """Write the merged run into ``out`` (which must not hold a run); returns its summary path."""
-    runs = [read_run_folder(f, need_summary=True) for f in folders]
+def merge_runs(folders: Sequence[str | Path], out: Path, on_problem: Callable[[str], object] | None = None) -> Path:
+    """Write the merged run into ``out`` (which must not hold a run); returns its summary path.
+    ``on_problem``: told of each line of a shard's results.jsonl that was skipped."""
+    runs = [read_run_folder(f, need_summary=True, on_problem=on_problem) for f in folders]
     if not runs:
         raise RunFolderError("nothing to merge")
     shards = _check_shards(runs)

@@ -20,13 +20,15 @@ and every file it writes there go through here.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Iterator, Literal
 
 import filelock
 
@@ -102,21 +104,38 @@ def safe_name(text: str, limit: int = 120) -> str:
     return name[:limit]
 
 
-def write_atomic(path: Path, data: str | bytes) -> Path:
-    """Write ``path`` through a temporary file beside it and ``os.replace``: a reader (or a crash) never
-    sees half a file, and a symbolic link at ``path`` is replaced, never followed."""
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` to write (by name, for libraries that take one), then renamed over
+    ``path``: a reader (or a crash) never sees half a file, a symbolic link at ``path`` is replaced, never
+    followed, and a failed write (a full disk) leaves no temporary file behind."""
     path = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+        yield Path(tmp)
         os.replace(tmp, path)
     except BaseException:
-        with _quiet():
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    return path
+
+
+def write_atomic(path: Path, data: str | bytes) -> Path:
+    """Write ``path`` whole or not at all (``replacing``)."""
+    with replacing(path) as tmp:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return Path(path)
+
+
+# XML 1.0 allows tab, newline and carriage return of the C0 controls, and no surrogates or U+FFFE/U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids written as ``\\xNN`` (JUnit, SVG charts): names from
+    a file are drawn as they are, never make the document unreadable."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def open_append(path: Path, truncate: bool = False):
@@ -124,14 +143,6 @@ def open_append(path: Path, truncate: bool = False):
     in the folder cannot make us write into another file."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | (os.O_TRUNC if truncate else 0)
     return os.fdopen(os.open(path, flags, 0o644), "a", encoding="utf-8")
-
-
-class _quiet:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, exc, tb):
-        return kind is not None and issubclass(kind, OSError)
 
 
 def kind_of(folder: Path) -> tuple[str | None, str]:
