@@ -474,7 +474,7 @@ def _diff_benches(args) -> int:
 
     _check_out_file(args.out)
     try:
-        comparison = compare_bench(args.base, args.new, threshold=args.threshold)
+        comparison = compare_bench(args.base, args.new, threshold=args.threshold, on_problem=_warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from webnn_harness.bench.record import read_bench_folder
 from webnn_harness.reports.capability import _version_key
-from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError, read_json
+from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError
 
 BENCH_FILE = "bench.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -234,28 +235,14 @@ def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> Be
 
 
 def read_bench(folder: Path) -> tuple[Mapping[str, Any], list[tuple[int, Mapping[str, Any]]]]:
-    """(summary.json or {}, [(line number, record)]) of one bench folder. A
-    truncated last line (an interrupted bench) is dropped; the summary's
-    ``complete`` says whether the run finished."""
-    summary_path = folder / SUMMARY_FILE
-    summary = read_json(summary_path) if summary_path.exists() else {}
-    if not isinstance(summary, Mapping):
-        raise ReportInputError(f"{folder.name}/{SUMMARY_FILE}: expected a JSON object")
-    lines = (folder / BENCH_FILE).read_text(encoding="utf-8").splitlines()
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except ValueError:
-            if number == len(lines):  # cut off while being written
-                continue
-            raise ReportInputError(f"{folder.name}/{BENCH_FILE} line {number}: not valid JSON") from None
-        if not isinstance(raw, Mapping):
-            raise ReportInputError(f"{folder.name}/{BENCH_FILE} line {number}: expected a JSON object")
-        records.append((number, raw))
-    return summary, records
+    """(summary.json or {}, [(line number, record)]) of one bench folder, read as every command reads it
+    (harness/bench/record.py: a line that cannot be read, such as the truncated last line of an
+    interrupted bench, is skipped); the summary's ``complete`` says whether the run finished."""
+    try:
+        read = read_bench_folder(folder)
+    except ValueError as exc:
+        raise ReportInputError(str(exc)) from None
+    return read.summary, list(read.records)
 
 
 def _mapping(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:

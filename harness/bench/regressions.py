@@ -7,9 +7,11 @@ With fewer than about 5 samples a side the U test cannot reach p < 0.01, so
 such a pair never counts as slower (it is reported as ``same``)."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
+
+from webnn_harness.bench.record import read_bench_folder
 
 VERDICTS = ("slower", "broken", "faster", "fixed", "same", "missing", "added", "notComparable")
 
@@ -50,23 +52,11 @@ class BenchComparison:
                 "regressions": len(self.regressions), "changes": [c.to_json() for c in self.changes]}
 
 
-def read_bench(folder: str | Path) -> dict[tuple[str, str, str], dict]:
-    """The records of a bench folder keyed by (benchmark, variant, backend
-    name). Raises ValueError naming the file and line of anything unreadable."""
-    path = Path(folder) / "bench.jsonl"
-    if not path.is_file():
-        raise ValueError(f"{folder}: not a bench folder (no bench.jsonl)")
-    records = {}
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            key = (record["benchmark"], record["variant"], record["backend"]["name"])
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{number}: not a bench record ({exc})") from None
-        records[key] = record
-    return records
+def read_bench(folder: str | Path, on_problem: Callable[[str], object] | None = None) -> dict[tuple[str, str, str], dict]:
+    """The records of a bench folder keyed by (benchmark, variant, backend name) (harness/bench/record.py:
+    unreadable lines skipped and given to ``on_problem``)."""
+    return {(r["benchmark"], r["variant"], r["backend"]["name"]): r
+            for _, r in read_bench_folder(folder, on_problem).records}
 
 
 def _hardware(record: dict) -> tuple | None:
@@ -106,9 +96,9 @@ def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float) ->
 
 
 def compare_bench(base_dir: str | Path, new_dir: str | Path, threshold: float = 0.05,
-                  alpha: float = 0.01) -> BenchComparison:
+                  alpha: float = 0.01, on_problem: Callable[[str], object] | None = None) -> BenchComparison:
     """Compare every (benchmark, variant, backend) of two bench folders."""
-    base, new = read_bench(base_dir), read_bench(new_dir)
+    base, new = read_bench(base_dir, on_problem), read_bench(new_dir, on_problem)
     changes = []
     for key in sorted(set(base) | set(new)):
         if key not in new:

@@ -189,10 +189,11 @@ def _lines(path: Path, max_line_bytes: int) -> Iterator[tuple[int, bytes | None,
 
 
 def read_lines(path: str | Path, parse: Callable[[Any], T], kind: str | None = None,
-               max_line_bytes: int = MAX_LINE_BYTES) -> LinesRead:
+               max_line_bytes: int = MAX_LINE_BYTES, numbered: bool = False) -> LinesRead:
     """Every line of the JSON-lines file ``path`` that reads as JSON, passes ``kind``'s schema and
     ``parse`` (a ValueError, KeyError or TypeError from it refuses the line); the rest skipped and counted.
-    A last line without its newline (a run killed while writing it) is skipped as cut short."""
+    A last line without its newline (a run killed while writing it) is skipped as cut short.
+    ``numbered``: each item is (line number, parsed)."""
     path = Path(path)
     items: list = []
     problems: list[str] = []
@@ -211,7 +212,7 @@ def read_lines(path: str | Path, parse: Callable[[Any], T], kind: str | None = N
                     doc = loads(line, "")
                     if kind is not None:
                         check(doc, kind, "")
-                    items.append(parse(doc))
+                    items.append((number, parse(doc)) if numbered else parse(doc))
                     whole += length  # a last record missing only its newline is whole
                     continue
                 except (ValueError, KeyError, TypeError, RecursionError) as exc:

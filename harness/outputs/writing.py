@@ -104,6 +104,15 @@ def safe_name(text: str, limit: int = 120) -> str:
     return name[:limit]
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _umask()
+
+
 @contextlib.contextmanager
 def replacing(path: Path) -> Iterator[Path]:
     """A temporary file beside ``path`` to write (by name, for libraries that take one), then renamed over
@@ -111,7 +120,10 @@ def replacing(path: Path) -> Iterator[Path]:
     followed, and a failed write (a full disk) leaves no temporary file behind."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
-    os.close(fd)
+    try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # as open() would make it: mkstemp's 0600 would hide it from others
+    finally:
+        os.close(fd)
     try:
         yield Path(tmp)
         os.replace(tmp, path)
