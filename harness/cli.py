@@ -120,7 +120,13 @@ def cmd_run(args) -> int:
                 _check_registered(rerun.backends, args.rerun_failures)
         if args.junit:
             check_writable_file(Path(args.junit), "--junit")
-    except (SelectionError, OutputFolderError) as exc:
+        if args.update_expectations:  # before the run, not after it: readable if it is there, writable
+            from webnn_harness.outputs.expectations import read_expectations
+
+            if Path(args.update_expectations).exists() and not Path(args.update_expectations).is_dir():
+                read_expectations(Path(args.update_expectations))
+            check_writable_file(Path(args.update_expectations), "--update-expectations")
+    except (SelectionError, OutputFolderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     requests = _backend_requests(names, args.option)
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size,

@@ -158,7 +158,8 @@ def build_model(inputs: Sequence[str | Path]) -> SiteModel:
     return SiteModel(
         conformance=conformance, probes=tuple(probes), limits_payloads=payloads, ops=tuple(operators()),
         harness_version=__version__, inputs=tuple(str(i) for i in inputs), changed=version_changes(probes),
-        warnings=tuple(dict.fromkeys([*(p for g in groups for p in g.problems), *(findings.warnings if findings else ())])),
+        warnings=tuple(dict.fromkeys([*(p for g in groups for p in g.problems), *(findings.warnings if findings else ()),
+                                      *(performance.problems if performance else ())])),
         performance=performance,
         speed_tiers=tiers_by_probe(performance.speed_tiers, probes) if performance else {},
         findings=findings,

@@ -16,7 +16,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from webnn_harness.bench.record import read_bench_folder
 from webnn_harness.reports.capability import _version_key
@@ -234,12 +234,13 @@ def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> Be
     )
 
 
-def read_bench(folder: Path) -> tuple[Mapping[str, Any], list[tuple[int, Mapping[str, Any]]]]:
+def read_bench(folder: Path, on_problem: Callable[[str], object] | None = None,
+               ) -> tuple[Mapping[str, Any], list[tuple[int, Mapping[str, Any]]]]:
     """(summary.json or {}, [(line number, record)]) of one bench folder, read as every command reads it
     (harness/bench/record.py: a line that cannot be read, such as the truncated last line of an
     interrupted bench, is skipped); the summary's ``complete`` says whether the run finished."""
     try:
-        read = read_bench_folder(folder)
+        read = read_bench_folder(folder, on_problem)
     except ValueError as exc:
         raise ReportInputError(str(exc)) from None
     return read.summary, list(read.records)
@@ -429,6 +430,7 @@ class PerformanceModel:
     roofline: tuple[Roof, ...]  # host columns per bench folder (machine peaks), then accelerator columns
     unroofed: tuple[BenchColumn, ...]  # accelerator columns with no peak benchmarks: not drawn
     speed_tiers: tuple[SpeedTier, ...]
+    problems: tuple[str, ...] = ()  # lines of bench.jsonl that were skipped (harness/bench/record.py)
 
     @property
     def has_bench(self) -> bool:
@@ -642,8 +644,9 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     # the (benchmark, variant) pairs it holds and the runs it came from.
     columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list]] = {}
     by_identity: dict[str, list[str]] = defaultdict(list)
+    problems: list[str] = []
     for folder in folders:
-        summary, raw_records = read_bench(folder)
+        summary, raw_records = read_bench(folder, problems.append)
         # A bench on a Ray cluster is one run per node: each node's machine and peaks.
         by_node: dict[str, list[tuple[int, Mapping[str, Any]]]] = {"": []} if not raw_records else {}
         for number, raw in raw_records:
@@ -688,7 +691,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
         transfer_rows=transfer_rows,
         published_rows=published_rows(scenario_rows + op_rows, records, ratio_rows),
         ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
-        roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered),
+        roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered), problems=tuple(problems),
     )
 
 

@@ -34,6 +34,7 @@ from packaging.version import Version
 
 from webnn_harness.loading.caseid import id_matches_file
 from webnn_harness.outputs import reading
+from webnn_harness.outputs.writing import write_atomic
 from webnn_harness.outputs.records import BAD_STATUSES, Record
 
 OUTCOMES = ("applied", "stale", "unmatched")
@@ -255,5 +256,5 @@ def update_expectations(path: Path, records: Iterable[Record], previous: Sequenc
                                 + (f": {message}" if message else "")})
     doc = [e.to_json() for e in kept] + added
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return {"kept": len(kept), "added": len(added), "dropped": dropped}

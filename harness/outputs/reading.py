@@ -120,7 +120,11 @@ def read_json(path: str | Path, kind: str | None = None, max_bytes: int = MAX_FI
 
 @lru_cache(maxsize=None)
 def schema(kind: str) -> dict:
-    return json.loads(resources.files("webnn_harness").joinpath(f"schema/{kind}.schema.json").read_text())
+    """harness/schema/KIND.schema.json; ``KIND#name``: its ``$defs`` entry ``name`` (a part of a file, such as
+    one fuzz finding, that is also written alone)."""
+    kind, _, part = kind.partition("#")
+    doc = json.loads(resources.files("webnn_harness").joinpath(f"schema/{kind}.schema.json").read_text())
+    return {"$ref": f"#/$defs/{part}", "$defs": doc["$defs"]} if part else doc
 
 
 @lru_cache(maxsize=None)

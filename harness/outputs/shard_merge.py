@@ -82,6 +82,7 @@ def _check_shards(runs: Sequence[RunFolder]) -> list[Shard]:
 def merge_runs(folders: Sequence[str | Path], out: Path, on_problem: Callable[[str], object] | None = None) -> Path:
     """Write the merged run into ``out`` (which must not hold a run); returns its summary path.
     ``on_problem``: told of each line of a shard's results.jsonl that was skipped."""
+    OutputFolder(Path(out)).precheck()  # a usage mistake in --out, said before reading any shard
     runs = [read_run_folder(f, need_summary=True, on_problem=on_problem) for f in folders]
     if not runs:
         raise RunFolderError("nothing to merge")

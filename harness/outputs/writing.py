@@ -206,12 +206,15 @@ class OwnedFolder:
     def precheck(self) -> None:
         """The refusals that need no lock, before anything is written (even the lock file)."""
         out = self.path
-        if out.is_symlink() and not out.exists():
-            raise OutputFolderError(f"{out}: a symbolic link to nothing; choose another --out")
-        if out.exists() and not out.is_dir():
-            raise OutputFolderError(f"{out}: exists and is not a folder; choose another --out")
-        if out.is_dir():
-            self._check_contents()
+        try:
+            if out.is_symlink() and not out.exists():
+                raise OutputFolderError(f"{out}: a symbolic link to nothing; choose another --out")
+            if out.exists() and not out.is_dir():
+                raise OutputFolderError(f"{out}: exists and is not a folder; choose another --out")
+            if out.is_dir():
+                self._check_contents()
+        except OSError as exc:  # a name too long, a parent that is a file, a loop of links
+            raise OutputFolderError(describe_write_error(exc, out)) from None
 
     def _check_contents(self) -> None:
         out = self.path
