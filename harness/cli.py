@@ -570,7 +570,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option, e.g. ep=CUDAExecutionProvider")
     run.add_argument("--cases", action="append", help="case file or folder (repeatable; default: the bundled corpus)")
     run.add_argument("--op", action="append", help="only cases using this operator (repeatable)")
-    run.add_argument("--filter", type=regex, help="only cases whose name matches this regular expression")
+    run.add_argument("--filter", help="only cases whose name matches this regular expression")  # checked by CaseFilter
     run.add_argument("--out", default="out/run", help="output folder (default: out/run)")
     run.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
     run.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a timeout")
