@@ -710,6 +710,12 @@ EVERY_COMMAND = {
     "merge a summary of the wrong shape": (lambda t, o: ["merge", str(_json_set(_copy(o, t, "run") / "summary.json",
                                                                                 "backends", "x").parent),
                                                          "--out", str(t / "m")], 2, "backends"),
+    "junit past an unreadable line, as run --resume": (lambda t, o: ["junit", str(_with_line(
+        _copy(o, t, "run"), "results.jsonl", b"not json")), "--out", str(t / "j.xml")], 0, "line 2"),
+    "run --out --overwrite a fuzz folder from before manifests": (lambda t, o: [
+        "run", "-q", "-b", "reference", "--overwrite", "--cases", str(o["good.json"]), "--out",
+        str(_json_set(_replace(_copy(o, t, "fuzz") / ".webnn-harness-output.json", b"{}").parent / "summary.json",
+                      "findings", []).parent)], 2, "holds a fuzz"),
     "junit a record of the wrong shape only": (lambda t, o: ["junit", _run_folder(t, b'{"file": 5}\n'),
                                                              "--out", str(t / "j.xml")], 2, "line 1"),
     # options, the same validators everywhere

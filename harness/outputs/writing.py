@@ -159,16 +159,17 @@ def open_append(path: Path, truncate: bool = False):
 
 def kind_of(folder: Path) -> tuple[str | None, str]:
     """(the kind of output ``folder`` holds, the file that says so); (None, "") for none we know."""
-    manifest = folder / MANIFEST
-    if manifest.is_file() and not manifest.is_symlink():
-        from webnn_harness.outputs.reading import ReadError, read_json
+    from webnn_harness.outputs.reading import ReadError, read_json
 
+    def small_json(path: Path):
         try:
-            doc = read_json(manifest, max_bytes=1 << 16)
+            return read_json(path, max_bytes=1 << 16) if path.is_file() and not path.is_symlink() else None
         except ReadError:
-            doc = None
-        if isinstance(doc, dict) and doc.get("tool") == "webnn-harness" and isinstance(doc.get("kind"), str):
-            return doc["kind"], MANIFEST
+            return None
+
+    doc = small_json(folder / MANIFEST)
+    if isinstance(doc, dict) and doc.get("tool") == "webnn-harness" and isinstance(doc.get("kind"), str):
+        return doc["kind"], MANIFEST
     if (folder / REPORT_MANIFEST).exists():
         return "report", REPORT_MANIFEST
     for kind, files in KIND_FILES.items():
@@ -180,6 +181,9 @@ def kind_of(folder: Path) -> tuple[str | None, str]:
         probe_files = []
     if probe_files:
         return "probe", probe_files[0]
+    summary = small_json(folder / "summary.json")  # a fuzz from before manifests, before any finding
+    if isinstance(summary, dict) and summary.get("kind") == "fuzz":
+        return "fuzz", "summary.json"
     return None, ""
 
 
