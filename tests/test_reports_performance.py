@@ -11,7 +11,7 @@ from pathlib import Path
 from statistics import median
 
 import pytest
-from webnn_harness.reports import ReportInputError, build_model, build_site
+from webnn_harness.reports import build_model, build_site
 from webnn_harness.reports.charts import roofline_svg
 from webnn_harness.reports.performance import (
     SLOW_TIER_FACTOR,
