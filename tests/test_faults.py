@@ -292,7 +292,7 @@ def test_a_run_onto_a_full_disk_ends_in_one_line_keeping_whole_records(tmp_path,
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
-@pytest.mark.parametrize("command", ["report", "junit", "diff", "merge", "bench"])
+@pytest.mark.parametrize("command", ["report", "junit", "diff", "merge", "bench", "fuzz", "probe"])
 def test_every_command_onto_a_full_disk_ends_in_one_line(tmp_path, small_disk, command):
     run = tmp_path / "run"
     assert _run_quietly(["run", "-q", "-b", "reference", "--workers", "1", "--cases",
@@ -308,6 +308,9 @@ def test_every_command_onto_a_full_disk_ends_in_one_line(tmp_path, small_disk, c
         "merge": ["merge", str(run), "--out", str(small_disk / "m")],
         "bench": ["bench", "-b", "reference", "--out", str(small_disk / "b"), "--min-time", "0.01",
                   "--min-samples", "3", "--max-time", "0.5", "-q", "--filter", "^relu"],
+        "fuzz": ["fuzz", "-q", "-b", "reference", "--op", "relu", "--time", "1", "--out", str(small_disk / "f")],
+        "probe": ["probe", "-q", "-b", "reference", "--op", "relu", "--no-layout", "--no-bytes",
+                  "--out", str(small_disk / "p")],
     }[command]
     proc = subprocess.run([sys.executable, "-m", "webnn_harness", *argv], capture_output=True, text=True, timeout=300)
     errors = [line for line in proc.stderr.splitlines() if not line.startswith("warning: ")]
