@@ -38,12 +38,17 @@ def factory(name: str) -> BackendFactory:
             raise UnknownBackend(f"unknown backend {name!r} (installed: {known})")
         target = name
     module_name, _, attr = target.partition(":")
+    if not module_name or not attr.isidentifier():
+        raise UnknownBackend(f"backend {name!r}: not an installed name or package.module:factory")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         hint = f"; install it with pip install 'webnn-harness[{name}]'" if name in DEFAULT_BACKENDS else ""
         raise BackendError(f"backend {name!r} cannot be loaded: {exc}{hint}") from exc
-    return getattr(module, attr)
+    made = getattr(module, attr, None)
+    if not callable(made):
+        raise UnknownBackend(f"backend {name!r}: {module_name} has no factory {attr!r}")
+    return made
 
 
 def create(name: str, options: Mapping[str, str] | None = None) -> Backend:

@@ -95,7 +95,7 @@ def command_for(kind: str, backend: str, wpt: Path, out: Path) -> list[str]:
 
         return [*exe, "run", "-b", backend, "--cases", str(wpt), "--cases", str(bundled_corpus()),
                 "--out", str(out), "--overwrite", "-q"]  # our own temporary folder, run again
-    return [*exe, "probe", "-b", backend, "--out", str(out), "-q"]
+    return [*exe, "probe", "-b", backend, "--out", str(out), "--overwrite", "-q"]  # cold, then warm, into one folder
 
 
 def header() -> str:

@@ -46,7 +46,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="probe-phases-") as tmp:
             cache, kept = Path(tmp) / "cache", Path(tmp) / "kernels.json"
             out = Path(tmp) / "out"
-            command = [sys.executable, "-m", "webnn_harness", "probe", "-b", backend, "--out", str(out), "-q"]
+            command = [sys.executable, "-m", "webnn_harness", "probe", "-b", backend, "--out", str(out), "--overwrite", "-q"]
             rows = [("cold", [], False)]
             if backend == "onnxruntime":
                 rows += [("kernels cached", [], True), ("kernels cached, combinations only", ["--no-layout", "--no-bytes"], True)]

@@ -32,7 +32,7 @@ def main() -> int:
     for name in args.backend or ["onnxruntime", "openvino"]:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(args.out or tmp) / name
-            result = probe(name, {}, out, max_bytes=args.max_bytes,
+            result = probe(name, {}, out, max_bytes=args.max_bytes, mode="overwrite",
                            run=RunOptions(workers=args.workers, timeout=20.0, batch_size=64))
         s = result.evidence["summary"]
         counts = ", ".join(f"{n} {o}" for o, n in s["outcomes"].items() if n)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from webnn_harness import __version__
+from webnn_harness.options import fraction, positive_int, positive_seconds, regex
 from webnn_harness.execution.lifecycle import Terminated, sigterm_raises
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
@@ -19,26 +19,6 @@ EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
 class UsageError(Exception):
     """Bad usage or unreadable input: one line on stderr, exit code 2."""
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text}")
-    return value
 
 
 def _check_operator_names(names) -> None:
@@ -51,6 +31,17 @@ def _check_operator_names(names) -> None:
         hints = [m for op in unknown for m in difflib.get_close_matches(op, operators(), n=1)]
         raise UsageError(f"unknown operator{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
                          + (f" (did you mean {', '.join(hints)}?)" if hints else "; `webnn-harness ops` lists them"))
+
+
+def _check_registered(names, source: str) -> None:
+    """Backends named by a file we read must be registered ones: a ``module:factory`` written in a results
+    file is never imported (data does not choose code); the user can still name it with --backend."""
+    from webnn_harness.backends import available
+
+    foreign = [n for n in names if n not in available()]
+    if foreign:
+        raise UsageError(f"{source}: its records name backend {foreign[0]!r}, which is not installed; "
+                         "give the backend to re-run with --backend")
 
 
 def _backend_requests(names: list[str] | None, option_pairs: list[str] | None):
@@ -125,11 +116,19 @@ def cmd_run(args) -> int:
             for problem in rerun.problems:
                 print(f"warning: {problem}", file=sys.stderr)
             only, names, ids = rerun.only, args.backend or rerun.backends, ids or rerun.files
+            if not args.backend:  # first: a results file never chooses code (issue 26)
+                _check_registered(rerun.backends, args.rerun_failures)
             if not args.cases:
                 _check_rerun_corpora(Path(args.rerun_failures), rerun.files)
         if args.junit:
             check_writable_file(Path(args.junit), "--junit")
-    except (SelectionError, OutputFolderError) as exc:
+        if args.update_expectations:  # before the run, not after it: readable if it is there, writable
+            from webnn_harness.outputs.expectations import read_expectations
+
+            if Path(args.update_expectations).exists() and not Path(args.update_expectations).is_dir():
+                read_expectations(Path(args.update_expectations))
+            check_writable_file(Path(args.update_expectations), "--update-expectations")
+    except (SelectionError, OutputFolderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     requests = _backend_requests(names, args.option)
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size,
@@ -349,6 +348,7 @@ def cmd_probe(args) -> int:
 
     from webnn_harness import backends
     from webnn_harness.outputs.limits_file import LimitsFileError, read_limits_file
+    from webnn_harness.outputs.writing import OutputFolderError
 
     try:
         options = parse_options(args.option or [])
@@ -374,8 +374,9 @@ def cmd_probe(args) -> int:
                 run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
                 layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
                 compare_file=Path(args.compare) if args.compare else None, executor=executor,
+                mode="overwrite" if args.overwrite else "new",
             )
-    except (UnknownBackend, BackendError) as exc:
+    except (UnknownBackend, BackendError, OutputFolderError) as exc:
         raise UsageError(str(exc)) from None
     finally:
         bar.close()
@@ -394,24 +395,21 @@ def cmd_fuzz(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.backends.base import parse_options
     from webnn_harness.fuzz.driver import FuzzSettings, fuzz
+    from webnn_harness.outputs.writing import OutputFolderError
 
     try:
         options = parse_options(args.option or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     out = Path(args.out)
-    if (out / "summary.json").exists() and not args.overwrite:
-        raise UsageError(f"{out} already holds a fuzz run; give another --out or --overwrite")
-    if args.time <= 0 or args.max_ops < 1:
-        raise UsageError("--time must be positive and --max-ops at least 1")
     config = FuzzSettings(args.backend, options, tuple(args.op or ()), args.time, args.seed, args.max_ops, args.timeout,
                           shrink_cap=args.shrink_cap, probe=args.probe)
     from webnn_harness.fuzz.findings import finding_line, findings_tally
 
     show = (lambda f: None) if args.quiet else (lambda f: print(finding_line(f), file=sys.stderr))
     try:
-        result = fuzz(config, out, on_finding=show)
-    except (UnknownBackend, BackendError, KeyError, ValueError) as exc:
+        result = fuzz(config, out, on_finding=show, mode="overwrite" if args.overwrite else "new")
+    except (UnknownBackend, BackendError, KeyError, ValueError, OutputFolderError) as exc:
         raise UsageError(str(exc).strip("'\"")) from None
     print(f"{result.tally.graphs} graphs ({result.tally.shrinking} while shrinking) in {result.seconds:.1f} s: "
           f"{findings_tally(result.findings)}; {result.summary_path}")
@@ -592,8 +590,9 @@ def cmd_diff(args) -> int:
         if not all(benches):
             raise UsageError("diff compares two run folders or two bench folders, not one of each")
         return _diff_benches(args)
+    _check_out_file(args.out)
     try:
-        diff = diff_runs(args.base, args.new)
+        diff = diff_runs(args.base, args.new, on_problem=_warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     _write_diff(args, FORMATS[args.format](diff), diff.regressions)
@@ -603,8 +602,9 @@ def cmd_diff(args) -> int:
 def _write_diff(args, text: str, regressions: int) -> None:
     """A diff goes to --out (with one line saying so) or to stdout."""
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text, encoding="utf-8")
+        from webnn_harness.outputs.writing import write_atomic
+
+        write_atomic(Path(args.out), text)
         print(f"{regressions} regressions; {args.format} written to {args.out}")
     else:
         sys.stdout.write(text)
@@ -615,8 +615,9 @@ def _diff_benches(args) -> int:
     from webnn_harness.bench.regressions import compare_bench
     from webnn_harness.bench.console import comparison_lines, comparison_markdown
 
+    _check_out_file(args.out)
     try:
-        comparison = compare_bench(args.base, args.new, threshold=args.threshold)
+        comparison = compare_bench(args.base, args.new, threshold=args.threshold, on_problem=_warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if comparison.nothing_compared():
@@ -638,13 +639,30 @@ def _public_argv(args) -> str:
     return public_command(args.argv)
 
 
+def _warn(problem: str) -> None:
+    """A line of an output folder that was skipped (harness/outputs/reading.py): said, never fatal."""
+    print(f"warning: {problem}", file=sys.stderr)
+
+
+def _check_out_file(path: str | None) -> None:
+    """An --out FILE that cannot be written is a usage error before any work (a folder, a missing
+    parent, a name too long), not a traceback after it."""
+    from webnn_harness.outputs.run_folder import check_writable_file
+
+    if path:
+        try:
+            check_writable_file(Path(path), "--out")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+
 def cmd_merge(args) -> int:
     """Join the shard folders of one sharded run into one run folder."""
     from webnn_harness.outputs.shard_merge import merge_runs
 
     out = Path(args.out)
     try:
-        summary = merge_runs(args.folders, out, command=_public_argv(args))
+        summary = merge_runs(args.folders, out, command=_public_argv(args), on_problem=_warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     doc = json.loads(summary.read_text())
@@ -658,13 +676,12 @@ def cmd_merge(args) -> int:
 def cmd_junit(args) -> int:
     """Write JUnit XML from a run folder."""
     from webnn_harness.outputs.junit import write_junit
-    from webnn_harness.outputs.run_folder import read_run_folder
 
+    _check_out_file(args.out)
     try:
-        read_run_folder(args.run)
+        n = write_junit(Path(args.run), Path(args.out), on_problem=_warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    n = write_junit(Path(args.run), Path(args.out))
     print(f"junit: {args.out} ({n} test cases)")
     return EXIT_OK
 
@@ -701,7 +718,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option, e.g. ep=CUDAExecutionProvider")
     run.add_argument("--cases", action="append", help="case file or folder (repeatable; default: the bundled corpus)")
     run.add_argument("--op", action="append", help="only cases using this operator (repeatable)")
-    run.add_argument("--filter", help="only cases whose name matches this regular expression")
+    run.add_argument("--filter", help="only cases whose name matches this regular expression")  # checked by CaseFilter
     run.add_argument("--out", default="out/run", help="output folder (default: out/run)")
     run.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
     run.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a timeout (default 60)")
@@ -741,6 +758,7 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
     pr.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     pr.add_argument("--out", default="out/probe", help="output folder (default: out/probe)")
+    pr.add_argument("--overwrite", action="store_true", help="replace this backend's probe already in --out")
     pr.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
     pr.add_argument("--max-bytes", type=positive_int, default=1 << 30,
                     help="memory budget of the maxTensorByteLength search (default 1 GiB; not run's --max-case-bytes, "
@@ -758,11 +776,11 @@ def parser() -> argparse.ArgumentParser:
     fz.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
     fz.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", help="backend option")
     fz.add_argument("--op", action="append", help="only this operator (repeatable; default: all)")
-    fz.add_argument("--time", type=float, default=60.0, help="seconds of searching (default 60; shrinking a late finding may add half, at least 30 s)")
+    fz.add_argument("--time", type=positive_seconds, default=60.0, help="seconds of searching (default 60; shrinking a late finding may add half, at least 30 s)")
     fz.add_argument("--seed", type=int, default=None,
                     help="seed of the search: the same seed draws the same graphs, and no example database is used "
                          "(default: new graphs each run, failing ones kept in OUT/hypothesis)")
-    fz.add_argument("--max-ops", type=int, default=2, help="longest chain of operators in a graph (default 2)")
+    fz.add_argument("--max-ops", type=positive_int, default=2, help="longest chain of operators in a graph (default 2)")
     fz.add_argument("--timeout", type=positive_seconds, default=30.0, help="seconds per graph before it counts as a hang (default 30)")
     fz.add_argument("--shrink-cap", type=positive_seconds, help="seconds of shrinking per finding (default: 5%% of --time, at least 10)")
     fz.add_argument("--probe", help="probe folder (or BACKEND-probe.json) to check findings against: the probe's verdict per op "
@@ -803,7 +821,7 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--suite", default="default", help="built-in suite name (default, seed, ops, peaks) or a suite JSON file")
     be.add_argument("--out", default="out/bench", help="output folder (default: out/bench)")
     be.add_argument("--overwrite", action="store_true", help="replace a bench already in --out")
-    be.add_argument("--filter", help="only benchmarks whose id matches this regular expression")
+    be.add_argument("--filter", type=regex, help="only benchmarks whose id matches this regular expression")
     be.add_argument("--threads", type=positive_int, help="backend threads (same as -o threads=N; default: every usable core)")
     be.add_argument("--min-time", type=positive_seconds, default=0.5, help="seconds of timed samples per variant at least (default 0.5)")
     be.add_argument("--min-samples", type=positive_int, default=10, help="timed samples per variant at least (default 10)")
@@ -811,7 +829,7 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per variant before it counts as a timeout (default 300)")
     be.add_argument("--no-artifacts", action="store_true", help="do not save the timed models under DIR/artifacts")
     be.add_argument("--baseline", metavar="DIR", help="bench folder to compare with; exit 1 on a regression")
-    be.add_argument("--threshold", type=float, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
+    be.add_argument("--threshold", type=fraction, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
     be.add_argument("--quiet", "-q", action="store_true", help="no progress as it runs (a line per record); the summary still prints")
     be.add_argument("--profile", type=positive_int, nargs="?", const=10, metavar="RUNS",
                     help="after the timed runs, run each variant RUNS times (default 10) with the backend's "
@@ -824,7 +842,7 @@ def parser() -> argparse.ArgumentParser:
     df.add_argument("--format", choices=("text", "json", "markdown"), default="text",
                     help="text (default), json, or markdown (a pull-request comment)")
     df.add_argument("--out", metavar="FILE", help="write the output here instead of stdout")
-    df.add_argument("--threshold", type=float, default=0.05,
+    df.add_argument("--threshold", type=fraction, default=0.05,
                     help="bench folders: relative slowdown that counts as a regression (default 0.05)")
 
     mg = sub.add_parser("merge", help=COMMANDS["merge"][1])
@@ -847,6 +865,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+# What the interrupt line says of continuing, per command that has a way to.
+CONTINUING = {
+    "run": " (run --resume continues the run)",
+    "fuzz": " (fuzz --overwrite into the same --out replays its example database)",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     args.argv = ["webnn-harness", *(sys.argv[1:] if argv is None else argv)]  # what summaries record
@@ -859,14 +884,23 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except (KeyboardInterrupt, Terminated) as exc:
         what = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped by {exc}"
-        print(f"webnn-harness {args.command}: {what}; what was written so far is kept "
-              "(run --resume continues a run)", file=sys.stderr)
+        print(f"webnn-harness {args.command}: {what}; what was written so far is kept"
+              f"{CONTINUING.get(args.command, '')}", file=sys.stderr)
         return 128 + (exc.signum if isinstance(exc, Terminated) else 2)
     except BrokenPipeError:
         # The reader went away (`ops --json | head`): stop quietly. Point stdout at
         # devnull so the interpreter's own flush at exit does not raise again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILURES
+    except OSError as exc:
+        # A full disk, a read-only file system, a name too long, met while writing: the records written
+        # so far are whole (each file is appended a line at a time or replaced atomically) and the summary
+        # written first still says the output is incomplete.
+        from webnn_harness.outputs.writing import describe_write_error
+
+        print(f"webnn-harness {args.command}: error: {describe_write_error(exc)}; what was written so far is kept",
+              file=sys.stderr)
         return EXIT_FAILURES
 
 

@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from webnn_harness.options import positive_seconds
+
 if TYPE_CHECKING:  # the harness is imported only when the plugin is switched on
     from webnn_harness.loading.cases import Case, CaseError
     from webnn_harness.outputs.records import Record
@@ -63,7 +65,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="known failures (the format of run --expectations; repeatable): listed cases are "
                          "xfail, strict (a listed case that passes fails)")
     group.addoption("--webnn-shard", metavar="I/N", help="only shard I of N of the cases (as run --shard)")
-    group.addoption("--webnn-timeout", type=float, default=60.0, metavar="SECONDS",
+    group.addoption("--webnn-timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
                     help="seconds per case before it counts as a timeout (default 60)")
 
 

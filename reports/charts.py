@@ -13,12 +13,15 @@ import re
 from statistics import median
 from typing import Any, Mapping, Sequence
 
+from webnn_harness.outputs.writing import xml_text
 from webnn_harness.reports.performance import Peaks, PerformanceModel, RooflinePoint
 
 # SVG settings: a fixed salt makes the generated element IDs repeatable;
 # fonttype "none" keeps labels as <text> (small, searchable, selectable).
+# text.parse_math off: a benchmark or backend name with "$...$" (from a file) is drawn as written, never
+# parsed as mathtext (which raises on what it cannot parse).
 RC = {"svg.hashsalt": "webnn-harness", "svg.fonttype": "none", "font.size": 9,
-      "axes.spines.top": False, "axes.spines.right": False}
+      "axes.spines.top": False, "axes.spines.right": False, "text.parse_math": False}
 # Every metadata key matplotlib would write, unset: no date (repeatable
 # output), no Dublin Core URIs (no external references).
 NO_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
@@ -53,6 +56,8 @@ def _figure(width: float, height: float):
     return fig, ax
 
 
+# Every label drawn (names from bench files) goes through xml_text: a control character would make the
+# SVG invalid XML (and has no glyph), so it is drawn visibly as \\xNN instead.
 def roofline_svg(points: Sequence[RooflinePoint], peaks: Peaks, labels: Mapping[str, str]) -> str:
     """Achieved flop rate against arithmetic intensity, log-log, under the
     machine's two roofs (memory bandwidth and float32 peak). ``labels`` maps
@@ -71,11 +76,11 @@ def roofline_svg(points: Sequence[RooflinePoint], peaks: Peaks, labels: Mapping[
             mine = [p for p in points if p.column == column]
             ax.scatter([p.intensity for p in mine], [p.achieved / 1e9 for p in mine], s=22,
                        color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)],
-                       label=labels.get(column, column), zorder=3)
+                       label=xml_text(labels.get(column, column)), zorder=3)
         # Too many points for names: each gets its row number in the table under the chart (issue 28: unlabelled dots).
         named = len(points) <= MAX_LABELLED_POINTS
         for number, p in enumerate(points, 1):
-            ax.annotate(f"{p.benchmark} {p.variant}" if named else str(number), (p.intensity, p.achieved / 1e9),
+            ax.annotate(xml_text(f"{p.benchmark} {p.variant}") if named else str(number), (p.intensity, p.achieved / 1e9),
                         fontsize=6.5, xytext=(4, 2), textcoords="offset points", color="#39414f")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -115,7 +120,7 @@ def distribution_svg(groups: Sequence[tuple[str, Sequence[float]]], relative: bo
             # random jitter, so the chart is the same every time.
             offsets = [((k * 7) % 11 - 5) * 0.045 for k in range(len(values))]
             ax.scatter(values, [y + o for o in offsets], s=10, color="#2f5fb3", alpha=0.6, linewidths=0)
-        ax.set_yticks(positions, [label for label, _ in groups], fontsize=7.5)
+        ax.set_yticks(positions, [xml_text(label) for label, _ in groups], fontsize=7.5)
         ax.set_xlabel("time / median" if relative else "milliseconds")
         ax.grid(True, axis="x", color="#e3e6ec", linewidth=0.6)
         return _svg(fig)

@@ -1,7 +1,6 @@
 """What every report page shares: backend identity, value formatting, re-run commands."""
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -132,11 +131,15 @@ def rate(numerator: int, denominator: int) -> float | None:
 
 # --------------------------------------------------------------------------- re-run command
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path, kind: str | None = None) -> Any:
+    """``path`` read as every input file is (harness/outputs/reading.py: bounded, and checked against the
+    schema of ``kind``), or a ReportInputError naming file and field."""
+    from webnn_harness.outputs import reading
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ReportInputError(f"{path}: cannot read: {exc}") from None
+        return reading.read_json(path, kind)
+    except reading.ReadError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def format_seconds(t: Any) -> str:

@@ -294,7 +294,7 @@ def read_run(run_dir: Path) -> list[_RunGroup]:
         raise ReportInputError(read.problems[0])  # nothing of it is ours: another tool's JSON lines
     records = read.records
     summary_path = run_dir / "summary.json"
-    summary = read_json(summary_path) if summary_path.exists() else {}
+    summary = read_json(summary_path, kind="run-summary") if summary_path.exists() else {}
     if not isinstance(summary, Mapping):
         raise ReportInputError(f"{summary_path}: not a webnn-harness run summary (expected a JSON object)")
     summary = {**summary, "_incomplete": run_incomplete(summary, summary_path.exists())}

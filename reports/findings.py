@@ -173,12 +173,12 @@ def _worst(worst: Any) -> WorstElement | None:
     )
 
 
-def _read_optional(path: Path, problems: list[str]) -> Any:
+def _read_optional(path: Path, problems: list[str], kind: str | None = None) -> Any:
     if not path.is_file():
         problems.append(f"{path.parent.name}/{path.name}: missing")
         return None
     try:
-        return read_json(path)
+        return read_json(path, kind)
     except ReportInputError:
         problems.append(f"{path.parent.name}/{path.name}: unreadable")
         return None
@@ -187,7 +187,7 @@ def _read_optional(path: Path, problems: list[str]) -> Any:
 def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, backend: Mapping[str, Any],
              backend_arg: str | None, options: Sequence[str], problems: list[str]) -> FuzzFinding:
     fid = str(entry.get("id", "?"))
-    details = _read_optional(folder / DETAILS_FOLDER / f"{fid}.json", problems) or {}
+    details = _read_optional(folder / DETAILS_FOLDER / f"{fid}.json", problems, "fuzz-summary#finding") or {}
     doc = _read_optional(folder / CASES_FOLDER / f"{fid}.json", problems) or {}
     # The sidecar is written when the finding is; the summary at the end, with the final hit count.
     entry = {**details, **entry}
@@ -211,7 +211,7 @@ def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, bac
 
 
 def read_fuzz_run(folder: Path, ids: BackendIds, problems: list[str]) -> FuzzRun:
-    summary = read_json(folder / "summary.json")
+    summary = read_json(folder / "summary.json", "fuzz-summary")
     backend = summary.get("backend") or {}
     settings = summary.get("settings") or {}
     name = str(backend.get("name", "?"))

@@ -16,10 +16,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from webnn_harness.bench.record import read_bench_folder
 from webnn_harness.reports.capability import _version_key
-from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError, read_json
+from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError
 from webnn_harness.reports.profiles import FusionPair, NodeProfile, ProfileView, fusion_pairs, profile_views, read_profile
 
 BENCH_FILE = "bench.jsonl"
@@ -240,29 +241,16 @@ def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> Be
     )
 
 
-def read_bench(folder: Path) -> tuple[Mapping[str, Any], list[tuple[int, Mapping[str, Any]]]]:
-    """(summary.json or {}, [(line number, record)]) of one bench folder. A
-    truncated last line (an interrupted bench) is dropped; the summary's
-    ``complete`` says whether the run finished."""
-    summary_path = folder / SUMMARY_FILE
-    summary = read_json(summary_path) if summary_path.exists() else {}
-    if not isinstance(summary, Mapping):
-        raise ReportInputError(f"{folder.name}/{SUMMARY_FILE}: expected a JSON object")
-    lines = (folder / BENCH_FILE).read_text(encoding="utf-8").splitlines()
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except ValueError:
-            if number == len(lines):  # cut off while being written
-                continue
-            raise ReportInputError(f"{folder.name}/{BENCH_FILE} line {number}: not valid JSON") from None
-        if not isinstance(raw, Mapping):
-            raise ReportInputError(f"{folder.name}/{BENCH_FILE} line {number}: expected a JSON object")
-        records.append((number, raw))
-    return summary, records
+def read_bench(folder: Path, on_problem: Callable[[str], object] | None = None,
+               ) -> tuple[Mapping[str, Any], list[tuple[int, Mapping[str, Any]]]]:
+    """(summary.json or {}, [(line number, record)]) of one bench folder, read as every command reads it
+    (harness/bench/record.py: a line that cannot be read, such as the truncated last line of an
+    interrupted bench, is skipped); the summary's ``complete`` says whether the run finished."""
+    try:
+        read = read_bench_folder(folder, on_problem)
+    except ValueError as exc:
+        raise ReportInputError(str(exc)) from None
+    return read.summary, list(read.records)
 
 
 def _mapping(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -454,6 +442,7 @@ class PerformanceModel:
     speed_tiers: tuple[SpeedTier, ...]
     profiles: tuple[ProfileView, ...] = ()  # bench --profile: per-node breakdowns
     changes: tuple[tuple[str, str, Any], ...] = ()  # significant_changes
+    problems: tuple[str, ...] = ()  # lines of bench.jsonl that were skipped (harness/bench/record.py)
 
     @property
     def has_bench(self) -> bool:
@@ -678,8 +667,9 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list]] = {}
     by_identity: dict[str, list[str]] = defaultdict(list)
     folder_labels: dict[Path, str] = {}
+    problems: list[str] = []
     for folder in folders:
-        summary, raw_records = read_bench(folder)
+        summary, raw_records = read_bench(folder, problems.append)
         # A bench on a Ray cluster is one run per node: each node's machine and peaks.
         by_node: dict[str, list[tuple[int, Mapping[str, Any]]]] = {"": []} if not raw_records else {}
         for number, raw in raw_records:
@@ -725,7 +715,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
         transfer_rows=transfer_rows,
         published_rows=published_rows(scenario_rows + op_rows, records, ratio_rows),
         ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
-        roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered),
+        roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered), problems=tuple(problems),
         profiles=profile_views(records),
         changes=significant_changes(folders, folder_labels),
     )

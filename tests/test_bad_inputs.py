@@ -408,7 +408,7 @@ CLI_LEVEL = {
         t, {"relu": {"input": {"dataTypes": ["float32"], "rankRange": {"min": -1, "max": 4}}}})],
         "relu.input.rankRange.min"),
     "probe --compare nested deep": (lambda t, c: ["probe", "-b", "reference", "--compare",
-                                                  _limits(t, "[" * 100_000 + "]" * 100_000)], "not valid JSON"),
+                                                  _limits(t, "[" * 100_000 + "]" * 100_000)], "nested too deeply"),
     "probe --max-bytes 0": (lambda t, c: ["probe", "-b", "reference", "--max-bytes", "0"], "--max-bytes"),
     "probe --timeout 0": (lambda t, c: ["probe", "-b", "reference", "--timeout", "0"], "--timeout"),
     "probe --op nosuch": (lambda t, c: ["probe", "-b", "reference", "--op", "nosuch"], "nosuch"),
@@ -483,9 +483,352 @@ def test_the_default_case_size_limit_is_a_fraction_of_memory():
     assert err.field == "inputs.x.descriptor" and "--max-case-bytes" in err.message
 
 
+# ------------------------------------------------------------------ every command, hostile files and folders
+# Each try gives one command a damaged copy of a real output (a run, a bench, a fuzz folder, made once) or a
+# hostile path, and must end as the README says: exit 2 with one line for usage and unreadable input, 0 or
+# 1 with a "warning:" line per skipped line of an output folder, never a traceback, nothing outside --out.
+
+DEEP = b"[" * 200_000 + b"]" * 200_000
+FAULTY = "webnn_harness.backends.faulty:create"
+QUICK_BENCH = ["--min-time", "0.01", "--min-samples", "3", "--max-time", "0.5", "-q"]
+
+
+def _tiny_suite(path: Path, bench_id: str = "relu-2x3") -> str:
+    graph = {"inputs": {"x": {"data": {"generate": {"distribution": "uniform", "low": -1, "high": 1}},
+                              "descriptor": {"shape": [2, 3], "dataType": "float32"}}},
+             "operators": [{"name": "relu", "arguments": [{"input": "x"}], "outputs": "y"}]}
+    path.write_text(json.dumps({"suite": "tiny", "benchmarks": [
+        {"id": bench_id, "kind": "op", "op": "relu", "title": "relu", "variants": ["host"], "graph": graph}]}))
+    return str(path)
+
+
+def _quietly(argv: list[str]) -> tuple[int, list[str], list[str]]:
+    """(exit code, error lines, warning lines) of ``main(argv)``; an exception escaping main fails the try."""
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse
+            code = exc.code
+    lines = [line for line in err.getvalue().splitlines() if line.strip()]
+    return code, [x for x in lines if not x.startswith("warning: ")], [x for x in lines if x.startswith("warning: ")]
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory) -> dict[str, Path]:
+    """A finished run, bench and fuzz folder (made once per test session) to damage copies of."""
+    root = tmp_path_factory.getbasetemp().parent / "bad_inputs_outputs"
+    import filelock
+
+    with filelock.FileLock(str(root) + ".lock"):
+        if not (root / "done").exists():
+            root.mkdir(exist_ok=True)
+            (root / "good.json").write_text(json.dumps({"tests": [GOOD]}))
+            made = [_quietly(["run", "-q", "-b", "reference", "--workers", "1", "--cases", str(root / "good.json"),
+                              "--out", str(root / "run")]),
+                    _quietly(["bench", "-b", "reference", "--suite", _tiny_suite(root / "suite.json"),
+                              "--out", str(root / "bench"), *QUICK_BENCH]),
+                    _quietly(["fuzz", "-q", "-b", FAULTY, "-o", "wrong_op=abs", "-o", "crash_op=", "-o", "hang_op=",
+                              "--op", "abs", "--time", "2", "--shrink-cap", "1", "--out", str(root / "fuzz")])]
+            assert [m[0] for m in made] == [0, 0, 1], made
+            (root / "done").write_text("")
+    return {name: root / name for name in ("run", "bench", "fuzz", "good.json")}
+
+
+def _copy(outputs, tmp: Path, name: str) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(outputs[name], tmp / f"my-{name}", ignore=shutil.ignore_patterns(".*.lock")))
+
+
+def _first_line(path: Path) -> dict:
+    return json.loads(path.read_text().splitlines()[0])
+
+
+def _append_copy(path: Path, **changes) -> None:
+    """A second record like the first, with ``changes`` (and its own variant or case, so it is a new key)."""
+    record = {**_first_line(path), **changes}
+    with open(path, "a") as fh:
+        fh.write(json.dumps(record) + "\n")
+
+
+def _json_set(path: Path, key: str, value) -> Path:
+    doc = json.loads(path.read_text())
+    node = doc
+    *parents, last = key.split(".")
+    for k in parents:
+        node = node[int(k)] if isinstance(node, list) else node[k]
+    node[int(last) if isinstance(node, list) else last] = value
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _deep_file(t: Path, name: str = "deep.json") -> str:
+    (t / name).write_bytes(DEEP)
+    return str(t / name)
+
+
+def _replace(path: Path, content: bytes | None) -> Path:
+    """``path`` replaced by ``content`` (None: by a folder)."""
+    path.unlink()
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    return path
+
+
+def _with_line(folder: Path, file: str, line: bytes) -> Path:
+    with open(folder / file, "ab") as fh:
+        fh.write(line + b"\n")
+    return folder
+
+
+def _first_file(folder: Path) -> Path:
+    return sorted(p for p in folder.iterdir() if p.suffix == ".json")[0]
+
+
+def _symlinked_summary(t: Path) -> str:
+    mine = t / "mine.txt"
+    mine.write_text("mine")
+    (t / "b").mkdir()
+    (t / "b" / "summary.json").symlink_to(mine)
+    return str(t / "b")
+
+
+def _held(t: Path, kind: str) -> str:
+    """A folder whose lock another process holds (the lock is taken here, in a child, for the test's life)."""
+    import subprocess
+    import time
+
+    folder = t / "held"
+    folder.mkdir()
+    lock = folder / f".webnn-harness-{kind}.lock"
+    proc = subprocess.Popen([sys.executable, "-c", f"import filelock,time; l=filelock.FileLock({str(lock)!r}); "
+                             "l.acquire(); print('held', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    _HELD.append(proc)
+    time.sleep(0.05)
+    return str(folder)
+
+
+_HELD: list = []
+LONG_NAME = "n" * 300  # over NAME_MAX (255)
+LONG_PATH = "/".join(["p" * 200] * 25)  # over PATH_MAX (4096)
+
+# id -> (argv builder given a temp folder and the outputs, exit code, text the error (or a warning) must contain)
+EVERY_COMMAND = {
+    # nesting 200,000 deep, in every kind of file but cases (those: FILE_LEVEL above)
+    "bench --suite nested deep": (lambda t, o: ["bench", "-b", "reference", "--suite", _deep_file(t), "--out",
+                                                str(t / "b")], 2, "nested too deeply"),
+    "run --expectations nested deep": (lambda t, o: ["run", "-q", "-b", "reference", "--cases", str(o["good.json"]),
+                                                     "--expectations", _deep_file(t), "--out", str(t / "r")],
+                                       2, "nested too deeply"),
+    "run --update-expectations nested deep": (lambda t, o: ["run", "-q", "-b", "reference", "--cases",
+                                                            str(o["good.json"]), "--update-expectations", _deep_file(t),
+                                                            "--out", str(t / "r")], 2, "nested too deeply"),
+    "fuzz --probe nested deep": (lambda t, o: ["fuzz", "-b", "reference", "--probe", _deep_file(t, "r-probe.json"),
+                                               "--time", "1", "--out", str(t / "f")], 2, "nested too deeply"),
+    "diff a results line nested deep": (lambda t, o: ["diff", str(o["run"]), str(_with_line(
+        _copy(o, t, "run"), "results.jsonl", DEEP))], 0, "nested too deeply"),
+    "diff results all nested deep": (lambda t, o: ["diff", str(o["run"]), str(_replace(
+        _copy(o, t, "run") / "results.jsonl", DEEP + b"\n").parent)], 2, "nested too deeply"),
+    "diff a bench line nested deep": (lambda t, o: ["diff", str(o["bench"]), str(_with_line(
+        _copy(o, t, "bench"), "bench.jsonl", DEEP))], 0, "nested too deeply"),
+    "report a results summary nested deep": (lambda t, o: ["report", str(_replace(
+        _copy(o, t, "run") / "summary.json", DEEP).parent), "--out", str(t / "site")], 2, "nested too deeply"),
+    "report a bench summary nested deep": (lambda t, o: ["report", str(_replace(
+        _copy(o, t, "bench") / "summary.json", DEEP).parent), "--out", str(t / "site")], 2, "nested too deeply"),
+    "report fuzz finding details nested deep": (lambda t, o: ["report", str(_replace(_first_file(
+        _copy(o, t, "fuzz") / "findings-details"), DEEP).parent.parent), "--out", str(t / "site")],
+        0, "findings-details"),
+    "junit summary nested deep": (lambda t, o: ["junit", str(_replace(_copy(o, t, "run") / "summary.json", DEEP).parent),
+                                                "--out", str(t / "j.xml")], 2, "nested too deeply"),
+    "merge summary nested deep": (lambda t, o: ["merge", str(_replace(_copy(o, t, "run") / "summary.json", DEEP).parent),
+                                                "--out", str(t / "m")], 2, "nested too deeply"),
+    # output paths
+    "bench --out a file": (lambda t, o: ["bench", "-b", "reference", "--out", _a_file(t)], 2, "not a folder"),
+    "merge --out a file": (lambda t, o: ["merge", str(o["run"]), "--out", _a_file(t)], 2, "a_file"),
+    "fuzz --out a file": (lambda t, o: ["fuzz", "-b", "reference", "--time", "1", "--out", _a_file(t)], 2, "not a folder"),
+    "probe --out a file": (lambda t, o: ["probe", "-b", "reference", "--op", "relu", "--out", _a_file(t)],
+                           2, "not a folder"),
+    "diff --out a folder": (lambda t, o: ["diff", str(o["run"]), str(o["run"]), "--out", str(t)], 2, "is a folder"),
+    "junit --out a folder": (lambda t, o: ["junit", str(o["run"]), "--out", str(t)], 2, "is a folder"),
+    "run --update-expectations under a file": (lambda t, o: ["run", "-q", "-b", "reference", "--cases",
+                                                             str(o["good.json"]), "--update-expectations",
+                                                             _a_file(t) + "/x.json", "--out", str(t / "r")],
+                                               2, "a_file"),
+    "run --resume, results.jsonl a folder": (lambda t, o: ["run", "-q", "-b", "reference", "--resume", "--cases",
+                                                           str(o["good.json"]), "--out", str(_replace(
+                                                               _copy(o, t, "run") / "results.jsonl", None).parent)],
+                                             2, "results.jsonl"),
+    "diff, results.jsonl a folder": (lambda t, o: ["diff", str(o["run"]), str(_replace(
+        _copy(o, t, "run") / "results.jsonl", None).parent)], 2, "results.jsonl"),
+    "junit, summary.json a folder": (lambda t, o: ["junit", str(_replace(_copy(o, t, "run") / "summary.json", None).parent),
+                                                   "--out", str(t / "j.xml")], 2, "not a regular file"),
+    "report, summary.json a folder": (lambda t, o: ["report", str(_replace(
+        _copy(o, t, "run") / "summary.json", None).parent), "--out", str(t / "site")], 2, "summary.json"),
+    "bench --out a name too long": (lambda t, o: ["bench", "-b", "reference", "--out", str(t / LONG_NAME)],
+                                    2, "too long"),
+    "run --out a path too long": (lambda t, o: ["run", "-q", "-b", "reference", "--cases", str(o["good.json"]),
+                                                "--out", str(t / LONG_PATH)], 2, "too long"),
+    "junit --out a name too long": (lambda t, o: ["junit", str(o["run"]), "--out", str(t / LONG_NAME)], 2, "too long"),
+    "bench --out a run folder": (lambda t, o: ["bench", "-b", "reference", "--out", str(_copy(o, t, "run"))],
+                                 2, "holds a run"),
+    "bench --out --overwrite a run folder": (lambda t, o: ["bench", "-b", "reference", "--overwrite", "--out",
+                                                           str(_copy(o, t, "run"))], 2, "holds a run"),
+    "run --out --overwrite a bench folder": (lambda t, o: ["run", "-q", "-b", "reference", "--overwrite", "--cases",
+                                                           str(o["good.json"]), "--out", str(_copy(o, t, "bench"))],
+                                             2, "holds a bench"),
+    "fuzz --out a run folder": (lambda t, o: ["fuzz", "-b", "reference", "--time", "1", "--out", str(_copy(o, t, "run"))],
+                                2, "holds a run"),
+    "bench --out, summary.json a link to a user's file": (lambda t, o: ["bench", "-b", "reference", "--out",
+                                                                        _symlinked_summary(t)], 2, "summary.json"),
+    "bench --out a folder another bench holds": (lambda t, o: ["bench", "-b", "reference", "--out", _held(t, "bench")],
+                                                 2, "another bench"),
+    "probe --out holding this backend's probe": (lambda t, o: ["probe", "-b", "reference", "--op", "relu", "--out", str(
+        _with_line(t, "reference-probe.json", b"{}"))], 2, "--overwrite"),
+    # security: data never chooses code
+    "run --rerun-failures naming module:factory": (lambda t, o: ["run", "--rerun-failures", _run_folder(
+        t, GOOD_RUN.replace(b'"reference"', b'"os:system"').replace(b'"pass"', b'"fail"')), "--out", str(t / "r")],
+        2, "not installed"),
+    # hostile report inputs
+    "report published.seconds 0": (lambda t, o: ["report", str(_appended(_copy(o, t, "bench"), "bench.jsonl",
+                                                                          variant="v2", published={"seconds": 0})),
+                                                 "--out", str(t / "site")], 0, "line 2"),
+    "report bench backend a string": (lambda t, o: ["report", str(_appended(_copy(o, t, "bench"), "bench.jsonl",
+                                                                             variant="v2", backend="acme")),
+                                                    "--out", str(t / "site")], 0, "line 2"),
+    "report loadErrors 5": (lambda t, o: ["report", str(_json_set(_copy(o, t, "bench") / "summary.json", "loadErrors",
+                                                                  5).parent), "--out", str(t / "site")],
+                            2, "loadErrors"),
+    "report fuzz hits many": (lambda t, o: ["report", str(_json_set(_copy(o, t, "fuzz") / "summary.json",
+                                                                    "findings.0.hits", "many").parent),
+                                            "--out", str(t / "site")], 2, "findings[0].hits"),
+    "report a non-UTF-8 results line": (lambda t, o: ["report", str(_with_line(_copy(o, t, "run"), "results.jsonl",
+                                                                               b"\xff\xfe{}")), "--out", str(t / "site")],
+                                        0, "line 2"),
+    "report a findings case with a malformed input": (lambda t, o: ["report", str(_json_set(_first_file(
+        _copy(o, t, "fuzz") / "findings"), "tests.0.graph.inputs", {"x": {"data": "nope"}}).parent.parent),
+        "--out", str(t / "site")], 0, ""),
+    # diff / merge / junit on records and summaries of the wrong shape
+    "diff a record of the wrong shape": (lambda t, o: ["diff", str(o["run"]), str(_appended(
+        _copy(o, t, "run"), "results.jsonl", case="other", ops="relu"))], 0, "line 2"),
+    "merge a summary of the wrong shape": (lambda t, o: ["merge", str(_json_set(_copy(o, t, "run") / "summary.json",
+                                                                                "backends", "x").parent),
+                                                         "--out", str(t / "m")], 2, "backends"),
+    "junit past an unreadable line, as run --resume": (lambda t, o: ["junit", str(_with_line(
+        _copy(o, t, "run"), "results.jsonl", b"not json")), "--out", str(t / "j.xml")], 0, "line 2"),
+    "run --out --overwrite a fuzz folder from before manifests": (lambda t, o: [
+        "run", "-q", "-b", "reference", "--overwrite", "--cases", str(o["good.json"]), "--out",
+        str(_json_set(_replace(_copy(o, t, "fuzz") / ".webnn-harness-output.json", b"{}").parent / "summary.json",
+                      "findings", []).parent)], 2, "holds a fuzz"),
+    "junit a record of the wrong shape only": (lambda t, o: ["junit", _run_folder(t, b'{"file": 5}\n'),
+                                                             "--out", str(t / "j.xml")], 2, "line 1"),
+    # options, the same validators everywhere
+    "fuzz --time nan": (lambda t, o: ["fuzz", "-b", "reference", "--time", "nan"], 2, "--time"),
+    "fuzz --max-ops 0": (lambda t, o: ["fuzz", "-b", "reference", "--max-ops", "0"], 2, "--max-ops"),
+    "bench --filter not a regex": (lambda t, o: ["bench", "-b", "reference", "--filter", "(["], 2, "--filter"),
+    "run --filter not a regex": (lambda t, o: ["run", "--filter", "(["], 2, "--filter"),
+    "bench --backend json:nosuch": (lambda t, o: ["bench", "--backend", "json:nosuch", "--out", str(t / "b")],
+                                    2, "json:nosuch"),
+    "run --backend :nosuch": (lambda t, o: ["run", "--backend", ":nosuch", "--cases", str(o["good.json"])],
+                              2, ":nosuch"),
+    "diff --threshold -1": (lambda t, o: ["diff", str(o["bench"]), str(o["bench"]), "--threshold", "-1"],
+                            2, "--threshold"),
+    "bench --threshold inf": (lambda t, o: ["bench", "-b", "reference", "--threshold", "inf"], 2, "--threshold"),
+}
+
+
+def _appended(folder: Path, file: str, **changes) -> Path:
+    _append_copy(folder / file, **changes)
+    return folder
+
+
+@pytest.mark.parametrize("case_id", list(EVERY_COMMAND))
+def test_every_command_handles_hostile_files_and_folders(tmp_path, outputs, monkeypatch, case_id):
+    monkeypatch.chdir(tmp_path)  # default --out folders land here
+    build, expected_code, text = EVERY_COMMAND[case_id]
+    argv = build(tmp_path, outputs)
+    outside = sorted(p.name for p in tmp_path.parent.iterdir())
+    try:
+        code, errors, warnings = _quietly(argv)
+    finally:
+        for proc in _HELD:
+            proc.kill()
+            proc.wait()
+        _HELD.clear()
+    assert code == expected_code, (code, errors, warnings)
+    if expected_code == 2:
+        assert len(errors) == 1 and text in errors[0], errors
+    else:
+        assert not [e for e in errors if "Traceback" in e or "error" in e], errors
+        assert any(text in w for w in warnings) or not text, warnings
+    assert sorted(p.name for p in tmp_path.parent.iterdir()) == outside, "wrote beside the test's folder"
+    if (tmp_path / "mine.txt").exists():
+        assert (tmp_path / "mine.txt").read_text() == "mine"
+
+
+def test_a_bench_id_with_dot_dot_writes_its_artifact_inside_out(tmp_path, outputs):
+    suite = _tiny_suite(tmp_path / "suite.json", bench_id="../../escaped")
+    out = tmp_path / "deep" / "er" / "b"
+    code, errors, _ = _quietly(["bench", "-b", "reference", "--suite", suite, "--out", str(out), *QUICK_BENCH])
+    assert code == 0, errors
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and all(out in p.parents or p == tmp_path / "suite.json" for p in written), written
+
+
+def test_bench_into_a_run_folder_leaves_its_summary_alone(tmp_path, outputs):
+    run = _copy(outputs, tmp_path, "run")
+    before = (run / "summary.json").read_bytes()
+    assert _quietly(["bench", "-b", "reference", "--overwrite", "--out", str(run)])[0] == 2
+    assert (run / "summary.json").read_bytes() == before
+
+
+def test_charts_and_junit_draw_hostile_names_as_valid_xml(tmp_path, outputs):
+    import xml.dom.minidom
+
+    bench = _copy(outputs, tmp_path, "bench")
+    name = "$x^{2$ \x1b[31m \x07 relu"
+    _json_lines = [json.loads(line) for line in (bench / "bench.jsonl").read_text().splitlines()]
+    (bench / "bench.jsonl").write_text("".join(json.dumps({**r, "benchmark": name, "title": name}) + "\n"
+                                               for r in _json_lines))
+    code, errors, _ = _quietly(["report", str(bench), "--out", str(tmp_path / "site")])
+    assert code == 0, errors
+    charts = list((tmp_path / "site").rglob("*.svg"))
+    assert charts
+    for chart in charts:
+        xml.dom.minidom.parse(str(chart))  # raises on a control character
+    run = _copy(outputs, tmp_path, "run")
+    (run / "results.jsonl").write_text(json.dumps({**_first_line(run / "results.jsonl"), "case": "a\x1bb\x00c",
+                                                   "status": "fail", "message": "\x07"}) + "\n")
+    code, errors, _ = _quietly(["junit", str(run), "--out", str(tmp_path / "j.xml")])
+    assert code == 0, errors
+    doc = xml.dom.minidom.parse(str(tmp_path / "j.xml"))
+    assert doc.getElementsByTagName("testcase")[0].getAttribute("name") == "a\\x1bb\\x00c"
+
+
+def test_a_cases_folder_with_a_symlink_loop_runs_the_good_case_beside_it(tmp_path):
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "good.json").write_text(json.dumps({"tests": [GOOD]}))
+    (folder / "a.json").symlink_to("b.json")
+    (folder / "b.json").symlink_to("a.json")
+    code, errors, _ = _quietly(["run", "-q", "-b", "reference", "--cases", str(folder), "--out", str(tmp_path / "r")])
+    records = [json.loads(line) for line in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
+    assert {r["file"]: r["status"] for r in records} == {"cases/good.json": "pass", "cases/a.json": "error",
+                                                         "cases/b.json": "error"}
+    assert code == 2 and not any("Traceback" in e for e in errors)
+
+
 def test_counts_for_the_closing_note():
     """Bad inputs tried (each handled, by the tests above)."""
-    total = len(CASE_LEVEL) + len(FILE_LEVEL) + 1 + len(CLI_LEVEL) + 1  # +pipe in a folder, +ops | head
+    # +pipe in a folder, +ops | head; +dot-dot bench id, bench over a run, hostile names in charts and JUnit,
+    # a symlink loop (the four tests after EVERY_COMMAND)
+    total = len(CASE_LEVEL) + len(FILE_LEVEL) + 1 + len(CLI_LEVEL) + 1 + len(EVERY_COMMAND) + 4
     print(f"bad inputs: {len(CASE_LEVEL)} case-level, {len(FILE_LEVEL) + 1} file-level, "
-          f"{len(CLI_LEVEL) + 1} command-line; {total} in all")
+          f"{len(CLI_LEVEL) + 1} command-line, {len(EVERY_COMMAND) + 4} every other command; {total} in all")
     assert total >= 90

@@ -400,7 +400,7 @@ def test_cli_bench_usage_errors_exit_2(tmp_path, capsys):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "bench.jsonl").write_text("")
     assert main(["bench", "-b", "reference", "--suite", str(path), "--out", str(tmp_path / "b")]) == 2
-    assert "already holds a bench" in capsys.readouterr().err
+    assert "holds an earlier bench (bench.jsonl)" in capsys.readouterr().err
     assert (tmp_path / "b" / "bench.jsonl").read_text() == ""  # nothing overwritten
 
 

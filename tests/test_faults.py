@@ -196,3 +196,159 @@ def test_a_worker_dies_with_its_parent_by_either_guard(tmp_path, how):
     for pid in left:  # a failure must not leave a sleeper behind
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+# ------------------------------------------------------------------ damaged caches, full and read-only disks
+
+
+def _relu_corpus(tmp_path: Path, count: int) -> Path:
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps({"tests": [{**RELU, "name": f"relu {i}", "graph": {
+        **RELU["graph"], "expectedOutputs": {"y": {"data": [0, 2, 0, 4],
+                                                   "descriptor": {"shape": [4], "dataType": "float32"}}}}}
+        for i in range(count)]}))
+    return path
+
+
+@pytest.mark.parametrize("damage", ["garbage", "a header claiming 10^12 values", "one byte changed", "cut short",
+                                    "nested deep", "empty"])
+def test_a_damaged_reference_cache_entry_is_computed_again_never_a_verdict(tmp_path, monkeypatch, damage):
+    import numpy as np
+
+    from webnn_harness.loading.cases import load_file
+    from webnn_harness.verdict import reference_cache as refcache
+
+    monkeypatch.setattr(refcache, "MIN_SECONDS_TO_KEEP", 0.0)
+    (case, *_) = load_file(_relu_corpus(tmp_path, 1))
+    folder = tmp_path / "cache"
+    first = refcache.ReferenceCache(folder).outputs_for(case)
+    (entry,) = folder.iterdir()
+    data = entry.read_bytes()
+    head, body = data.split(b"\n", 1)
+    damaged = {
+        "garbage": bytes(range(256)) * 8,
+        "a header claiming 10^12 values": head + b"\n" + body.replace(b"(4,)", b"(1000000000000,)"),
+        "one byte changed": data[:-1] + bytes([data[-1] ^ 1]),
+        "cut short": data[: len(data) // 2],
+        "nested deep": b"[" * 200_000 + b"]" * 200_000 + b"\n" + body,
+        "empty": b"",
+    }[damage]
+    entry.write_bytes(damaged)
+    assert refcache._read(entry) is None
+    again = refcache.ReferenceCache(folder).outputs_for(case)  # computed again, not read
+    assert np.array_equal(again["y"].values, first["y"].values)
+    code = _run_quietly(["run", "-q", "-b", "reference", "--workers", "1", "--cases", str(tmp_path / "many.json"),
+                         "--out", str(tmp_path / "r")], env={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert code == 0
+
+
+def _run_quietly(argv: list[str], env: dict | None = None, **kwargs) -> int:
+    proc = subprocess.run([sys.executable, "-m", "webnn_harness", *argv], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=300, **kwargs)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode
+
+
+def test_a_damaged_onnxruntime_kernel_cache_is_read_as_empty_and_replaced(tmp_path):
+    pytest.importorskip("onnxruntime")
+    from webnn_harness.backends.onnxruntime.opsets import KernelTable
+
+    cache = tmp_path / "kernels.json"
+    for damage in (b"[" * 200_000 + b"]" * 200_000, b"\xff\xfe not json", b'{"a": [1, {"b": 2}]}'):
+        cache.write_bytes(damage)
+        table = KernelTable("1.0", "CPUExecutionProvider", 10, cache_path=cache)
+        table._new = {f"{table.prefix}Relu": True}
+        table._flush()
+        assert json.loads(cache.read_text()).get(f"{table.prefix}Relu") is True
+        assert [p.name for p in tmp_path.iterdir()] == ["kernels.json"], "a temporary file was left"
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs: a real full disk (ENOSPC). Mounting needs root (CI runs as root)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    if mounted.returncode:
+        pytest.skip(f"a full disk needs a tmpfs mount (root): {mounted.stderr.strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=True)
+
+
+def test_a_run_onto_a_full_disk_ends_in_one_line_keeping_whole_records(tmp_path, small_disk):
+    out = small_disk / "run"
+    proc = subprocess.run([sys.executable, "-m", "webnn_harness", "run", "-q", "-b", "reference", "--workers", "1",
+                           "--cases", str(_relu_corpus(tmp_path, 600)), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1 and "no space left" in lines[0], proc.stderr
+    records = (out / "results.jsonl").read_text()
+    whole = [json.loads(line) for line in records.splitlines()[:-1]]  # the last line may be cut short
+    assert whole and all(r["status"] == "pass" for r in whole)
+    assert json.loads((out / "summary.json").read_text())["complete"] is False
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("command", ["report", "junit", "diff", "merge", "bench", "fuzz", "probe"])
+def test_every_command_onto_a_full_disk_ends_in_one_line(tmp_path, small_disk, command):
+    run = tmp_path / "run"
+    assert _run_quietly(["run", "-q", "-b", "reference", "--workers", "1", "--cases",
+                         str(_relu_corpus(tmp_path, 300)), "--out", str(run), "--shard", "1/1"]) == 0
+    with open(small_disk / "filler", "wb", buffering=0) as filler:  # the disk is full
+        with pytest.raises(OSError):
+            while True:
+                filler.write(b"\0" * 1024)
+    argv = {
+        "report": ["report", str(run), "--out", str(small_disk / "site")],
+        "junit": ["junit", str(run), "--out", str(small_disk / "j.xml")],
+        "diff": ["diff", str(run), str(run), "--format", "json", "--out", str(small_disk / "d.json")],
+        "merge": ["merge", str(run), "--out", str(small_disk / "m")],
+        "bench": ["bench", "-b", "reference", "--out", str(small_disk / "b"), "--min-time", "0.01",
+                  "--min-samples", "3", "--max-time", "0.5", "-q", "--filter", "^relu"],
+        "fuzz": ["fuzz", "-q", "-b", "reference", "--op", "relu", "--time", "1", "--out", str(small_disk / "f")],
+        "probe": ["probe", "-q", "-b", "reference", "--op", "relu", "--no-layout", "--no-bytes",
+                  "--out", str(small_disk / "p")],
+    }[command]
+    proc = subprocess.run([sys.executable, "-m", "webnn_harness", *argv], capture_output=True, text=True, timeout=300)
+    errors = [line for line in proc.stderr.splitlines() if not line.startswith("warning: ")]
+    assert proc.returncode in (1, 2) and len(errors) == 1, proc.stderr
+    assert "no space left" in errors[0] and "Traceback" not in proc.stderr, proc.stderr
+    assert not list(small_disk.rglob("*.tmp")), "a temporary file was left"
+
+
+def test_fuzz_findings_on_a_read_only_file_system_end_in_one_line(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from webnn_harness.cli import main
+    from webnn_harness.outputs import writing
+
+    mkstemp = writing.tempfile.mkstemp
+
+    def read_only(*args, dir=None, **kwargs):  # the folder is owned, then its findings cannot be written
+        if dir is not None and Path(dir).name.startswith("findings"):
+            raise OSError(errno.EROFS, "Read-only file system", str(dir))
+        return mkstemp(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(writing.tempfile, "mkstemp", read_only)
+    code = main(["fuzz", "-q", "-b", FAULTY, "-o", "wrong_op=abs", "-o", "crash_op=", "-o", "hang_op=", "--op", "abs",
+                 "--time", "2", "--shrink-cap", "1", "--out", str(tmp_path / "f")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "read-only" in err[0], err
+
+
+@pytest.mark.parametrize("command, says", [("run", "run --resume continues"), ("bench", ""), ("fuzz", "fuzz --overwrite")])
+def test_the_interrupt_line_names_only_what_the_command_has(monkeypatch, capsys, command, says):
+    from webnn_harness import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli.COMMANDS, command, (interrupted, ""))
+    argv = {"run": ["run"], "bench": ["bench"], "fuzz": ["fuzz", "-b", "reference"]}[command]
+    assert cli.main(argv) == 130
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "what was written so far is kept" in line and says in line
+    assert "resume" not in line or command == "run"

@@ -183,7 +183,7 @@ def test_reclassify_writes_a_new_folder_that_the_findings_page_shows_apart(tmp_p
     (f,) = summary["findings"]
     assert f["cause"] == "precision" and f["stillFails"] is True and summary["precisionFindings"] == 1
     assert summary["reclassified"]["from"] == "fuzz-old"
-    with pytest.raises(ValueError, match="already holds"):
+    with pytest.raises(ValueError, match="holds an earlier fuzz"):
         reclassify(source, tmp_path / "fuzz-new")
     (run,) = build_findings([tmp_path / "fuzz-new"]).runs
     assert [x.id for x in run.by_cause("precision")] == ["abc"] and run.by_cause("backend") == ()

@@ -35,7 +35,7 @@ def test_an_unseeded_run_keeps_its_failing_examples_and_a_later_run_replays_them
     real = DirectoryBasedExampleDatabase.fetch
     monkeypatch.setattr(DirectoryBasedExampleDatabase, "fetch", lambda self, key: fetched.extend(real(self, key)) or iter(
         list(real(self, key))))
-    again = fuzz(FuzzSettings(FAULTY, WRONG_RELU, ("relu",), seconds=3, shrink_cap=2), out)
+    again = fuzz(FuzzSettings(FAULTY, WRONG_RELU, ("relu",), seconds=3, shrink_cap=2), out, mode="overwrite")
     assert fetched, "the later run replayed the saved examples"
     assert {f.key for f in again.findings} & {f.key for f in first.findings}
     assert saved_examples(out) > 0  # a replay that no longer counts as new does not erase them

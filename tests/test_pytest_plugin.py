@@ -66,7 +66,13 @@ def test_usage_mistakes_are_one_line_errors(tmp_path):
     empty.mkdir()
     bad = tmp_path / "bad.json"
     bad.write_text('[{"case": "x"}]')
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
     for args, message in (
+        # the option validators of the command line (harness/options.py), and the one reader (outputs/reading.py)
+        ((*EXAMPLE, "--webnn-timeout", "-1"), "--webnn-timeout: must be a finite number of seconds above 0"),
+        ((*EXAMPLE, "--webnn-timeout", "nan"), "--webnn-timeout: must be finite"),
+        ((*EXAMPLE, f"--webnn-expectations={deep}"), "deep.json: JSON nested too deeply to read"),
         (("--webnn-backend", "no-such-backend"), "unknown backend 'no-such-backend'"),
         ((*EXAMPLE, "--webnn-option", "leaky_relu=maybe"), "leaky_relu must be one of buggy, fixed"),
         (("--webnn-backend", "example-numpy", "--webnn-cases=nowhere"), "nowhere: no such file or folder"),

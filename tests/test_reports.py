@@ -316,7 +316,7 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
     broken = tmp_path / "run"
     broken.mkdir()
     (broken / "results.jsonl").write_text("{not json\n")
-    with pytest.raises(ReportInputError, match="results.jsonl: line 1: not JSON"):
+    with pytest.raises(ReportInputError, match="results.jsonl: line 1: not valid JSON"):
         build_model([broken])
 
 

@@ -268,6 +268,8 @@ ANSWERS = 2
 # replaced whole: once per new answer cost a cold probe's workers about 0.2
 # CPU-s each); what is left is written when the process exits.
 FLUSH_INTERVAL = 1.0
+# A kernel cache holds a few thousand short entries; a file far larger is not one.
+MAX_CACHE_BYTES = 16 << 20
 
 
 class KernelTable:
@@ -345,29 +347,31 @@ class KernelTable:
     # -- disk cache: a flat JSON object, merged on write, replaced atomically
 
     def _read_disk(self) -> dict[str, bool]:
-        if self.cache_path is None:
+        return {k: v for k, v in self._read_file().items() if k.startswith(self.prefix)}
+
+    def _read_file(self) -> dict[str, bool]:
+        """Every entry of the file; {} for a file that cannot be read (damaged, nested deep, too big:
+        harness/outputs/reading.py), which the next flush replaces: a cache never fails a run."""
+        if self.cache_path is None or not self.cache_path.exists():
             return {}
+        from webnn_harness.outputs.reading import ReadError, read_json
+
         try:
-            data = json.loads(self.cache_path.read_text())
-        except (OSError, ValueError):
+            data = read_json(self.cache_path, max_bytes=MAX_CACHE_BYTES)
+        except ReadError:
             return {}
-        return {k: bool(v) for k, v in data.items() if k.startswith(self.prefix)} if isinstance(data, dict) else {}
+        return {str(k): bool(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
     def _flush(self) -> None:
         if not self._new or self.cache_path is None:
             return
+        from webnn_harness.outputs.writing import write_atomic
+
         try:
             self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                data = json.loads(self.cache_path.read_text())
-                data = data if isinstance(data, dict) else {}
-            except (OSError, ValueError):
-                data = {}
+            data = self._read_file()  # merged: every ORT build's entries are kept, not only this one's
             data.update(self._new)
-            fd, tmp = tempfile.mkstemp(dir=self.cache_path.parent, prefix=".kernels-", suffix=".json")
-            with os.fdopen(fd, "w") as f:
-                json.dump(data, f, sort_keys=True, indent=0)
-            os.replace(tmp, self.cache_path)
+            write_atomic(self.cache_path, json.dumps(data, sort_keys=True, indent=0))
         except OSError:
             return  # a read-only home is no reason to fail a run: the in-process cache still holds
         self._new = {}

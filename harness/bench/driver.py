@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import re
-import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
+from webnn_harness.outputs.writing import OutputFolderError, OwnedFolder, open_append, write_atomic
 from webnn_harness import __version__
 from webnn_harness.backends.base import BackendError
 from webnn_harness.bench.machine import machine_info, measure_peaks, usable_cores
@@ -136,16 +136,14 @@ class _Worker:
             self.process.join(5)
 
 
-def prepare_out_dir(out: Path, overwrite: bool) -> None:
-    """Refuse a folder that holds a bench unless asked to overwrite; then
-    remove only what a bench writes there."""
-    if (out / "bench.jsonl").exists():
-        if not overwrite:
-            raise BenchFolderExists(f"{out} already holds a bench (bench.jsonl); use --overwrite or another --out")
-        for name in ("bench.jsonl", "summary.json"):
-            (out / name).unlink(missing_ok=True)
-        shutil.rmtree(out / "artifacts", ignore_errors=True)
-    out.mkdir(parents=True, exist_ok=True)
+def bench_folder(out: Path, overwrite: bool) -> OwnedFolder:
+    """The bench's output folder, owned (harness/outputs/writing.py): a folder holding a bench is refused
+    unless asked to overwrite, another kind of output always; --overwrite removes only what a bench writes."""
+    folder = OwnedFolder(Path(out), "overwrite" if overwrite else "new", kind="bench")
+    try:
+        return folder.open()
+    except OutputFolderError as exc:
+        raise BenchFolderExists(str(exc)) from None
 
 
 def bench_header(command: str, peaks: Mapping, threads: int) -> dict:
@@ -162,9 +160,7 @@ def _write_summary(out: Path, header: dict, suite: Suite, backends, records, com
     summary = {"header": header, "suite": suite.name, "backends": list(backends), "complete": complete,
                "counts": {s: tally.get(s, 0) for s in STATUSES},
                "loadErrors": [str(e) for e in suite.errors]}
-    tmp = out / "summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=1) + "\n")
-    tmp.replace(out / "summary.json")
+    write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
 
 
 def thread_options(name: str, backend_options: Mapping[str, str], threads: int) -> dict[str, str]:
@@ -214,7 +210,12 @@ def run_bench(
         raise ValueError(f"suite {suite.name!r}: no benchmark selected"
                          + (f" by --filter {options.name_filter!r}" if pattern else ""))
     out = Path(out)
-    prepare_out_dir(out, overwrite)
+    with bench_folder(out, overwrite):
+        return _run_bench(suite, backends, out, options, command, on_record, executor, selected)
+
+
+def _run_bench(suite: Suite, backends, out: Path, options: BenchOptions, command: str,
+               on_record: Callable[[dict], None], executor: BenchExecutor | None, selected) -> BenchResult:
     threads = options.threads or usable_cores()
     tasks = [Task(bench, variant, options.policy, str(out), options.save_artifacts, options.profile_runs)
              for bench in selected for variant in bench.variants]
@@ -223,7 +224,7 @@ def run_bench(
     records: list[dict] = []
     infos: list[dict] = []
     _write_summary(out, header, suite, infos, records, complete=False)
-    with open(out / "bench.jsonl", "a") as sink:
+    with open_append(out / "bench.jsonl") as sink:
         def keep(record: dict) -> None:
             sink.write(json.dumps(record) + "\n")
             sink.flush()

@@ -32,6 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from webnn_harness.outputs.writing import confined, write_atomic
 from webnn_harness import __version__
 from webnn_harness.backends.base import BackendError
 from webnn_harness.bench.driver import HOST_THREAD_VARIABLES, BenchOptions, bench_info, failure_record, thread_options
@@ -130,9 +131,9 @@ class RayBenchExecutor(RayExecutor):
     def received(self, slot, payload) -> dict:
         record, files = payload
         for name, data in files.items():
-            path = self.out_dir / name
+            path = confined(self.out_dir, name)  # a name from the node never leads outside DIR
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            write_atomic(path, data)
         return record
 
 

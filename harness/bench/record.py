@@ -3,7 +3,10 @@ exactly the bench output contract's field names."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from webnn_harness.outputs.reading import ReadError, read_json, read_lines
 
 STATUSES = ("ok", "wrong", "unsupported", "error", "crash", "timeout")
 
@@ -52,3 +55,31 @@ class BenchRecord:
             "buildSettings": dict(self.build_settings) if self.build_settings is not None else None,
             "profile": dict(self.profile) if self.profile is not None else None,
         }
+
+
+@dataclass(frozen=True)
+class BenchFolder:
+    """A bench folder as read back (diff, bench --baseline, report)."""
+
+    path: Path
+    summary: Mapping[str, Any]  # {} for a bench that wrote none
+    records: tuple[tuple[int, dict], ...]  # (line number in bench.jsonl, record)
+    problems: tuple[str, ...]  # lines skipped, "FILE: line N: why"
+
+
+def read_bench_folder(folder: str | Path, on_problem: Callable[[str], object] | None = None) -> BenchFolder:
+    """Every record of ``folder``/bench.jsonl that reads (harness/schema/bench-record.schema.json), the rest
+    skipped and given to ``on_problem``, as every command skips a bad line; a ReadError (a ValueError, one
+    line) for a folder that is not a bench or whose summary.json cannot be read."""
+    folder = Path(folder)
+    path = folder / "bench.jsonl"
+    if not path.is_file():
+        raise ReadError(f"{folder}: not a bench folder (no bench.jsonl)")
+    read = read_lines(path, dict, kind="bench-record", numbered=True)
+    if not read.items and read.problems:
+        raise ReadError(read.problems[0])  # nothing of it is a bench record: not ours
+    summary_path = folder / "summary.json"
+    summary = read_json(summary_path, kind="bench-summary") if summary_path.exists() else {}
+    for problem in read.problems if on_problem else ():
+        on_problem(problem)
+    return BenchFolder(folder, summary, read.items, read.problems)

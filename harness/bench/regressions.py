@@ -7,9 +7,11 @@ With fewer than about 5 samples a side the U test cannot reach p < 0.01, so
 such a pair never counts as slower (it is reported as ``same``)."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from webnn_harness.bench.record import read_bench_folder
 
 VERDICTS = ("slower", "broken", "faster", "fixed", "same", "missing", "added", "notComparable")
 COMPARED = ("slower", "broken", "faster", "fixed", "same")  # verdicts of a benchmark in both, comparable
@@ -66,31 +68,19 @@ class BenchComparison:
                 "regressions": len(self.regressions), "changes": [c.to_json() for c in self.changes]}
 
 
-def read_bench(folder: str | Path) -> dict[tuple[str, str, str], dict]:
-    """The records of a bench folder keyed by (benchmark, variant, backend
-    name). Raises ValueError naming the file and line of anything unreadable."""
-    path = Path(folder) / "bench.jsonl"
-    if not path.is_file():
-        raise ValueError(f"{folder}: not a bench folder (no bench.jsonl)")
-    records = {}
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            key = (record["benchmark"], record["variant"], record["backend"]["name"])
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{number}: not a bench record ({exc})") from None
-        records[key] = record
-    return records
+def read_bench(folder: str | Path, on_problem: Callable[[str], object] | None = None) -> dict[tuple[str, str, str], dict]:
+    """The records of a bench folder keyed by (benchmark, variant, backend name) (harness/bench/record.py:
+    unreadable lines skipped and given to ``on_problem``)."""
+    return _keyed(read_bench_folder(folder, on_problem))
 
 
-def read_bench_machine(folder: str | Path) -> dict | None:
-    """The machine a local bench ran on (its summary's header), or None where unreadable."""
-    try:
-        machine = json.loads((Path(folder) / "summary.json").read_text())["header"]["machine"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+def _keyed(folder) -> dict[tuple[str, str, str], dict]:
+    return {(r["benchmark"], r["variant"], r["backend"]["name"]): r for _, r in folder.records}
+
+
+def _machine(summary: Mapping[str, Any]) -> dict | None:
+    """The machine a local bench ran on (its summary's header), or None where it names none."""
+    machine = (summary.get("header") or {}).get("machine") if isinstance(summary, Mapping) else None
     return machine if isinstance(machine, dict) else None
 
 
@@ -133,10 +123,11 @@ def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float,
 
 
 def compare_bench(base_dir: str | Path, new_dir: str | Path, threshold: float = 0.05,
-                  alpha: float = 0.01) -> BenchComparison:
+                  alpha: float = 0.01, on_problem: Callable[[str], object] | None = None) -> BenchComparison:
     """Compare every (benchmark, variant, backend) of two bench folders."""
-    changes = compare_records(read_bench(base_dir), read_bench(new_dir), threshold, alpha,
-                              machines=(read_bench_machine(base_dir), read_bench_machine(new_dir)))
+    base, new = read_bench_folder(base_dir, on_problem), read_bench_folder(new_dir, on_problem)
+    changes = compare_records(_keyed(base), _keyed(new), threshold, alpha,
+                              machines=(_machine(base.summary), _machine(new.summary)))
     return BenchComparison(str(base_dir), str(new_dir), threshold, alpha, changes)
 
 

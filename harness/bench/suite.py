@@ -108,16 +108,14 @@ def load_suite(name_or_path: str) -> Suite:
     if path.suffix == ".json" or path.exists():
         if not path.is_file():
             raise ValueError(f"{name_or_path}: no such suite file")
-        text, file, default_name = path.read_text(), str(path), path.stem
+        from webnn_harness.outputs.reading import read_json
+
+        doc, file, default_name = read_json(path), str(path), path.stem  # a ReadError is a ValueError
     else:
         if name_or_path not in builtin_suites():
             raise ValueError(f"no built-in suite {name_or_path!r} (built in: {', '.join(builtin_suites())}; or give a .json file)")
         res = resources.files("webnn_harness.bench").joinpath("suites", f"{name_or_path}.json")
-        text, file, default_name = res.read_text(), f"suites/{name_or_path}.json", name_or_path
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{file}: not valid JSON: {exc}") from None
+        doc, file, default_name = json.loads(res.read_text()), f"suites/{name_or_path}.json", name_or_path
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise ValueError(f"{file}: a suite is an object with a 'benchmarks' list")
     suite = doc.get("suite") if isinstance(doc.get("suite"), str) else default_name

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from webnn_harness.outputs.writing import safe_name
 from webnn_harness.backends.base import Unsupported
 from webnn_harness.bench.measure import TimingPolicy, clock, measure
 from webnn_harness.bench.profile import profile_variant
@@ -107,7 +108,7 @@ class BenchWorker:
         if task.save_artifacts:
             folder = Path(task.out_dir) / "artifacts"
             folder.mkdir(parents=True, exist_ok=True)
-            stem = str(folder / f"{bench.id}.{variant}")
+            stem = str(folder / safe_name(f"{bench.id}.{variant}"))  # an id from a suite file never leads out
         try:
             prepared = prepare(variant, bench.kind, graph, verified.case.inputs, self.backend, stem)
         except Unsupported as exc:

@@ -28,6 +28,7 @@ from typing import Callable, Mapping, Sequence
 from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
+from webnn_harness.outputs.writing import Mode, OwnedFolder, write_atomic
 from webnn_harness import backends
 from webnn_harness.outputs.expectations import ExpectationSet
 from webnn_harness.fuzz.evidence import check_against_probe, load_probe_evidence, probe_known, probe_source
@@ -143,16 +144,28 @@ def _output_type(record: Record, graph: FuzzGraph) -> str:
     return descs[name].data_type
 
 
-def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] | None = None) -> FuzzResult:
+# What a fuzz writes in its folder; ``--overwrite`` replaces them and keeps the example database (hypothesis/),
+# which the next run replays.
+FUZZ_FILES = ("summary.json", "findings", "findings-details")
+
+
+def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] | None = None,
+         mode: Mode = "new") -> FuzzResult:
     """Fuzz ``config.backend`` for ``config.seconds`` (plus shrinking of the last
-    finding, bounded by ``config.shrink_budget``) and write findings and ``out/summary.json``."""
+    finding, bounded by ``config.shrink_budget``) and write findings and ``out/summary.json``
+    into ``out``, owned for the fuzz (harness/outputs/writing.py)."""
     ops = fuzzable_ops(config.ops)
     backend = backends.create(config.backend, config.options)
     info = backend.info().to_json()
     del backend
     known = ExpectationSet.for_backend(config.backend, info["version"], config.options)
     evidence = load_probe_evidence(Path(config.probe), info["name"]) if config.probe else None
-    out.mkdir(parents=True, exist_ok=True)
+    with OwnedFolder(Path(out), mode, kind="fuzz", files=FUZZ_FILES):
+        return _fuzz(config, Path(out), on_finding, ops, info, known, evidence)
+
+
+def _fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] | None, ops, info: Mapping,
+          known: ExpectationSet, evidence: Mapping | None) -> FuzzResult:
     database = KeptExamples(out / "hypothesis")
     pool = WorkerPool(config.backend, config.options, RunOptions(workers=1, timeout=config.timeout, batch_size=1), info)
     tally = Tally()
@@ -278,8 +291,7 @@ def write_fuzz_summary(out: Path, info: Mapping, config: FuzzSettings, tally: Ta
         "findings": written,
         **finding_counts(written),
     }
-    path.write_text(json.dumps(doc, indent=1) + "\n")
-    return path
+    return write_atomic(path, json.dumps(doc, indent=1) + "\n")
 
 
 __all__ = ["FuzzResult", "FuzzSettings", "Finding", "fuzz"]

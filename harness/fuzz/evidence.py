@@ -17,7 +17,6 @@ minimal graph, the probe says one of:
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -28,12 +27,14 @@ from webnn_harness.probe.deviations import present_classes
 def load_probe_evidence(path: Path, backend: str) -> dict:
     """The evidence of ``backend`` in ``path`` (a probe folder or the
     ``-probe.json`` file itself); ValueError when it is missing or another backend's."""
+    from webnn_harness.outputs.reading import read_json
+
     file = probe_file(path, backend)
     try:
-        evidence = json.loads(file.read_text())
+        evidence = read_json(file)
         name = evidence["header"]["backend"]["name"]
         evidence["analysis"], evidence["wrongFindings"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # ReadError is a ValueError naming the file
         raise ValueError(f"--probe {path}: no probe evidence of {backend} ({type(exc).__name__}: {exc})") from None
     if name != backend:
         raise ValueError(f"--probe {path}: evidence of {name}, not {backend}")

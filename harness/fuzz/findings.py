@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from webnn_harness.outputs.writing import write_atomic
 from webnn_harness.outputs.expectations import Expectation
 from webnn_harness.fuzz.strategies import FuzzGraph
 from webnn_harness.outputs.records import Record
@@ -222,10 +223,10 @@ def write_finding(out: Path, finding: Finding, graph: FuzzGraph) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{finding.id}.json"
     name = f"{graph.case.name} {finding.id}"
-    path.write_text(json.dumps({"tests": [case_json(graph, name)]}, indent=1) + "\n")
+    write_atomic(path, json.dumps({"tests": [case_json(graph, name)]}, indent=1) + "\n")
     (folder.parent / "findings-details").mkdir(exist_ok=True)
-    (folder.parent / "findings-details" / f"{finding.id}.json").write_text(
-        json.dumps({**finding.to_json(), "case": name, "caseFile": f"findings/{path.name}"}, indent=1) + "\n")
+    write_atomic(folder.parent / "findings-details" / f"{finding.id}.json",
+                 json.dumps({**finding.to_json(), "case": name, "caseFile": f"findings/{path.name}"}, indent=1) + "\n")
     return path
 
 

@@ -16,6 +16,9 @@ import shutil
 from pathlib import Path
 from typing import Mapping
 
+from webnn_harness.fuzz.driver import FUZZ_FILES
+from webnn_harness.outputs.reading import read_json
+from webnn_harness.outputs.writing import OwnedFolder, write_atomic
 from webnn_harness.loading.cases import Case, load_file
 from webnn_harness.outputs.expectations import ExpectationSet
 from webnn_harness.fuzz.findings import (agreeing_expectations, finding_counts, finding_value_kinds,
@@ -55,9 +58,15 @@ def reclassify_finding(folder: Path, finding: Mapping, known: ExpectationSet) ->
 def reclassify(source: Path, out: Path) -> Path:
     """Write ``out`` (a new folder) with ``source``'s findings classified again; returns its summary.json."""
     source, out = Path(source), Path(out)
-    summary = json.loads((source / "summary.json").read_text())
-    if out.resolve() == source.resolve() or (out / "summary.json").exists():
-        raise ValueError(f"{out} already holds a fuzz run; give a new folder")
+    # Its finding ids become file names: the schema allows only names (harness/outputs/reading.py).
+    summary = read_json(source / "summary.json", kind="fuzz-summary")
+    if out.resolve() == source.resolve():
+        raise ValueError(f"{out} is the folder read; give a new folder")
+    with OwnedFolder(out, kind="fuzz", files=FUZZ_FILES):  # new: a folder holding a fuzz run is refused
+        return _reclassified(source, out, summary)
+
+
+def _reclassified(source: Path, out: Path, summary: dict) -> Path:
     backend = summary["backend"]
     known = ExpectationSet.for_backend(backend["name"], backend["version"], summary["settings"].get("options", {}))
     findings = [reclassify_finding(source, f, known) for f in summary["findings"]]
@@ -66,13 +75,11 @@ def reclassify(source: Path, out: Path) -> Path:
     (out / "findings-details").mkdir()
     for f in findings:
         old = source / "findings-details" / f"{f['id']}.json"
-        extra = json.loads(old.read_text()) if old.exists() else {}
-        (out / "findings-details" / f"{f['id']}.json").write_text(
-            json.dumps({**extra, **f}, indent=1) + "\n")
+        extra = read_json(old, kind="fuzz-summary#finding") if old.exists() else {}
+        write_atomic(out / "findings-details" / f"{f['id']}.json", json.dumps({**extra, **f}, indent=1) + "\n")
     summary.update(findings=findings, **finding_counts(findings),
                    reclassified={"from": source.name, **{k: v for k, v in run_header().items() if k != "harness"}})
-    path = out / "summary.json"
-    path.write_text(json.dumps(summary, indent=1) + "\n")
+    path = write_atomic(out / "summary.json", json.dumps(summary, indent=1) + "\n")
     return path
 
 

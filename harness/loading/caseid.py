@@ -49,8 +49,15 @@ def corpus_root(given: Path, bundled: Path) -> tuple[str, Path]:
 
 
 def file_id(path: Path, corpus: str, root: Path) -> str:
-    """``corpus/relative/path.json`` for a case file under ``root``."""
-    return f"{corpus}/{path.resolve().relative_to(root).as_posix()}"
+    """``corpus/relative/path.json`` for a case file under ``root``; a symbolic link that loops is named
+    where it was found (reading it then fails alone, as a case error, and the cases beside it run)."""
+    try:
+        return f"{corpus}/{path.resolve().relative_to(root).as_posix()}"
+    except (RuntimeError, OSError):  # RuntimeError: pathlib's "Symlink loop" (Python < 3.13)
+        try:
+            return f"{corpus}/{path.absolute().relative_to(root).as_posix()}"
+        except ValueError:
+            return f"{corpus}/{path.name}"
 
 
 # Records written before ids existed hold the path as given or installed

@@ -141,7 +141,7 @@ def find_case_files(paths: Iterable[str | Path]) -> list[CaseFile]:
         for f, explicit in found:
             fid = file_id(f, corpus, root)
             seen = out.get(fid)
-            if seen and seen.path.resolve() != f.resolve():
+            if seen and seen.path != f and seen.path.resolve() != f.resolve():
                 raise DuplicateCaseId(f"{seen.path} and {f} have the same case id {fid}: "
                                  "give corpora with different folder names")
             out.setdefault(fid, CaseFile(f, fid, explicit))

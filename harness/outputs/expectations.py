@@ -33,6 +33,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from webnn_harness.loading.caseid import id_matches_file
+from webnn_harness.outputs import reading
+from webnn_harness.outputs.writing import write_atomic
 from webnn_harness.outputs.records import BAD_STATUSES, Record
 
 OUTCOMES = ("applied", "stale", "unmatched")
@@ -98,36 +100,16 @@ def release_version(version: str) -> Version | None:
     return Version(m.group(1)) if m else None
 
 
-@lru_cache(maxsize=1)
 def schema() -> dict:
-    return json.loads(resources.files("webnn_harness").joinpath("schema/expectations.schema.json").read_text())
-
-
-@lru_cache(maxsize=1)
-def _is_valid():
-    """The compiled yes/no check (jsonschema-rs, as for case files, harness/loading/cases.py): importing
-    jsonschema cost every run 0.2 s; it now explains only a document this rejects."""
-    try:
-        import jsonschema_rs
-    except ImportError:
-        return lambda doc: False  # the full validation below says yes or no
-    return jsonschema_rs.Draft202012Validator(schema()).is_valid
+    return reading.schema("expectations")
 
 
 def parse_expectations(doc: Any, source: str) -> tuple[Expectation, ...]:
     """Entries from a parsed expectations document; ExpectationsError names the first problem."""
-    errors = []
-    if not _is_valid()(doc):
-        import jsonschema
-
-        validator = jsonschema.Draft202012Validator(schema())
-        errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-    if errors:
-        err = min(errors, key=lambda e: len(e.absolute_path)) if any(
-            e.validator == "oneOf" for e in errors) else max(errors, key=lambda e: len(e.absolute_path))
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path) or "(document)"
-        message = ("needs exactly one of \"case\" and \"match\"" if err.validator == "oneOf" else err.message[:200])
-        raise ExpectationsError(f"{source}: {where}: {message}")
+    try:
+        reading.check(doc, "expectations", source, one_of='needs exactly one of "case" and "match"')
+    except reading.ReadError as exc:
+        raise ExpectationsError(str(exc)) from None
     entries = []
     for i, raw in enumerate(doc):
         if "match" in raw:
@@ -151,11 +133,9 @@ def parse_expectations(doc: Any, source: str) -> tuple[Expectation, ...]:
 def read_expectations(path: str | Path) -> tuple[Expectation, ...]:
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ExpectationsError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise ExpectationsError(f"{path}: not valid JSON: {exc}") from None
+        doc = reading.read_json(path)  # bounded in size and nesting; the schema is parse_expectations'
+    except reading.ReadError as exc:
+        raise ExpectationsError(str(exc)) from None
     return parse_expectations(doc, str(path))
 
 
@@ -285,5 +265,5 @@ def update_expectations(path: Path, records: Iterable[Record], previous: Sequenc
                                 + (f": {message}" if message else "")})
     doc = [e.to_json() for e in kept] + added
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return {"kept": len(kept), "added": len(added), "dropped": dropped}

@@ -14,7 +14,6 @@ declared tables tools/declared/ writes) and is not read.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -83,12 +82,12 @@ def read_limits_file(path: str | Path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise LimitsFileError(f"{path}: no such file")
+    from webnn_harness.outputs.reading import ReadError, read_json
+
     try:
-        doc = json.loads(path.read_bytes())
-    except OSError as exc:
-        raise LimitsFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise LimitsFileError(f"{path}: not valid JSON: {exc}"[:300]) from None
+        doc = read_json(path)
+    except ReadError as exc:
+        raise LimitsFileError(str(exc)[:300]) from None
     problem = limits_problem(doc)
     if problem:
         raise LimitsFileError(f"{path}: not an opSupportLimits file: {problem}")

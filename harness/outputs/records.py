@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from webnn_harness import __version__
 from webnn_harness.loading.caseid import case_id, legacy_file_id
+from webnn_harness.outputs.writing import open_append, write_atomic
 from webnn_harness.verdict.comparison import budget_slack
 
 STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
@@ -189,7 +190,7 @@ class ResultWriter:
     def __init__(self, out_dir: Path, append: bool = False):
         out_dir.mkdir(parents=True, exist_ok=True)
         self.path = out_dir / "results.jsonl"
-        self._fh = self.path.open("a" if append else "w", encoding="utf-8")
+        self._fh = open_append(self.path, truncate=not append)  # never through a symbolic link
 
     def write(self, record: Record) -> None:
         self._fh.write(json.dumps(record.to_json(), allow_nan=False, default=str) + "\n")
@@ -202,9 +203,12 @@ class ResultWriter:
 def write_summary(out_dir: Path, tallies: Iterable[BackendTally], extra: Mapping[str, Any]) -> Path:
     path = out_dir / "summary.json"
     doc = {**run_header(), "backends": [t.to_json() for t in tallies], **extra}
-    path.write_text(json.dumps(doc, indent=2, default=str) + "\n")
-    return path
+    return write_atomic(path, json.dumps(doc, indent=2, default=str) + "\n")
 
 
 def read_records(path: Path) -> list[Record]:
-    return [Record.from_json(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    """The records of a results.jsonl that can be read (harness/outputs/reading.py skips the rest, as
+    every command does; ``run_folder.read_records_whole`` also says which)."""
+    from webnn_harness.outputs.reading import read_lines
+
+    return list(read_lines(path, Record.from_json, kind="record").items)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 from webnn_harness.outputs.records import BAD_STATUSES, Record
 from webnn_harness.outputs.run_folder import RunFolder, read_run_folder
@@ -106,8 +106,9 @@ def _name(run: RunFolder) -> str:
     return run.path.name if run.label == run.path.name else f"{run.path.name} ({run.label})"
 
 
-def diff_runs(base_dir: str | Path, new_dir: str | Path) -> RunDiff:
-    base, new = read_run_folder(base_dir), read_run_folder(new_dir)
+def diff_runs(base_dir: str | Path, new_dir: str | Path, on_problem: Callable[[str], object] | None = None) -> RunDiff:
+    """``on_problem``: told of each line of either results.jsonl that was skipped (harness/outputs/reading.py)."""
+    base, new = read_run_folder(base_dir, on_problem=on_problem), read_run_folder(new_dir, on_problem=on_problem)
     b, n = _by_backend(base), _by_backend(new)
     names = list(dict.fromkeys([*b, *n]))
     return RunDiff(_name(base), _name(new), tuple(

@@ -14,21 +14,15 @@ unasked, and read back whole by the commands that work on finished runs
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Callable, Mapping
 
-import filelock
-
-from webnn_harness.outputs.records import Record, read_records
+from webnn_harness.outputs.reading import ReadError, read_json, read_lines
+from webnn_harness.outputs.records import Record
+from webnn_harness.outputs.writing import Mode, OutputFolderError, OwnedFolder, describe_write_error  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and cli.py
 
 RESULTS, SUMMARY, LOCK = "results.jsonl", "summary.json", ".webnn-harness-run.lock"
-Mode = Literal["new", "overwrite", "resume"]
-
-
-class OutputFolderError(Exception):
-    """The output folder cannot be used as asked: one line, exit code 2."""
 
 
 @dataclass(frozen=True)
@@ -38,47 +32,11 @@ class RecordsRead:
     whole_bytes: int  # length of the file up to the end of its last complete line
 
 
-def _record_problem(line: bytes) -> tuple[Record | None, str]:
-    try:
-        doc = json.loads(line)
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-        return None, f"not JSON ({exc})"
-    if not isinstance(doc, dict):
-        return None, "not a webnn-harness record (not a JSON object)"
-    try:
-        return Record.from_json(doc), ""
-    except KeyError as exc:
-        return None, f"not a webnn-harness record (no {exc} field)"
-    except (TypeError, ValueError) as exc:
-        return None, f"not a webnn-harness record ({exc})"
-
-
-def read_records_whole(path: Path, max_problems: int = 5) -> RecordsRead:
-    """Every record of ``path`` that can be read; the rest named by line number."""
-    records: list[Record] = []
-    problems: list[str] = []
-    skipped = 0
-    whole = 0
-    with open(path, "rb") as fh:
-        for number, line in enumerate(fh, start=1):
-            complete = line.endswith(b"\n")
-            if not line.strip():
-                whole += len(line) * complete
-                continue
-            record, why = _record_problem(line)
-            if complete or record is not None:  # a last record missing only its newline is whole
-                whole += len(line)
-            if record is not None:
-                records.append(record)
-                continue
-            skipped += 1
-            if not complete:
-                why = "cut short (the run was killed while writing it?); the lines before it are read"
-            if len(problems) < max_problems:
-                problems.append(f"{path}: line {number}: {why}")
-    if skipped > max_problems:
-        problems.append(f"{path}: ... and {skipped - max_problems} more unreadable lines")
-    return RecordsRead(tuple(records), tuple(problems), whole)
+def read_records_whole(path: Path) -> RecordsRead:
+    """Every record of ``path`` that can be read; the rest named by line number (harness/outputs/reading.py),
+    the same for every command that reads a run."""
+    read = read_lines(path, Record.from_json, kind="record")
+    return RecordsRead(read.items, read.problems, read.whole_bytes)
 
 
 def record_key(backend_name: str, file: str, case: str) -> tuple[str, str, str]:
@@ -86,54 +44,24 @@ def record_key(backend_name: str, file: str, case: str) -> tuple[str, str, str]:
 
 
 @dataclass
-class OutputFolder:
-    """An output folder locked for one run. Use as a context manager."""
+class OutputFolder(OwnedFolder):
+    """A run's output folder (harness/outputs/writing.py) locked for one run; ``resume`` keeps its records."""
 
-    path: Path
-    mode: Mode = "new"
     previous: tuple[Record, ...] = ()  # resume: records already there
     problems: tuple[str, ...] = ()  # resume: lines of results.jsonl that were dropped
-    _lock: filelock.BaseFileLock | None = field(default=None, repr=False)
 
     @property
     def done(self) -> set[tuple[str, str, str]]:
         return {record_key(str(r.backend.get("name", "")), r.file, r.case) for r in self.previous}
 
-    def precheck(self) -> None:
-        """The refusals that need no lock, before anything is written (even the lock file)."""
-        if self.path.exists() and not self.path.is_dir():
-            raise OutputFolderError(f"{self.path}: exists and is not a folder; choose another --out")
-        if self.path.is_dir():
-            self._check_contents(read=False)
-
-    def open(self) -> "OutputFolder":
-        out = self.path
-        self.precheck()
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-            lock = filelock.FileLock(str(out / LOCK), timeout=0)
-            lock.acquire()
-        except filelock.Timeout:
-            raise OutputFolderError(f"{out}: another run is writing to this folder (it holds {LOCK}); "
-                                 "wait for it to finish or choose another --out") from None
-        except OSError as exc:
-            raise OutputFolderError(f"{out}: cannot write here: {exc.strerror or exc}") from None
-        self._lock = lock
-        try:
-            self._check_contents()
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def _check_contents(self, read: bool = True) -> None:
+    def _check_contents_locked(self) -> None:
+        super()._check_contents_locked()
         results = self.path / RESULTS
-        holds_run = results.exists() or (self.path / SUMMARY).exists()
-        if self.mode == "new" and holds_run:
-            raise OutputFolderError(f"{self.path}: holds an earlier run ({RESULTS}); pass --overwrite to replace it, "
-                                 "--resume to continue it, or choose another --out")
-        if read and self.mode == "resume" and results.exists():
-            read = read_records_whole(results)
+        if self.mode == "resume" and results.exists():
+            try:
+                read = read_records_whole(results)
+            except ReadError as exc:
+                raise OutputFolderError(str(exc)) from None
             self.previous, self.problems = read.records, read.problems
             with open(results, "r+b") as fh:
                 # Drop a cut-short last line, and end the last whole one, so appended records
@@ -143,17 +71,6 @@ class OutputFolder:
                     fh.seek(read.whole_bytes - 1)
                     if fh.read(1) != b"\n":
                         fh.write(b"\n")
-
-    def close(self) -> None:
-        if self._lock is not None:
-            self._lock.release()
-            self._lock = None
-
-    def __enter__(self) -> "OutputFolder":
-        return self.open() if self._lock is None else self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 @dataclass(frozen=True)
@@ -194,16 +111,16 @@ def check_writable_file(path: Path, what: str) -> None:
     """Fail before a run, not after it, when ``path`` cannot be written: open it
     for appending (which changes nothing) and remove it again if we created it."""
     path = Path(path)
-    if path.is_dir():
-        raise OutputFolderError(f"{path}: {what} is a folder; name a file")
-    existed = path.exists()
     try:
+        if path.is_dir():
+            raise OutputFolderError(f"{path}: {what} is a folder; name a file")
+        existed = path.exists() or path.is_symlink()
         with open(path, "ab"):
             pass
+        if not existed:
+            path.unlink()
     except OSError as exc:
-        raise OutputFolderError(f"{path}: {what} cannot be written: {exc.strerror or exc}") from None
-    if not existed:
-        path.unlink()
+        raise OutputFolderError(f"{what} {describe_write_error(exc, path)}") from None
 
 
 # -- reading a finished (or interrupted) run ------------------------------------
@@ -216,28 +133,34 @@ class RunFolder:
     path: Path
     summary: Mapping[str, Any]  # {} for an interrupted run that wrote none
     records: tuple[Record, ...]
+    problems: tuple[str, ...] = ()  # lines of results.jsonl that were skipped
 
     @property
     def label(self) -> str:
         return str(self.summary.get("label") or self.path.name)
 
 
-def read_run_folder(path: str | Path, need_summary: bool = False) -> RunFolder:
+def read_run_folder(path: str | Path, need_summary: bool = False,
+                    on_problem: Callable[[str], object] | None = None) -> RunFolder:
+    """A run folder's records and summary. Lines of results.jsonl that cannot be read are skipped, named
+    in ``problems`` and given to ``on_problem`` (as ``run --resume`` skips them: every command the same);
+    a file none of whose lines is a record is not a run."""
     path = Path(path)
-    results = path / "results.jsonl"
+    results = path / RESULTS
     if not results.is_file():
-        raise RunFolderError(f"{path}: not a run folder (no results.jsonl)")
+        raise RunFolderError(f"{path}: not a run folder (no {RESULTS})")
     try:
-        records = tuple(read_records(results))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise RunFolderError(f"{results}: cannot read: {exc}") from None
-    summary_path = path / "summary.json"
-    summary: Mapping[str, Any] = {}
-    if summary_path.is_file():
-        try:
-            summary = json.loads(summary_path.read_text())
-        except (OSError, ValueError) as exc:
-            raise RunFolderError(f"{summary_path}: cannot read: {exc}") from None
-    elif need_summary:
-        raise RunFolderError(f"{path}: no summary.json (the run did not finish)")
-    return RunFolder(path, summary, records)
+        read = read_records_whole(results)
+        if not read.records and read.problems:
+            raise RunFolderError(read.problems[0])
+        summary_path = path / SUMMARY
+        summary: Mapping[str, Any] = {}
+        if summary_path.exists():
+            summary = read_json(summary_path, kind="run-summary")
+        elif need_summary:
+            raise RunFolderError(f"{path}: no {SUMMARY} (the run did not finish)")
+    except ReadError as exc:
+        raise RunFolderError(str(exc)) from None
+    for problem in read.problems if on_problem else ():
+        on_problem(problem)
+    return RunFolder(path, summary, read.records, read.problems)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from webnn_harness.outputs.expectations import merge_reports
 from webnn_harness.outputs.records import BackendTally, ResultWriter
-from webnn_harness.outputs.run_folder import RunFolder, RunFolderError, read_run_folder
+from webnn_harness.outputs.run_folder import OutputFolder, RunFolder, RunFolderError, read_run_folder
+from webnn_harness.outputs.writing import write_atomic
 from webnn_harness.loading.selection import SelectionError, Shard
 
 HEADER_KEYS = ("harness", "harnessVersion", "date", "machine")
@@ -61,14 +62,21 @@ def _check_shards(runs: Sequence[RunFolder]) -> list[Shard]:
     return shards
 
 
-def merge_runs(folders: Sequence[str | Path], out: Path, command: str = "") -> Path:
-    """Write the merged run into ``out`` (which must not hold a run); returns its summary path."""
-    runs = [read_run_folder(f, need_summary=True) for f in folders]
+def merge_runs(folders: Sequence[str | Path], out: Path, command: str = "",
+               on_problem: Callable[[str], object] | None = None) -> Path:
+    """Write the merged run into ``out`` (which must not hold a run); returns its summary path.
+    ``command``: the merge as the user ran it (recorded); ``on_problem``: told of each line of a
+    shard's results.jsonl that was skipped."""
+    OutputFolder(Path(out)).precheck()  # a usage mistake in --out, said before reading any shard
+    runs = [read_run_folder(f, need_summary=True, on_problem=on_problem) for f in folders]
     if not runs:
         raise RunFolderError("nothing to merge")
-    if (out / "results.jsonl").exists() or (out / "summary.json").exists():
-        raise RunFolderError(f"{out}: already holds a run; merge into a new folder")
     shards = _check_shards(runs)
+    with OutputFolder(Path(out)):  # a new run folder, owned (harness/outputs/writing.py)
+        return _write_merged(runs, shards, Path(out), command)
+
+
+def _write_merged(runs: Sequence[RunFolder], shards, out: Path, command: str) -> Path:
     runs = [r for _, r in sorted(zip(shards, runs), key=lambda p: p[0].index)]
     first = runs[0].summary
     order = [_backend_key(b["backend"]) for b in first.get("backends", [])]
@@ -117,9 +125,7 @@ def merge_runs(folders: Sequence[str | Path], out: Path, command: str = "") -> P
         "complete": all(run.summary.get("complete", True) is not False for run in runs),
         "progress": _merged_progress([run.summary.get("progress") or {} for run in runs]),
     }
-    path = out / "summary.json"
-    path.write_text(json.dumps(summary, indent=2, default=str) + "\n")
-    return path
+    return write_atomic(out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
 
 
 def _merged_progress(parts: Sequence[Mapping]) -> dict:

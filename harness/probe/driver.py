@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from webnn_harness.outputs.limits_file import read_limits_file
+from webnn_harness.outputs.writing import Mode, OwnedFolder, open_append, safe_name, write_atomic
 from webnn_harness import backends
 from webnn_harness.backends.base import emulations
 from webnn_harness.spec.builder import FieldError
@@ -127,7 +129,7 @@ class _Collector:
 
     def __post_init__(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = self.path.open("w", encoding="utf-8")
+        self._fh = open_append(self.path, truncate=True)
 
     def write(self, entry: dict) -> None:
         self.entries.append(entry)
@@ -289,6 +291,7 @@ def probe(
     progress: Callable[[int], object] | None = None,
     compare_file: Path | None = None,
     executor: ExecutorFactory | None = None,
+    mode: Mode = "new",
 ) -> ProbeResult:
     """Probe ``backend`` and write its opSupportLimits and evidence under ``out_dir``.
 
@@ -301,7 +304,9 @@ def probe(
     combinations (default: local worker processes). The layout timing and
     the byte-length search run beside the passes in a process of their own
     (``beside``): the search's first attempt during the passes, the timing
-    after them; both are bounded in time and the header records the bounds."""
+    after them; both are bounded in time and the header records the bounds. ``out_dir`` is owned for the
+    probe (harness/outputs/writing.py): this backend's earlier probe files there are replaced only with
+    ``mode="overwrite"``; other backends' probes beside them are kept."""
     options = dict(options or {})
     run = run or RunOptions(timeout=20.0, batch_size=64)
     started = time.perf_counter()
@@ -312,95 +317,98 @@ def probe(
     emulated = emulations(instance)
     del instance
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    name = info["name"] if ":" not in backend else backend.rsplit(":", 1)[0].rsplit(".", 1)[-1]
-    collector = _Collector(emulated, out_dir / f"{name}-probe.jsonl")
-    op_names = list(ops) if ops else list(operators())
+    # The backend's own name makes the file names: one file name, never a path out of the folder.
+    name = safe_name(info["name"] if ":" not in backend else backend.rsplit(":", 1)[0].rsplit(".", 1)[-1])
+    files = tuple(f"{name}-{suffix}" for suffix in ("probe.jsonl", "opSupportLimits.json",
+                                                      "opSupportLimits.header.json", "probe.json"))
+    with OwnedFolder(out_dir, mode, kind="probe", files=files):
+        collector = _Collector(emulated, out_dir / f"{name}-probe.jsonl")
+        op_names = list(ops) if ops else list(operators())
 
-    pool = (executor or LocalExecutors())(backend, options, run, info)
-    beside = Beside(backend, options, layout, max_bytes if byte_search else None) if layout or byte_search else None
-    session = _Session(collector, pool, progress)
-    t0 = time.perf_counter()
-    try:
-        combos, skipped = plan(op_names, max_rank, sweeps=("types",))
-        session.skipped += skipped
-        work: list[tuple[Combo, str | None]] = [(c, None) for c in combos]
-        if "identity" in op_names:
-            work += graph_level_combos("identity", max_rank, sweeps=("types",))
-        session.run(session.queue(work))
+        pool = (executor or LocalExecutors())(backend, options, run, info)
+        beside = Beside(backend, options, layout, max_bytes if byte_search else None) if layout or byte_search else None
+        session = _Session(collector, pool, progress)
+        t0 = time.perf_counter()
+        try:
+            combos, skipped = plan(op_names, max_rank, sweeps=("types",))
+            session.skipped += skipped
+            work: list[tuple[Combo, str | None]] = [(c, None) for c in combos]
+            if "identity" in op_names:
+                work += graph_level_combos("identity", max_rank, sweeps=("types",))
+            session.run(session.queue(work))
 
-        wrong = sorted({n for n, (c, r) in session.combos.items() if session.outcome(n) == "wrong"},
-                       key=lambda n: int(n[1:]))
-        rank_types = rank_sweep_types(session, op_names)
-        combos, skipped = plan(op_names, max_rank, sweeps=("ranks",), rank_types=rank_types)
-        session.skipped += skipped
-        work = [(c, None) for c in combos]
-        graph_op = graph_sweep_op(session, op_names)
-        if graph_op == "identity":
-            work += graph_level_combos("identity", max_rank, sweeps=("ranks",))
-        elif graph_op is not None:
-            work += graph_level_combos(graph_op, max_rank)
-        session.run(session.queue(work) + session.retries(wrong))
-        # Pass 3: the per-class variants where the plain one worked, and the
-        # plain variants of wrong results met in the rank sweeps (pass 4:
-        # their per-class variants, usually none).
-        late = sorted({n for n in session.combos if session.outcome(n) == "wrong"} - set(wrong), key=lambda n: int(n[1:]))
-        session.run(session.retries(wrong, with_classes=True) + session.retries(late))
-        session.run(session.retries(late, with_classes=True))
-        wrong += late
-    except BaseException:
+            wrong = sorted({n for n, (c, r) in session.combos.items() if session.outcome(n) == "wrong"},
+                           key=lambda n: int(n[1:]))
+            rank_types = rank_sweep_types(session, op_names)
+            combos, skipped = plan(op_names, max_rank, sweeps=("ranks",), rank_types=rank_types)
+            session.skipped += skipped
+            work = [(c, None) for c in combos]
+            graph_op = graph_sweep_op(session, op_names)
+            if graph_op == "identity":
+                work += graph_level_combos("identity", max_rank, sweeps=("ranks",))
+            elif graph_op is not None:
+                work += graph_level_combos(graph_op, max_rank)
+            session.run(session.queue(work) + session.retries(wrong))
+            # Pass 3: the per-class variants where the plain one worked, and the
+            # plain variants of wrong results met in the rank sweeps (pass 4:
+            # their per-class variants, usually none).
+            late = sorted({n for n in session.combos if session.outcome(n) == "wrong"} - set(wrong), key=lambda n: int(n[1:]))
+            session.run(session.retries(wrong, with_classes=True) + session.retries(late))
+            session.run(session.retries(late, with_classes=True))
+            wrong += late
+        except BaseException:
+            if beside is not None:
+                beside.close()
+            raise
+        finally:
+            pool.close()
+            collector.close()
+        combos_seconds = time.perf_counter() - t0
+        layout_evidence = bytes_evidence = None
         if beside is not None:
-            beside.close()
-        raise
-    finally:
-        pool.close()
-        collector.close()
-    combos_seconds = time.perf_counter() - t0
-    layout_evidence = bytes_evidence = None
-    if beside is not None:
-        beside.start_timing()  # the workers are gone: the machine is quiet
-        layout_evidence, bytes_evidence = beside.finish()
-    for case_name in wrong:
-        finding = deviations.classify(deviations.present_classes(session.cases[case_name]),
-                                      collector.retry_outcomes.get(case_name, {}), limits_mod.WORKING)
-        for e in collector.written.get(case_name, []):
-            e["deviation"] = finding
+            beside.start_timing()  # the workers are gone: the machine is quiet
+            layout_evidence, bytes_evidence = beside.finish()
+        for case_name in wrong:
+            finding = deviations.classify(deviations.present_classes(session.cases[case_name]),
+                                          collector.retry_outcomes.get(case_name, {}), limits_mod.WORKING)
+            for e in collector.written.get(case_name, []):
+                e["deviation"] = finding
 
-    limits_members, analysis = limits_mod.derive(collector.entries, graph_op)
+        limits_members, analysis = limits_mod.derive(collector.entries, graph_op)
 
-    preferred = (layout_evidence or {}).get("preferred") or "nchw"
-    max_len = (bytes_evidence or {}).get("maxTensorByteLength") or 0
-    op_support = {
-        "preferredInputLayout": preferred,
-        "maxTensorByteLength": int(max_len),
-        "input": limits_members.pop("input"),
-        "constant": limits_members.pop("constant"),
-        "output": limits_members.pop("output"),
-        **limits_members,
-    }
-    seconds = time.perf_counter() - started
-    header = {
-        **run_header(info),
-        "settings": info.get("settings", {}),
-        "device": info.get("device"),
-        "emulations": dict(emulated),
-        "buildSettingsByOp": build_settings_by_op(collector.entries, info.get("settings", {})),
-        "timeBounds": time_bounds(layout_evidence, bytes_evidence),
-        "seconds": round(seconds, 3),
-    }
-    evidence = _evidence(header, collector.entries, session.skipped, session.not_built, analysis, emulated,
-                         layout_evidence, bytes_evidence, combos_seconds, len(session.cases), max_bytes, op_support,
-                         len(collector.retries))
-    limits_path = out_dir / f"{name}-opSupportLimits.json"
-    limits_path.write_text(readable_json(op_support) + "\n")
-    (out_dir / f"{name}-opSupportLimits.header.json").write_text(readable_json(header, default=str) + "\n")
-    evidence_path = out_dir / f"{name}-probe.json"
-    if compare_file is not None:
-        from webnn_harness.probe.declared import compare_declared
+        preferred = (layout_evidence or {}).get("preferred") or "nchw"
+        max_len = (bytes_evidence or {}).get("maxTensorByteLength") or 0
+        op_support = {
+            "preferredInputLayout": preferred,
+            "maxTensorByteLength": int(max_len),
+            "input": limits_members.pop("input"),
+            "constant": limits_members.pop("constant"),
+            "output": limits_members.pop("output"),
+            **limits_members,
+        }
+        seconds = time.perf_counter() - started
+        header = {
+            **run_header(info),
+            "settings": info.get("settings", {}),
+            "device": info.get("device"),
+            "emulations": dict(emulated),
+            "buildSettingsByOp": build_settings_by_op(collector.entries, info.get("settings", {})),
+            "timeBounds": time_bounds(layout_evidence, bytes_evidence),
+            "seconds": round(seconds, 3),
+        }
+        evidence = _evidence(header, collector.entries, session.skipped, session.not_built, analysis, emulated,
+                             layout_evidence, bytes_evidence, combos_seconds, len(session.cases), max_bytes, op_support,
+                             len(collector.retries))
+        limits_path = out_dir / f"{name}-opSupportLimits.json"
+        write_atomic(limits_path, readable_json(op_support) + "\n")
+        write_atomic(out_dir / f"{name}-opSupportLimits.header.json", readable_json(header, default=str) + "\n")
+        evidence_path = out_dir / f"{name}-probe.json"
+        if compare_file is not None:
+            from webnn_harness.probe.declared import compare_declared
 
-        evidence["compare"] = compare_declared(json.loads(Path(compare_file).read_text()), evidence, Path(compare_file).name)
-    evidence_path.write_text(readable_json(evidence, default=str) + "\n")
-    return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
+            evidence["compare"] = compare_declared(read_limits_file(compare_file), evidence, Path(compare_file).name)
+        write_atomic(evidence_path, readable_json(evidence, default=str) + "\n")
+        return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
 
 
 def time_bounds(layout_evidence: Mapping | None, bytes_evidence: Mapping | None) -> dict:

@@ -26,9 +26,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import platform
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
@@ -41,6 +41,8 @@ from webnn_harness import __version__
 from webnn_harness.backends.reference.evaluate import ReferenceOutput
 from webnn_harness.backends.reference import memo
 from webnn_harness.backends.reference.memo import EvaluationMemo
+from webnn_harness.outputs import reading
+from webnn_harness.outputs.writing import write_atomic
 from webnn_harness.spec.uniform import is_uniform, uniform_value
 
 # Entries over this size are not kept (a 6000x6000 float32 output that is not
@@ -133,8 +135,10 @@ def _fits(outputs: Mapping[str, Any], graph) -> bool:
                for name, out in outputs.items())
 
 
-# The file: one JSON line (per output: name, shape, whether values and mask
-# are one value broadcast, reason), then the arrays in .npy format, in order.
+# The file: one JSON line ({"outputs": per output its name, shape, whether values and mask are one value
+# broadcast, and reason; "sha256": of the rest}), then the arrays in .npy format, in order. The digest is
+# what makes a damaged entry (a disk error, a partial copy, a hand edit) one that cannot be read, so it is
+# computed again instead of judging a case against wrong numbers.
 def _write(path: Path, outputs: Mapping[str, Any]) -> None:
     header, arrays = [], []
     for name, out in outputs.items():
@@ -148,37 +152,59 @@ def _write(path: Path, outputs: Mapping[str, Any]) -> None:
         header.append(item)
     if sum(a.nbytes for a in arrays) > MAX_ENTRY_BYTES:
         return
-    buffer = io.BytesIO()
-    buffer.write(json.dumps(header).encode() + b"\n")
+    body = io.BytesIO()
     for array in arrays:
-        np.lib.format.write_array(buffer, array, allow_pickle=False)
+        np.lib.format.write_array(body, array, allow_pickle=False)
+    data = body.getvalue()
+    line = json.dumps({"outputs": header, "sha256": hashlib.sha256(data).hexdigest()}).encode() + b"\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(buffer.getvalue())
-        os.replace(tmp, path)
+        write_atomic(path, line + data)  # concurrent workers never see half an entry
     except OSError:
-        pass  # a read-only or full cache only costs speed
+        pass  # a read-only or full cache only costs speed (and leaves no temporary file: write_atomic)
+
+
+MAX_HEADER_BYTES = 1 << 20
 
 
 def _read(path: Path) -> dict | None:
+    """The entry at ``path``, or None when it cannot be read whole and as written: garbage, a header that
+    claims more values than the file holds, a digest that does not match. Never an exception."""
     try:
         with path.open("rb") as fh:
-            header = json.loads(fh.readline())
-            outputs = {}
-            for item in header:
-                parts = {}
-                for part in ("values", "undefined"):
-                    if item[part] == "none":
-                        parts[part] = None
-                        continue
-                    array = np.lib.format.read_array(fh, allow_pickle=False)
-                    parts[part] = np.broadcast_to(array, tuple(item["shape"])) if item[part] == "uniform" else array
-                outputs[item["name"]] = ReferenceOutput(parts["values"], parts["undefined"], item["reason"])
-            return outputs
-    except (OSError, EOFError, ValueError, KeyError, TypeError):
+            data = fh.read(MAX_HEADER_BYTES + MAX_ENTRY_BYTES + (1 << 16) + 1)
+        newline = data.index(b"\n", 0, MAX_HEADER_BYTES)
+        head = reading.loads(data[:newline], str(path))
+        body = data[newline + 1:]
+        if not isinstance(head, dict) or head.get("sha256") != hashlib.sha256(body).hexdigest():
+            return None
+        fh = io.BytesIO(body)
+        outputs = {}
+        for item in head["outputs"]:
+            parts = {}
+            for part in ("values", "undefined"):
+                if item[part] == "none":
+                    parts[part] = None
+                    continue
+                array = _read_array(fh, len(body))
+                parts[part] = np.broadcast_to(array, tuple(item["shape"])) if item[part] == "uniform" else array
+            outputs[item["name"]] = ReferenceOutput(parts["values"], parts["undefined"], item["reason"])
+        return outputs if fh.tell() == len(body) else None
+    except (OSError, EOFError, ValueError, KeyError, TypeError, IndexError, OverflowError, MemoryError):
         return None
+
+
+def _read_array(fh: io.BytesIO, limit: int) -> np.ndarray:
+    """One .npy array of ``fh``, its header checked first: a header claiming more bytes than ``limit``
+    is refused before numpy allocates them."""
+    start = fh.tell()
+    version = np.lib.format.read_magic(fh)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, _, dtype = read_header(fh)
+    if dtype.hasobject or math.prod(shape) * dtype.itemsize > limit:
+        raise ValueError("an array larger than its entry")
+    fh.seek(start)
+    return np.lib.format.read_array(fh, allow_pickle=False)
 
 
 _CACHE = ReferenceCache(None, memo.current())
