@@ -100,6 +100,48 @@ def test_a_type_liteRT_refuses_at_invoke_is_unsupported(litert):
         litert.compute(litert.build(g), {"a": np.array([1, 2], np.uint32), "b": np.array([3, 4], np.uint32)})
 
 
+@pytest.mark.parametrize("data_type", ["uint32", "uint64"])
+def test_a_reduction_liteRT_has_no_kernel_for_is_refused_with_why(litert, data_type):
+    """LiteRT's reduce kernels fail to prepare an unsigned input without a
+    message: the lowering says what is missing."""
+    g = graph({"x": ((2, 3), data_type)}, [call("reduceSum", input="x", options={"axes": [1]})])
+    with pytest.raises(Unsupported, match=f"reduce kernels .* no {data_type}"):
+        litert.build(g)
+
+
+@pytest.mark.parametrize("message", [
+    "tflite/kernels/elementwise.cc:164 Type UINT32 is unsupported by op Abs.Node number 0 (ABS) failed to prepare.",
+    "Unknown input type: 4, only float32, int types and bool are supportedNode number 0 (ARG_MAX) failed to prepare.",
+    "tflite/kernels/cumsum.cc:68 input->type == kTfLiteInt32 || input->type == kTfLiteFloat32 || input->type == "
+    "kTfLiteInt64 was not true.Node number 0 (CUMSUM) failed to prepare.",
+    "Type INT64 not currently supported.Node number 0 (MAX_POOL_2D) failed to invoke.",
+])
+def test_liteRT_saying_it_lacks_a_type_is_a_refusal(message):
+    from webnn_harness.backends.litert import build_error
+
+    assert isinstance(build_error(RuntimeError(message)), Unsupported)
+
+
+def test_a_graph_liteRT_fails_to_build_for_another_reason_is_a_build_failure(monkeypatch):
+    """Issue 25: a spec-valid graph LiteRT has the kernels for but fails to
+    prepare is an error, not unsupported. PReLU with a slope that broadcasts
+    the input: TFLite's PRELU keeps the input's shape, so PRELU alone fails
+    to prepare (a BuildFailure) and the lowering broadcasts the input first."""
+    from webnn_harness.backends.base import BuildFailure
+    from webnn_harness.backends.litert.lower import LOWER
+    from webnn_harness.backends.litert.lower.elementwise import OP, binary
+
+    g = graph({"x": ((2, 1), "float32"), "s": ((3,), "float32")}, [call("prelu", input="x", slope="s")])
+    x, s = np.array([[-1], [2]], np.float32), np.array([1, 2, 3], np.float32)
+    for delegate in ("xnnpack", "none"):
+        backend = backends.create("litert", {"delegate": delegate})
+        out = backend.compute(backend.build(g), {"x": x, "s": s})["y"]
+        np.testing.assert_array_equal(out, np.where(x < 0, x * s, x))
+    monkeypatch.setitem(LOWER, "prelu", lambda e, c: binary(e, OP.PRELU, c["input"], c["slope"]))
+    with pytest.raises(BuildFailure, match="HaveSameShapes"):
+        backends.create("litert", {"delegate": "none"}).build(g)
+
+
 def test_nearest_indices_round_ties_down_as_webnn():
     # upscaling 2 -> 4: coordinates -0.25, 0.25, 0.75, 1.25 -> 0, 0, 1, 1
     assert nearest_indices(2, 4).tolist() == [0, 0, 1, 1]

@@ -22,8 +22,13 @@ Options (``-o key=value``):
                 most ops; native emits float16 tensors, run as the chosen
                 path runs them.
 
-A build error from LiteRT (AllocateTensors: a kernel's Prepare refusing a
-type, a shape or a rank) is ``Unsupported`` with LiteRT's message. The
+A build error from LiteRT (AllocateTensors: a kernel's Prepare failing) is
+``Unsupported`` with LiteRT's message when that message says what LiteRT
+lacks (a data type a kernel has no code for: ``_REFUSAL``), else
+``BuildFailure`` (an ``error`` record, issue 25): a spec-valid graph that
+LiteRT has the kernels for but fails to prepare is a bug, of the lowering
+or of LiteRT, not a refusal. Kernels that refuse a type without saying so
+(the reductions on uint32/uint64) are refused by the lowering itself. The
 lowering never emits a graph known to abort the process (int8/uint8
 arithmetic, see lower/elementwise.py); a crash is still a ``crash`` record,
 since every case runs in a worker process.
@@ -37,7 +42,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.backends.base import BackendError, BackendInfo, BuildFailure, Unsupported
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -115,8 +120,8 @@ class LiteRtBackend:
                 experimental_op_resolver_type=resolver.AUTO if self.delegate == "xnnpack"
                 else resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
             interpreter.allocate_tensors()
-        except (RuntimeError, ValueError) as exc:  # LiteRT's build errors: it refuses this graph
-            raise Unsupported(f"LiteRT: {' '.join(str(exc).split())}") from exc
+        except (RuntimeError, ValueError) as exc:  # LiteRT's build errors
+            raise build_error(exc) from exc
         return interpreter
 
     def build(self, graph: Graph) -> Compiled:
@@ -151,11 +156,10 @@ class LiteRtBackend:
         try:
             interpreter.invoke()
         except RuntimeError as exc:
-            message = " ".join(str(exc).split())
             # Many LiteRT kernels check their types in Eval, not Prepare: a
             # type refusal at invoke is LiteRT not supporting the graph.
-            if _TYPE_REFUSAL.search(message):
-                raise Unsupported(f"LiteRT: {message}") from exc
+            if _REFUSAL.search(str(exc)):
+                raise Unsupported(_message(exc)) from exc
             raise
         return {name: interpreter.get_tensor(index) for name, index in compiled.outputs.items()}
 
@@ -170,8 +174,23 @@ class LiteRtBackend:
         return dict(EMULATED)
 
 
-_TYPE_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?"
-                           r"|supported currently|requires float", re.IGNORECASE)
+# What LiteRT's kernels say when they have no code for a data type (messages
+# from kernels/*.cc, e.g. "Type UINT32 is unsupported by op Abs", "Unknown
+# input type: 4, only float32, int types and bool are supported", cumsum's
+# "input->type == kTfLiteInt32 || ... was not true").
+_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?"
+                      r"|supported currently|requires float|only [^.]* are supported|->type == ",
+                      re.IGNORECASE)
+
+
+def _message(exc: Exception) -> str:
+    return f"LiteRT: {' '.join(str(exc).split())}"
+
+
+def build_error(exc: Exception) -> Exception:
+    """What LiteRT failing to build a model is: ``Unsupported`` when its
+    message names something LiteRT lacks, else ``BuildFailure`` (issue 25)."""
+    return Unsupported(_message(exc)) if _REFUSAL.search(str(exc)) else BuildFailure(_message(exc))
 
 
 def create(options: Mapping[str, str]) -> LiteRtBackend:
