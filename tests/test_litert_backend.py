@@ -115,6 +115,8 @@ def test_a_reduction_liteRT_has_no_kernel_for_is_refused_with_why(litert, data_t
     "tflite/kernels/cumsum.cc:68 input->type == kTfLiteInt32 || input->type == kTfLiteFloat32 || input->type == "
     "kTfLiteInt64 was not true.Node number 0 (CUMSUM) failed to prepare.",
     "Type INT64 not currently supported.Node number 0 (MAX_POOL_2D) failed to invoke.",
+    "tflite/kernels/batch_matmul.cc:355 NumDimensions(lhs_data) <= 5 was not true.Node number 0 (BATCH_MATMUL) "
+    "failed to prepare.",
 ])
 def test_liteRT_saying_it_lacks_a_type_is_a_refusal(message):
     from webnn_harness.backends.litert import build_error
@@ -138,8 +140,25 @@ def test_a_graph_liteRT_fails_to_build_for_another_reason_is_a_build_failure(mon
         out = backend.compute(backend.build(g), {"x": x, "s": s})["y"]
         np.testing.assert_array_equal(out, np.where(x < 0, x * s, x))
     monkeypatch.setitem(LOWER, "prelu", lambda e, c: binary(e, OP.PRELU, c["input"], c["slope"]))
-    with pytest.raises(BuildFailure, match="HaveSameShapes"):
+    with pytest.raises(BuildFailure, match="HaveSameShapes") as failure:
         backends.create("litert", {"delegate": "none"}).build(g)
+    assert failure.value.settings == {}
+
+
+def test_a_graph_xnnpack_fails_and_the_builtin_kernels_build_is_a_build_failure_saying_so():
+    """XNNPACK 2.3.0 takes a rank-7 concat and fails to prepare it instead of
+    leaving it to the builtin kernel, which computes it: an error (LiteRT
+    has the kernel), whose build settings say the builtin path builds it."""
+    from webnn_harness.backends.base import BuildFailure
+
+    shape = (1, 1, 1, 1, 1, 1, 2)
+    g = graph({"x": (shape, "float32")}, [call("concat", inputs=["x", "x"], axis=0)])
+    x = np.arange(2, dtype=np.float32).reshape(shape)
+    builtin = backends.create("litert", {"delegate": "none"})
+    np.testing.assert_array_equal(builtin.compute(builtin.build(g), {"x": x})["y"], np.concatenate([x, x]))
+    with pytest.raises(BuildFailure, match="failed to delegate CONCATENATION") as failure:
+        backends.create("litert", {}).build(g)
+    assert failure.value.settings == {"builds_with_delegate": "none"}
 
 
 def test_nearest_indices_round_ties_down_as_webnn():

@@ -27,7 +27,9 @@ A build error from LiteRT (AllocateTensors: a kernel's Prepare failing) is
 lacks (a data type a kernel has no code for: ``_REFUSAL``), else
 ``BuildFailure`` (an ``error`` record, issue 25): a spec-valid graph that
 LiteRT has the kernels for but fails to prepare is a bug, of the lowering
-or of LiteRT, not a refusal. Kernels that refuse a type without saying so
+or of LiteRT, not a refusal (when XNNPACK fails a graph the builtin
+kernels build, its build settings say ``builds_with_delegate: none``).
+Kernels that refuse a type without saying so
 (the reductions on uint32/uint64) are refused by the lowering itself. The
 lowering never emits a graph known to abort the process (int8/uint8
 arithmetic, see lower/elementwise.py); a crash is still a ``crash`` record,
@@ -113,16 +115,32 @@ class LiteRtBackend:
 
     def interpreter(self, model: bytes):
         """An allocated Interpreter for ``model`` on this backend's path."""
-        resolver = self._interpreter.OpResolverType
         try:
-            interpreter = self._interpreter.Interpreter(
-                model_content=model, num_threads=self.threads,
-                experimental_op_resolver_type=resolver.AUTO if self.delegate == "xnnpack"
-                else resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-            interpreter.allocate_tensors()
+            return self._allocated(model, self.delegate)
         except (RuntimeError, ValueError) as exc:  # LiteRT's build errors
-            raise build_error(exc) from exc
+            error = build_error(exc)
+            if isinstance(error, BuildFailure) and self.delegate == "xnnpack" and self._builds(model, "none"):
+                # XNNPACK took a node and failed to prepare it rather than
+                # leave it to the builtin kernel (a concat of rank 7): the
+                # builtin path builds the graph, so LiteRT lacks nothing.
+                error.settings["builds_with_delegate"] = "none"
+            raise error from exc
+
+    def _allocated(self, model: bytes, delegate: str):
+        resolver = self._interpreter.OpResolverType
+        interpreter = self._interpreter.Interpreter(
+            model_content=model, num_threads=self.threads,
+            experimental_op_resolver_type=resolver.AUTO if delegate == "xnnpack"
+            else resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        interpreter.allocate_tensors()
         return interpreter
+
+    def _builds(self, model: bytes, delegate: str) -> bool:
+        try:
+            self._allocated(model, delegate)
+        except (RuntimeError, ValueError):
+            return False
+        return True
 
     def build(self, graph: Graph) -> Compiled:
         model, input_tensors, output_tensors = self.lower(graph)
@@ -174,13 +192,14 @@ class LiteRtBackend:
         return dict(EMULATED)
 
 
-# What LiteRT's kernels say when they have no code for a data type (messages
-# from kernels/*.cc, e.g. "Type UINT32 is unsupported by op Abs", "Unknown
-# input type: 4, only float32, int types and bool are supported", cumsum's
-# "input->type == kTfLiteInt32 || ... was not true").
+# What LiteRT's kernels say when they have no code for a data type or a rank
+# (messages from kernels/*.cc, e.g. "Type UINT32 is unsupported by op Abs",
+# "Unknown input type: 4, only float32, int types and bool are supported",
+# cumsum's "input->type == kTfLiteInt32 || ... was not true", the builtin
+# BATCH_MATMUL's "NumDimensions(lhs_data) <= 5 was not true").
 _REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?"
-                      r"|supported currently|requires float|only [^.]* are supported|->type == ",
-                      re.IGNORECASE)
+                      r"|supported currently|requires float|only [^.]* are supported|->type == "
+                      r"|NumDimensions\([^)]*\) <=? \d+ was not true", re.IGNORECASE)
 
 
 def _message(exc: Exception) -> str:
