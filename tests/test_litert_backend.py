@@ -100,6 +100,67 @@ def test_a_type_liteRT_refuses_at_invoke_is_unsupported(litert):
         litert.compute(litert.build(g), {"a": np.array([1, 2], np.uint32), "b": np.array([3, 4], np.uint32)})
 
 
+@pytest.mark.parametrize("data_type", ["uint32", "uint64"])
+def test_a_reduction_liteRT_has_no_kernel_for_is_refused_with_why(litert, data_type):
+    """LiteRT's reduce kernels fail to prepare an unsigned input without a
+    message: the lowering says what is missing."""
+    g = graph({"x": ((2, 3), data_type)}, [call("reduceSum", input="x", options={"axes": [1]})])
+    with pytest.raises(Unsupported, match=f"reduce kernels .* no {data_type}"):
+        litert.build(g)
+
+
+@pytest.mark.parametrize("message", [
+    "tflite/kernels/elementwise.cc:164 Type UINT32 is unsupported by op Abs.Node number 0 (ABS) failed to prepare.",
+    "Unknown input type: 4, only float32, int types and bool are supportedNode number 0 (ARG_MAX) failed to prepare.",
+    "tflite/kernels/cumsum.cc:68 input->type == kTfLiteInt32 || input->type == kTfLiteFloat32 || input->type == "
+    "kTfLiteInt64 was not true.Node number 0 (CUMSUM) failed to prepare.",
+    "Type INT64 not currently supported.Node number 0 (MAX_POOL_2D) failed to invoke.",
+    "tflite/kernels/batch_matmul.cc:355 NumDimensions(lhs_data) <= 5 was not true.Node number 0 (BATCH_MATMUL) "
+    "failed to prepare.",
+])
+def test_liteRT_saying_it_lacks_a_type_is_a_refusal(message):
+    from webnn_harness.backends.litert import build_error
+
+    assert isinstance(build_error(RuntimeError(message)), Unsupported)
+
+
+def test_a_graph_liteRT_fails_to_build_for_another_reason_is_a_build_failure(monkeypatch):
+    """Issue 25: a spec-valid graph LiteRT has the kernels for but fails to
+    prepare is an error, not unsupported. PReLU with a slope that broadcasts
+    the input: TFLite's PRELU keeps the input's shape, so PRELU alone fails
+    to prepare (a BuildFailure) and the lowering broadcasts the input first."""
+    from webnn_harness.backends.base import BuildFailure
+    from webnn_harness.backends.litert.lower import LOWER
+    from webnn_harness.backends.litert.lower.elementwise import OP, binary
+
+    g = graph({"x": ((2, 1), "float32"), "s": ((3,), "float32")}, [call("prelu", input="x", slope="s")])
+    x, s = np.array([[-1], [2]], np.float32), np.array([1, 2, 3], np.float32)
+    for delegate in ("xnnpack", "none"):
+        backend = backends.create("litert", {"delegate": delegate})
+        out = backend.compute(backend.build(g), {"x": x, "s": s})["y"]
+        np.testing.assert_array_equal(out, np.where(x < 0, x * s, x))
+    monkeypatch.setitem(LOWER, "prelu", lambda e, c: binary(e, OP.PRELU, c["input"], c["slope"]))
+    with pytest.raises(BuildFailure, match="HaveSameShapes") as failure:
+        backends.create("litert", {"delegate": "none"}).build(g)
+    assert failure.value.settings == {}
+
+
+def test_a_graph_xnnpack_fails_and_the_builtin_kernels_build_is_a_build_failure_saying_so():
+    """XNNPACK 2.3.0 takes a rank-7 concat and fails to prepare it instead of
+    leaving it to the builtin kernel, which computes it: an error (LiteRT
+    has the kernel), whose build settings say the builtin path builds it."""
+    from webnn_harness.backends.base import BuildFailure
+
+    shape = (1, 1, 1, 1, 1, 1, 2)
+    g = graph({"x": (shape, "float32")}, [call("concat", inputs=["x", "x"], axis=0)])
+    x = np.arange(2, dtype=np.float32).reshape(shape)
+    builtin = backends.create("litert", {"delegate": "none"})
+    np.testing.assert_array_equal(builtin.compute(builtin.build(g), {"x": x})["y"], np.concatenate([x, x]))
+    with pytest.raises(BuildFailure, match="failed to delegate CONCATENATION") as failure:
+        backends.create("litert", {}).build(g)
+    assert failure.value.settings == {"builds_with_delegate": "none"}
+
+
 def test_nearest_indices_round_ties_down_as_webnn():
     # upscaling 2 -> 4: coordinates -0.25, 0.25, 0.75, 1.25 -> 0, 0, 1, 1
     assert nearest_indices(2, 4).tolist() == [0, 0, 1, 1]
@@ -178,6 +239,70 @@ def test_known_failures_data_is_well_formed():
     assert entries
     for entry in entries:
         assert entry.reason and (entry.case or entry.match) and entry.versions
+
+
+def object_api_model(e, inputs, outputs) -> bytes:
+    """The model an Emitter holds, written as the emitter wrote it before
+    issue 27's follow-up: with the schema's object API (ModelT.Pack)."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as schema
+
+    from webnn_harness.backends.litert.emitter import FIRST_VERSION, PLACEHOLDER_FOR_GREATER_OP_CODES, _options_type
+
+    subgraph = schema.SubGraphT()
+    subgraph.tensors, subgraph.operators = [], []
+    for t in e.tensors:
+        tensor = schema.TensorT()
+        tensor.shape, tensor.type, tensor.buffer, tensor.name = list(t.shape), t.type, t.buffer, t.name
+        subgraph.tensors.append(tensor)
+    for op in e.operators:
+        operator = schema.OperatorT()
+        operator.opcodeIndex, operator.inputs, operator.outputs = op.opcode, list(op.inputs), list(op.outputs)
+        if op.options is not None:
+            operator.builtinOptionsType, operator.builtinOptions = _options_type(op.options), op.options
+        subgraph.operators.append(operator)
+    subgraph.inputs, subgraph.outputs, subgraph.name = list(inputs), list(outputs), "webnn"
+    model = schema.ModelT()
+    model.version, model.description, model.subgraphs = 3, "webnn-harness", [subgraph]
+    model.operatorCodes, model.buffers = [], []
+    for code in sorted(e.opcodes, key=e.opcodes.__getitem__):
+        opcode = schema.OperatorCodeT()
+        opcode.builtinCode, opcode.deprecatedBuiltinCode = code, min(code, PLACEHOLDER_FOR_GREATER_OP_CODES)
+        opcode.version = FIRST_VERSION.get(code, 1)
+        model.operatorCodes.append(opcode)
+    for data in e.buffers:
+        buffer = schema.BufferT()
+        buffer.data = data
+        model.buffers.append(buffer)
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+@pytest.mark.parametrize("float16", ["float32", "native"])
+def test_the_model_bytes_are_what_the_object_api_writes(float16, monkeypatch):
+    """``Emitter.finish`` writes with the builder functions for speed: every
+    model of the sample must be byte for byte the object API's."""
+    from webnn_harness.backends.litert import emitter
+    from webnn_harness.backends.litert.lower import Unlowerable, lower_graph
+    from webnn_harness.loading.cases import iter_cases
+
+    written = []
+    finish = emitter.Emitter.finish
+
+    def recorded(self, inputs, outputs):
+        model = finish(self, inputs, outputs)
+        written.append((model, object_api_model(self, inputs, outputs)))
+        return model
+
+    monkeypatch.setattr(emitter.Emitter, "finish", recorded)
+    for case in iter_cases([ROOT / "cases" / name for name in SAMPLE]):
+        try:
+            lower_graph(case.graph, float16)
+        except Unlowerable:
+            pass
+    assert len(written) > 100
+    assert all(model == expected for model, expected in written)
 
 
 SAMPLE = ["elementwise/softplus.json", "elementwise/logical_and.json", "elementwise/where.json",

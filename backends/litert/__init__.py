@@ -22,8 +22,15 @@ Options (``-o key=value``):
                 most ops; native emits float16 tensors, run as the chosen
                 path runs them.
 
-A build error from LiteRT (AllocateTensors: a kernel's Prepare refusing a
-type, a shape or a rank) is ``Unsupported`` with LiteRT's message. The
+A build error from LiteRT (AllocateTensors: a kernel's Prepare failing) is
+``Unsupported`` with LiteRT's message when that message says what LiteRT
+lacks (a data type a kernel has no code for: ``_REFUSAL``), else
+``BuildFailure`` (an ``error`` record, issue 25): a spec-valid graph that
+LiteRT has the kernels for but fails to prepare is a bug, of the lowering
+or of LiteRT, not a refusal (when XNNPACK fails a graph the builtin
+kernels build, its build settings say ``builds_with_delegate: none``).
+Kernels that refuse a type without saying so
+(the reductions on uint32/uint64) are refused by the lowering itself. The
 lowering never emits a graph known to abort the process (int8/uint8
 arithmetic, see lower/elementwise.py); a crash is still a ``crash`` record,
 since every case runs in a worker process.
@@ -37,7 +44,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendInfo, Unsupported
+from webnn_harness.backends.base import BackendError, BackendInfo, BuildFailure, Unsupported
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -108,23 +115,43 @@ class LiteRtBackend:
 
     def interpreter(self, model: bytes):
         """An allocated Interpreter for ``model`` on this backend's path."""
-        resolver = self._interpreter.OpResolverType
         try:
-            interpreter = self._interpreter.Interpreter(
-                model_content=model, num_threads=self.threads,
-                experimental_op_resolver_type=resolver.AUTO if self.delegate == "xnnpack"
-                else resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-            interpreter.allocate_tensors()
-        except (RuntimeError, ValueError) as exc:  # LiteRT's build errors: it refuses this graph
-            raise Unsupported(f"LiteRT: {' '.join(str(exc).split())}") from exc
+            return self._allocated(model, self.delegate)
+        except (RuntimeError, ValueError) as exc:  # LiteRT's build errors
+            error = build_error(exc)
+            if isinstance(error, BuildFailure) and self.delegate == "xnnpack" and self._builds(model, "none"):
+                # XNNPACK took a node and failed to prepare it rather than
+                # leave it to the builtin kernel (a concat of rank 7): the
+                # builtin path builds the graph, so LiteRT lacks nothing.
+                error.settings["builds_with_delegate"] = "none"
+            raise error from exc
+
+    def _allocated(self, model: bytes, delegate: str):
+        resolver = self._interpreter.OpResolverType
+        interpreter = self._interpreter.Interpreter(
+            model_content=model, num_threads=self.threads,
+            experimental_op_resolver_type=resolver.AUTO if delegate == "xnnpack"
+            else resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+        interpreter.allocate_tensors()
         return interpreter
+
+    def _builds(self, model: bytes, delegate: str) -> bool:
+        try:
+            self._allocated(model, delegate)
+        except (RuntimeError, ValueError):
+            return False
+        return True
 
     def build(self, graph: Graph) -> Compiled:
         model, input_tensors, output_tensors = self.lower(graph)
         interpreter = self.interpreter(model)
-        details = {d["index"]: d for d in interpreter.get_tensor_details()}
+        # The wrapper's own calls, not get_tensor_details / _get_ops_details:
+        # those describe every tensor and node (quantization, sparsity, types),
+        # a quarter of a millisecond per graph, for one shape per output and
+        # one name per node (issue 27).
+        native = interpreter._interpreter
         for name, index in zip(graph.outputs, output_tensors):
-            shape = tuple(int(n) for n in details[index]["shape"])
+            shape = tuple(int(n) for n in native.TensorSize(index, 0))
             # TFLite resizes a declared output to what the kernels compute,
             # silently: a difference is a lowering bug, never a result.
             if shape != tuple(graph.descs[name].shape):
@@ -132,7 +159,7 @@ class LiteRtBackend:
                                    f"not {list(graph.descs[name].shape)}")
         inputs = {name: (index, numpy_dtype(graph.descs[name].data_type), graph.descs[name].shape)
                   for name, index in zip(graph.inputs, input_tensors)}
-        delegated = sum(1 for op in interpreter._get_ops_details() if op["op_name"] == "DELEGATE")
+        delegated = sum(native.NodeName(i) == "DELEGATE" for i in range(native.NumNodes()))
         return Compiled(interpreter, inputs, dict(zip(graph.outputs, output_tensors)), model, delegated)
 
     def build_settings(self, compiled: Compiled) -> dict[str, Any]:
@@ -147,11 +174,10 @@ class LiteRtBackend:
         try:
             interpreter.invoke()
         except RuntimeError as exc:
-            message = " ".join(str(exc).split())
             # Many LiteRT kernels check their types in Eval, not Prepare: a
             # type refusal at invoke is LiteRT not supporting the graph.
-            if _TYPE_REFUSAL.search(message):
-                raise Unsupported(f"LiteRT: {message}") from exc
+            if _REFUSAL.search(str(exc)):
+                raise Unsupported(_message(exc)) from exc
             raise
         return {name: interpreter.get_tensor(index) for name, index in compiled.outputs.items()}
 
@@ -166,8 +192,24 @@ class LiteRtBackend:
         return dict(EMULATED)
 
 
-_TYPE_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?"
-                           r"|supported currently|requires float", re.IGNORECASE)
+# What LiteRT's kernels say when they have no code for a data type or a rank
+# (messages from kernels/*.cc, e.g. "Type UINT32 is unsupported by op Abs",
+# "Unknown input type: 4, only float32, int types and bool are supported",
+# cumsum's "input->type == kTfLiteInt32 || ... was not true", the builtin
+# BATCH_MATMUL's "NumDimensions(lhs_data) <= 5 was not true").
+_REFUSAL = re.compile(r"not supported|not currently supported|unsupported|does not support|only supports?"
+                      r"|supported currently|requires float|only [^.]* are supported|->type == "
+                      r"|NumDimensions\([^)]*\) <=? \d+ was not true", re.IGNORECASE)
+
+
+def _message(exc: Exception) -> str:
+    return f"LiteRT: {' '.join(str(exc).split())}"
+
+
+def build_error(exc: Exception) -> Exception:
+    """What LiteRT failing to build a model is: ``Unsupported`` when its
+    message names something LiteRT lacks, else ``BuildFailure`` (issue 25)."""
+    return Unsupported(_message(exc)) if _REFUSAL.search(str(exc)) else BuildFailure(_message(exc))
 
 
 def create(options: Mapping[str, str]) -> LiteRtBackend:

@@ -147,7 +147,13 @@ def linear(e: Emitter, c: Call) -> int:
 
 def prelu(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
-    return binary(e, OP.PRELU, c["input"], c["slope"])
+    x = c["input"]
+    if tuple(e.desc(x).shape) != tuple(c.out.shape):
+        # TFLite's PRELU output has the input's shape (activations.cc:
+        # HaveSameShapes(input, output)); a slope that broadcasts the input
+        # too is applied to the input broadcast first.
+        x = e.op(OP.BROADCAST_TO, [x, e.i32(c.out.shape)], e.like(x, shape=c.out.shape))
+    return binary(e, OP.PRELU, x, c["slope"])
 
 
 def elu(e: Emitter, c: Call) -> int:

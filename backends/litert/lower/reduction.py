@@ -9,12 +9,22 @@ from __future__ import annotations
 
 from ai_edge_litert import schema_py_generated as schema
 
-from webnn_harness.backends.litert.emitter import OP, Call, Emitter
+from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
 from webnn_harness.backends.litert.lower.elementwise import INT8_PLAIN, binary, refuse_quantized, unary
 from webnn_harness.spec.dtypes import is_float
 
 
+# LiteRT's reduce kernels (kernels/reduce.cc) have no unsigned 32/64-bit
+# code; their Prepare fails with no message ("Node number 0 (SUM) failed to
+# prepare"), so the refusal is said here.
+NO_REDUCE_KERNEL = ("uint32", "uint64")
+
+
 def reduce(e: Emitter, code: int, x: int, axes, keep: bool) -> int:
+    data_type = e.desc(x).data_type
+    if data_type in NO_REDUCE_KERNEL:
+        raise Unlowerable(f"LiteRT's reduce kernels (SUM, MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD) have no "
+                          f"{data_type} code")
     shape = e.desc(x).shape
     axes = sorted(a % len(shape) for a in axes)
     out = [1 if a in axes else n for a, n in enumerate(shape)] if keep else \
