@@ -6,6 +6,7 @@ by step detection, and incremental builds that read only new entries."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,7 +21,7 @@ from webnn_harness.archive.store import ENTRIES, ENTRY_FILE
 from webnn_harness.reports import ReportInputError, build_archive_site
 from webnn_harness.reports import archive as archive_model
 from webnn_harness.reports.archive import limits_entries
-from webnn_harness.reports.sitefolder import CACHE
+from webnn_harness.reports.sitefolder import CACHE, MANIFEST
 
 NOW = datetime(2026, 11, 25, tzinfo=timezone.utc)
 
@@ -394,3 +395,30 @@ def test_an_entry_edited_after_its_digest_was_cached_is_still_left_out(archive, 
     assert [b.backend.version for b in model.site.conformance.backends] == ["1.9.0"]
     assert not any(c.runs_compared for c in model.changes)
     assert run.id not in (site / "changes.html").read_text()
+
+
+def test_a_rebuild_rewrites_only_changed_files_and_leaves_no_stale_page(archive, tmp_path):
+    site = tmp_path / "site"
+    build_archive_site(archive.path, site, now=NOW)
+    listed = set(json.loads((site / MANIFEST).read_text())["files"])
+    assert listed == set(_site_files(site)) - {MANIFEST} and "history/relu.html" in listed
+    for p in listed:
+        os.utime(site / p, ns=(1, 1))  # so that a page written again shows, however coarse the clock
+    (site / "history" / "clamp.html").unlink()  # a page a person removed is written again
+    (site / "ops" / "gone.html").write_text("a page an earlier report wrote")
+    (site / MANIFEST).write_text(json.dumps({"kind": "webnn-harness report", "files": sorted(listed | {"ops/gone.html"})}))
+    newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
+                         finding="f-new")
+    archive.add(newer[:1])  # a run: the probe and bench pages stay as they were
+    build_archive_site(archive.path, site, now=NOW)
+    rewritten = {p for p in listed if (site / p).exists() and (site / p).stat().st_mtime_ns != 1}
+    assert {"changes.html", "conformance.html", "history/relu.html", "history/clamp.html"} <= rewritten
+    # Every page's footer counts the archive's entries, so every page changed; the files that
+    # name no entry count (styles, scripts, limits downloads, charts) were not written again.
+    kept = {p for p in listed if not p.endswith(".html")}
+    assert kept and any(p.startswith("data/") for p in kept) and kept.isdisjoint(rewritten), sorted(kept & rewritten)
+    assert not (site / "ops" / "gone.html").exists()
+    assert set(json.loads((site / MANIFEST).read_text())["files"]) == set(_site_files(site)) - {MANIFEST}
+    full = tmp_path / "full"
+    build_archive_site(archive.path, full, now=NOW)
+    assert _site_files(site) == _site_files(full)
