@@ -353,7 +353,7 @@ class StepsCache:
 
     def __call__(self, values: Sequence[float], min_relative: float) -> tuple[Step, ...]:
         key = content_key(list(values), min_relative)
-        found = self.kept.get(key)
+        found = self.used.get(key, self.kept.get(key))  # used: series of equal values in this build
         try:
             steps = tuple(Step(int(i), float(b), float(a)) for i, b, a in found) if isinstance(found, list) else None
         except (TypeError, ValueError):
