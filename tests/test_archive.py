@@ -21,6 +21,7 @@ from webnn_harness.archive.store import ENTRIES, ENTRY_FILE
 from webnn_harness.reports import ReportInputError, build_archive_site
 from webnn_harness.reports import archive as archive_model
 from webnn_harness.reports.archive import limits_entries
+from webnn_harness.reports.conformance import read_run
 from webnn_harness.reports.sitefolder import CACHE, MANIFEST
 
 NOW = datetime(2026, 11, 25, tzinfo=timezone.utc)
@@ -422,3 +423,19 @@ def test_a_rebuild_rewrites_only_changed_files_and_leaves_no_stale_page(archive,
     full = tmp_path / "full"
     build_archive_site(archive.path, full, now=NOW)
     assert _site_files(site) == _site_files(full)
+
+
+def test_run_records_are_grouped_by_their_backend_as_json_tells_them_apart(tmp_path):
+    """read_run dumps each distinct backend once: dicts equal in Python but not in JSON
+    (1 and True) stay apart, and the same dict in another key order is the same backend."""
+    a = {"name": "fakert", "version": "1", "device": "CPU", "settings": {"threads": 1, "fast": True}}
+    reordered = {"settings": {"fast": True, "threads": 1}, "device": "CPU", "version": "1", "name": "fakert"}
+    other = {**a, "settings": {"threads": True, "fast": True}}
+    assert a == other  # what a memo keyed by dict equality would merge
+    results = tmp_path / "run" / "results.jsonl"
+    results.parent.mkdir()
+    results.write_text("".join(json.dumps(rec(f"relu {i}", backend=b).to_json()) + "\n"
+                               for i, b in enumerate([a, reordered, other, a])))
+    groups = read_run(results.parent)
+    assert [len(g.records) for g in groups] == [3, 1]
+    assert groups[1].backend["settings"]["threads"] is True

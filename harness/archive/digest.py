@@ -126,8 +126,12 @@ def write_cached(cache: Path | None, name: str, doc: Any) -> None:
 
 
 def content_key(*parts: Any) -> str:
-    """A cache file's name part for what a cached result depends on (entry ids, settings, formats)."""
-    return hashlib.sha256(json.dumps(parts, separators=(",", ":"), sort_keys=True).encode()).hexdigest()[:24]
+    """A cache file's name part for what a cached result depends on (entry ids, settings, formats);
+    the harness version too, so that a release computing it differently never reads an older result."""
+    from webnn_harness import __version__
+
+    doc = json.dumps([__version__, *parts], separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(doc.encode()).hexdigest()[:24]
 
 
 def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None) -> dict:
