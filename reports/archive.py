@@ -26,7 +26,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.archive.digest import DIGEST_FORMAT, case_outcomes, content_key, entry_digest, read_cached, write_cached
+from webnn_harness.archive.digest import (DIGEST_FORMAT, case_outcomes, content_key, entry_digest, prune_cached,
+                                          read_cached, write_cached)
 from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
@@ -41,6 +42,7 @@ LATENCY_STEP = 0.05  # a latency step smaller than this fraction is not shown: b
 # Bump when what version_changes or detect_steps computes changes: the site folder's cache of
 # their results (per pair of versions, per series) is then computed again.
 CHANGES_FORMAT = 1
+CHANGES_PREFIX = "changes-"
 STEPS_FORMAT = 1
 NO_SCIPY = "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
 
@@ -320,11 +322,14 @@ def _changes_from_json(doc: Mapping[str, Any]) -> VersionChanges:
 
 
 def cached_version_changes(name: str, device: str, base: str, new: str,
-                           newest: Mapping[ColumnKey, tuple[LastRun, Entry]], digest, cache: Path | None) -> VersionChanges:
+                           newest: Mapping[ColumnKey, tuple[LastRun, Entry]], digest, cache: Path | None,
+                           used: set[str]) -> VersionChanges:
     """``version_changes``, kept in ``cache`` by the ids of the entries it compares (an entry
-    never changes): a build after one entry was added compares only the pairs it is in."""
+    never changes): a build after one entry was added compares only the pairs it is in.
+    ``used`` collects the cache files this build needs (the others are removed after it)."""
     ids = sorted((k[0], k[2], e.id) for k, (_, e) in newest.items() if k[1] == name and k[2] in (base, new) and k[3] == device)
-    file = f"changes-{content_key(name, device, base, new, ids, CHANGES_FORMAT, DIGEST_FORMAT, LATENCY_STEP)}.json"
+    file = f"{CHANGES_PREFIX}{content_key(name, device, base, new, ids, CHANGES_FORMAT, DIGEST_FORMAT, LATENCY_STEP)}.json"
+    used.add(file)
     doc = read_cached(cache, file)
     if isinstance(doc, dict):
         try:
@@ -465,11 +470,12 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     versions: dict[Line, set[str]] = defaultdict(set)
     for kind, name, version, device in newest:
         versions[(name, device)].add(version)
-    changes = []
+    changes, used = [], set()
     for (name, device), vs in sorted(versions.items()):
         ordered = sorted(vs, key=_version_key)
         for base, new in zip(ordered, ordered[1:]):
-            changes.append(cached_version_changes(name, device, base, new, newest, digest, cache))
+            changes.append(cached_version_changes(name, device, base, new, newest, digest, cache, used))
+    prune_cached(cache, CHANGES_PREFIX, used)  # pairs no longer consecutive: the cache does not grow with every build
     changes = _newest_first(changes, lambda c: (c.name, c.new_version, c.new_date))
     # An operator name read from a record becomes a page name only when the catalog knows it.
     steps_cache = StepsCache(cache)

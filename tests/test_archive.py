@@ -370,8 +370,10 @@ def test_an_incremental_build_writes_what_a_full_build_writes_and_computes_only_
     newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
                          finding="f-new")
     archive.add(newer[:3])  # a run, a probe and a bench of the next version
+    (incremental / CACHE / "changes-of-a-pair-no-longer-consecutive.json").write_text("{}")
     _, model = build_archive_site(archive.path, incremental, now=NOW)
     assert pairs == [("1.10.0", "1.11.0")]  # 1.9.0 -> 1.10.0 came from the cache
+    assert len(list((incremental / CACHE).glob("changes-*.json"))) == 2  # one per pair of this build: the cache does not grow
     assert fitted and all(len(y) == 3 for y in fitted)  # only series that gained a point were fitted again
     assert model.changes[0].newly_passing and model.changes[1].newly_failing
     full = tmp_path / "full"

@@ -125,6 +125,13 @@ def write_cached(cache: Path | None, name: str, doc: Any) -> None:
     os.replace(tmp, cache / name)
 
 
+def prune_cached(cache: Path | None, prefix: str, keep: set[str]) -> None:
+    """Remove the cache files named ``prefix...json`` that are not in ``keep``."""
+    for path in cache.glob(f"{prefix}*.json") if cache is not None and cache.is_dir() else ():
+        if path.name not in keep:
+            path.unlink(missing_ok=True)
+
+
 def content_key(*parts: Any) -> str:
     """A cache file's name part for what a cached result depends on (entry ids, settings, formats);
     the harness version too, so that a release computing it differently never reads an older result."""
