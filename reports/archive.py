@@ -26,8 +26,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.archive.digest import (DIGEST_FORMAT, case_outcomes, content_key, entry_digest, prune_cached,
-                                          read_cached, write_cached)
+from webnn_harness.archive.digest import (
+    DIGEST_FORMAT,
+    case_outcomes,
+    content_key,
+    entry_digest,
+    prune_cached,
+    read_cached,
+    write_cached,
+)
 from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
