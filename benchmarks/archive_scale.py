@@ -7,9 +7,11 @@ change at known versions, so the changes and history pages have work to do.
     python benchmarks/archive_scale.py [--versions 20] [--backends 3] [--keep DIR]
 
 Prints the time (wall and CPU) of a full build (an empty site folder), of a
-build after one more entry was added (the same site folder: entry digests
-are reused), and of archiving the outputs; the target is under 60 s for the
-full build on 2 cores.
+build after one more entry was added (the same site folder: entry digests,
+the changes of pairs of versions that entry is not in and the steps of
+series it adds no point to come from the site's cache; the columns are read
+and the pages rendered again), and of archiving the outputs; the target is
+under 60 s for the full build on 2 cores.
 """
 from __future__ import annotations
 

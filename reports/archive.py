@@ -26,7 +26,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.archive.digest import case_outcomes, entry_digest
+from webnn_harness.archive.digest import (
+    DIGEST_FORMAT,
+    case_outcomes,
+    content_key,
+    entry_digest,
+    prune_cached,
+    read_cached,
+    write_cached,
+)
 from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
@@ -38,6 +46,12 @@ from webnn_harness.spec.catalog import operators
 
 STALE_DAYS = 30
 LATENCY_STEP = 0.05  # a latency step smaller than this fraction is not shown: bench --threshold's default
+# Bump when what version_changes or detect_steps computes changes: the site folder's cache of
+# their results (per pair of versions, per series) is then computed again.
+CHANGES_FORMAT = 1
+CHANGES_PREFIX = "changes-"
+STEPS_FORMAT = 1
+NO_SCIPY = "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
 
 ColumnKey = tuple[str, str, str, str]  # (kind, backend name, version, device)
 Line = tuple[str, str]  # (backend name, device): one backend's history
@@ -258,7 +272,7 @@ def _bench_changes(base: Mapping[str, Any], new: Mapping[str, Any], name: str) -
         from webnn_harness.bench.regressions import compare_records
         changes = compare_records(before, after, threshold=LATENCY_STEP)
     except ImportError:
-        return [], "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
+        return [], NO_SCIPY
     return [BenchChange(c.benchmark, c.variant, c.verdict, c.base_median, c.new_median, c.ratio, c.p_value, c.reason)
             for c in changes if c.verdict in ("slower", "faster", "broken", "fixed")], ""
 
@@ -305,20 +319,80 @@ def version_changes(name: str, device: str, base: str, new: str,
                           machines="; ".join(m for m in machines if m), **fields)
 
 
+def _changes_from_json(doc: Mapping[str, Any]) -> VersionChanges:
+    """A VersionChanges as ``dataclasses.asdict`` wrote it into the cache."""
+    nested = {"newly_failing": CaseChange, "newly_passing": CaseChange, "slower": BenchChange,
+              "faster": BenchChange, "findings_new": FindingChange, "findings_gone": FindingChange}
+    fields = {k: tuple(nested[k](**{f: tuple(v) if isinstance(v, list) else v for f, v in x.items()}) for x in v)
+              if k in nested else tuple(v) if isinstance(v, list) else v for k, v in doc.items()}
+    return VersionChanges(**fields)
+
+
+def cached_version_changes(name: str, device: str, base: str, new: str,
+                           newest: Mapping[ColumnKey, tuple[LastRun, Entry]], digest, cache: Path | None,
+                           used: set[str]) -> VersionChanges:
+    """``version_changes``, kept in ``cache`` by the ids of the entries it compares (an entry
+    never changes): a build after one entry was added compares only the pairs it is in.
+    ``used`` collects the cache files this build needs (the others are removed after it)."""
+    ids = sorted((k[0], k[2], e.id) for k, (_, e) in newest.items() if k[1] == name and k[2] in (base, new) and k[3] == device)
+    file = f"{CHANGES_PREFIX}{content_key(name, device, base, new, ids, CHANGES_FORMAT, DIGEST_FORMAT, LATENCY_STEP)}.json"
+    used.add(file)
+    doc = read_cached(cache, file)
+    if isinstance(doc, dict):
+        try:
+            return _changes_from_json(doc)
+        except (TypeError, ValueError):
+            pass  # a damaged cache file is computed again
+    changes = version_changes(name, device, base, new, newest, digest)
+    if changes.bench_note != NO_SCIPY:  # installing scipy later must compare them
+        write_cached(cache, file, dataclasses.asdict(changes))
+    return changes
+
+
 # --------------------------------------------------------------------------- history
 
 
-def _series(name: str, device: str, metric: str, unit: str, points: list[Point], min_relative: float) -> Series:
+class StepsCache:
+    """``detect_steps`` of each series, kept in the cache folder by the series' values: a build
+    after one entry was added fits only the series that entry adds a point to. Only the
+    series of this build are kept, so the file does not grow with every build."""
+
+    def __init__(self, cache: Path | None):
+        self.cache, self.file = cache, f"steps-{STEPS_FORMAT}.json"
+        doc = read_cached(cache, self.file)
+        self.kept: dict[str, Any] = doc if isinstance(doc, dict) else {}
+        self.used: dict[str, list] = {}
+
+    def __call__(self, values: Sequence[float], min_relative: float) -> tuple[Step, ...]:
+        key = content_key(list(values), min_relative)
+        found = self.used.get(key, self.kept.get(key))  # used: series of equal values in this build
+        try:
+            steps = tuple(Step(int(i), float(b), float(a)) for i, b, a in found) if isinstance(found, list) else None
+        except (TypeError, ValueError):
+            steps = None  # a damaged cache entry is computed again
+        if steps is None:
+            steps = detect_steps(values, min_relative=min_relative)
+        self.used[key] = [[s.index, s.before, s.after] for s in steps]
+        return steps
+
+    def save(self) -> None:
+        if self.used != self.kept:
+            write_cached(self.cache, self.file, self.used)
+
+
+def _series(name: str, device: str, metric: str, unit: str, points: list[Point], min_relative: float,
+            steps_of=detect_steps) -> Series:
     values = [p.value for p in points]
-    steps = detect_steps([v for v in values if v is not None], min_relative=min_relative)
+    steps = steps_of([v for v in values if v is not None], min_relative=min_relative)
     index = [i for i, v in enumerate(values) if v is not None]  # a step's index among the points with a value
     at = {index[s.index]: s for s in steps}
     return Series(name, device, metric, unit, tuple(dataclasses.replace(p, step=at.get(i)) for i, p in enumerate(points)),
                   steps)
 
 
-def op_history(entries: Sequence[Entry], digest) -> dict[str, list[Series]]:
-    """Per op: pass-rate series from runs, median-latency series from benches, one per backend and device."""
+def op_history(entries: Sequence[Entry], digest, steps_of=detect_steps) -> dict[str, list[Series]]:
+    """Per op: pass-rate series from runs, median-latency series from benches, one per backend and device.
+    ``steps_of``: ``detect_steps``, or a ``StepsCache``."""
     by_line: dict[tuple[str, Line], list[tuple[Entry, str]]] = defaultdict(list)
     for e in entries:
         if e.kind in ("run", "bench"):
@@ -338,7 +412,7 @@ def op_history(entries: Sequence[Entry], digest) -> dict[str, list[Series]]:
                     passed, tested = ops.get(op, (0, 0))
                     rates[op].append(Point(version, e.date, passed / tested if tested else None,
                                            f"{passed}/{tested} passed" if tested else "not tested"))
-                out[op].append(_series(name, device, "pass rate", "rate", rates[op], 0.0))
+                out[op].append(_series(name, device, "pass rate", "rate", rates[op], 0.0, steps_of))
         else:
             medians: dict[tuple[str, str, str], list[Point]] = defaultdict(list)
             keys = set()
@@ -355,7 +429,7 @@ def op_history(entries: Sequence[Entry], digest) -> dict[str, list[Series]]:
                                               "" if value is not None else (r["status"] if r else "not run")))
             for (op, benchmark, variant), points in sorted(medians.items()):
                 out[op].append(_series(name, device, f"median latency: {benchmark} {variant}", "seconds", points,
-                                       LATENCY_STEP))
+                                       LATENCY_STEP, steps_of))
     return out
 
 
@@ -403,14 +477,17 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     versions: dict[Line, set[str]] = defaultdict(set)
     for kind, name, version, device in newest:
         versions[(name, device)].add(version)
-    changes = []
+    changes, used = [], set()
     for (name, device), vs in sorted(versions.items()):
         ordered = sorted(vs, key=_version_key)
         for base, new in zip(ordered, ordered[1:]):
-            changes.append(version_changes(name, device, base, new, newest, digest))
+            changes.append(cached_version_changes(name, device, base, new, newest, digest, cache, used))
+    prune_cached(cache, CHANGES_PREFIX, used)  # pairs no longer consecutive: the cache does not grow with every build
     changes = _newest_first(changes, lambda c: (c.name, c.new_version, c.new_date))
     # An operator name read from a record becomes a page name only when the catalog knows it.
-    history = {op: series for op, series in op_history(entries, digest).items() if op in operators()}
+    steps_cache = StepsCache(cache)
+    history = {op: series for op, series in op_history(entries, digest, steps_cache).items() if op in operators()}
+    steps_cache.save()
     site = dataclasses.replace(site, archive=dataclasses.replace(info, history_ops=frozenset(history)))
     return ArchiveModel(dataclasses.replace(site, warnings=tuple(dict.fromkeys([*site.warnings, *warnings]))),
                         tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings))

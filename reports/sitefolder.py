@@ -47,6 +47,8 @@ class SiteFolder:
     def __init__(self, out_dir: Path):
         self.out_dir = Path(out_dir)
         self.written: list[str] = []
+        self.previous: dict[str, Path] = {}  # the earlier report's files, until this one has written its own
+        self.unchanged = 0  # pages whose bytes were already there (not written again: their mtimes stay)
 
     def check(self) -> bool:
         """Refuse a file or a foreign non-empty folder; True when an earlier report is there."""
@@ -65,14 +67,11 @@ class SiteFolder:
         """Refuse a file or a foreign non-empty folder; remove an earlier report's files."""
         out = self.out_dir
         if self.check():
-            manifest = out / MANIFEST
-            old = _listed_files(out, manifest)
-            for path in old:
-                if path.is_file() or path.is_symlink():
-                    path.unlink()
-            for folder in sorted({p.parent for p in old}, key=lambda p: -len(p.parts)):
-                if folder != out and folder.is_dir() and not any(folder.iterdir()):
-                    folder.rmdir()
+            # The earlier report's files stay until this one is written: a page with the same bytes
+            # is not written again (a publisher's rsync or a git commit of the site sees only what
+            # changed), and ``close`` removes the rest. They stay listed until then.
+            old = _listed_files(out, out / MANIFEST)
+            self.previous = {p.relative_to(out).as_posix(): p for p in old}
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -81,17 +80,30 @@ class SiteFolder:
 
     def write(self, rel: str, content: str | bytes) -> Path:
         path = self.out_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
+        data = content if isinstance(content, bytes) else content.encode("utf-8")
         self.written.append(rel)
+        if rel in self.previous and not path.is_symlink() and path.is_file() and path.read_bytes() == data:
+            self.unchanged += 1
+            return path
+        if path.is_symlink():
+            path.unlink()  # never write through a link left in the folder
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
         return path
 
     def _write_manifest(self) -> None:
-        doc = {"kind": _KIND, "files": sorted(set(self.written))}
+        doc = {"kind": _KIND, "files": sorted({*self.written, *self.previous})}
         (self.out_dir / MANIFEST).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
     def close(self) -> None:
+        """Remove the earlier report's files this one did not write, then list only this one's."""
+        written = set(self.written)
+        stale = [p for rel, p in self.previous.items() if rel not in written]
+        for path in stale:
+            if path.is_file() or path.is_symlink():
+                path.unlink()
+        for folder in sorted({p.parent for p in stale}, key=lambda p: -len(p.parts)):
+            if folder != self.out_dir and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+        self.previous = {}
         self._write_manifest()

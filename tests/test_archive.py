@@ -6,6 +6,7 @@ by step detection, and incremental builds that read only new entries."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +19,10 @@ from webnn_harness.archive import digest as digest_module
 from webnn_harness.archive.steps import detect_steps, fit
 from webnn_harness.archive.store import ENTRIES, ENTRY_FILE
 from webnn_harness.reports import ReportInputError, build_archive_site
+from webnn_harness.reports import archive as archive_model
 from webnn_harness.reports.archive import limits_entries
+from webnn_harness.reports.conformance import read_run
+from webnn_harness.reports.sitefolder import CACHE, MANIFEST
 
 NOW = datetime(2026, 11, 25, tzinfo=timezone.utc)
 
@@ -346,3 +350,94 @@ def test_cli_archive_add_list_and_report(outputs, tmp_path, capsys):
     assert main(["archive", "list", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "not a webnn-harness archive" in err and "Traceback" not in err
+
+
+def _site_files(site: Path) -> dict[str, bytes]:
+    """Every file of a site but the cache (which a full build has no more of than it needs)."""
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*"))
+            if p.is_file() and CACHE not in p.relative_to(site).parts}
+
+
+def test_an_incremental_build_writes_what_a_full_build_writes_and_computes_only_what_is_new(archive, tmp_path,
+                                                                                          monkeypatch):
+    incremental = tmp_path / "incremental"
+    build_archive_site(archive.path, incremental, now=NOW)
+    pairs, fitted = [], []
+    real_changes, real_steps = archive_model.version_changes, archive_model.detect_steps
+    monkeypatch.setattr(archive_model, "version_changes",
+                        lambda name, device, base, new, *a: pairs.append((base, new)) or real_changes(name, device, base, new, *a))
+    monkeypatch.setattr(archive_model, "detect_steps", lambda y, **kw: fitted.append(list(y)) or real_steps(y, **kw))
+    newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
+                         finding="f-new")
+    archive.add(newer[:3])  # a run, a probe and a bench of the next version
+    (incremental / CACHE / "changes-of-a-pair-no-longer-consecutive.json").write_text("{}")
+    _, model = build_archive_site(archive.path, incremental, now=NOW)
+    assert pairs == [("1.10.0", "1.11.0")]  # 1.9.0 -> 1.10.0 came from the cache
+    assert len(list((incremental / CACHE).glob("changes-*.json"))) == 2  # one per pair of this build: the cache does not grow
+    assert fitted and all(len(y) == 3 for y in fitted)  # only series that gained a point were fitted again
+    assert model.changes[0].newly_passing and model.changes[1].newly_failing
+    full = tmp_path / "full"
+    build_archive_site(archive.path, full, now=NOW)
+    assert _site_files(incremental) == _site_files(full)
+    # A damaged cache is computed again, to the same pages.
+    for p in (full / CACHE).iterdir():
+        p.write_text("{" if p.name.startswith(("changes-", "steps-")) else p.read_text())
+    build_archive_site(archive.path, full, now=NOW)
+    assert _site_files(incremental) == _site_files(full)
+
+
+def test_an_entry_edited_after_its_digest_was_cached_is_still_left_out(archive, tmp_path):
+    site = tmp_path / "site"
+    build_archive_site(archive.path, site, now=NOW)
+    entries, _ = archive.entries()
+    run = next(e for e in entries if e.kind == "run" and e.backends[0].version == "1.10.0")
+    results = archive.entries_dir / run.id / "results.jsonl"
+    results.write_text(results.read_text().replace('"fail"', '"pass"'))
+    _, model = build_archive_site(archive.path, site, now=NOW)
+    assert any(run.id in w and "changed since it was archived" in w for w in model.site.warnings)
+    assert [b.backend.version for b in model.site.conformance.backends] == ["1.9.0"]
+    assert not any(c.runs_compared for c in model.changes)
+    assert run.id not in (site / "changes.html").read_text()
+
+
+def test_a_rebuild_rewrites_only_changed_files_and_leaves_no_stale_page(archive, tmp_path):
+    site = tmp_path / "site"
+    build_archive_site(archive.path, site, now=NOW)
+    listed = set(json.loads((site / MANIFEST).read_text())["files"])
+    assert listed == set(_site_files(site)) - {MANIFEST} and "history/relu.html" in listed
+    for p in listed:
+        os.utime(site / p, ns=(1, 1))  # so that a page written again shows, however coarse the clock
+    (site / "history" / "clamp.html").unlink()  # a page a person removed is written again
+    (site / "ops" / "gone.html").write_text("a page an earlier report wrote")
+    (site / MANIFEST).write_text(json.dumps({"kind": "webnn-harness report", "files": sorted(listed | {"ops/gone.html"})}))
+    newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
+                         finding="f-new")
+    archive.add(newer[:1])  # a run: the probe and bench pages stay as they were
+    build_archive_site(archive.path, site, now=NOW)
+    rewritten = {p for p in listed if (site / p).exists() and (site / p).stat().st_mtime_ns != 1}
+    assert {"changes.html", "conformance.html", "history/relu.html", "history/clamp.html"} <= rewritten
+    # Every page's footer counts the archive's entries, so every page changed; the files that
+    # name no entry count (styles, scripts, limits downloads, charts) were not written again.
+    kept = {p for p in listed if not p.endswith(".html")}
+    assert kept and any(p.startswith("data/") for p in kept) and kept.isdisjoint(rewritten), sorted(kept & rewritten)
+    assert not (site / "ops" / "gone.html").exists()
+    assert set(json.loads((site / MANIFEST).read_text())["files"]) == set(_site_files(site)) - {MANIFEST}
+    full = tmp_path / "full"
+    build_archive_site(archive.path, full, now=NOW)
+    assert _site_files(site) == _site_files(full)
+
+
+def test_run_records_are_grouped_by_their_backend_as_json_tells_them_apart(tmp_path):
+    """read_run dumps each distinct backend once: dicts equal in Python but not in JSON
+    (1 and True) stay apart, and the same dict in another key order is the same backend."""
+    a = {"name": "fakert", "version": "1", "device": "CPU", "settings": {"threads": 1, "fast": True}}
+    reordered = {"settings": {"fast": True, "threads": 1}, "device": "CPU", "version": "1", "name": "fakert"}
+    other = {**a, "settings": {"threads": True, "fast": True}}
+    assert a == other  # what a memo keyed by dict equality would merge
+    results = tmp_path / "run" / "results.jsonl"
+    results.parent.mkdir()
+    results.write_text("".join(json.dumps(rec(f"relu {i}", backend=b).to_json()) + "\n"
+                               for i, b in enumerate([a, reordered, other, a])))
+    groups = read_run(results.parent)
+    assert [len(g.records) for g in groups] == [3, 1]
+    assert groups[1].backend["settings"]["threads"] is True

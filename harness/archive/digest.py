@@ -12,6 +12,7 @@ findings by id (stable for a root cause, harness/fuzz/findings.py).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -103,17 +104,50 @@ def _fuzz_digest(folder: Path) -> dict:
 DIGESTERS = {"probe": _probe_digest, "bench": _bench_digest, "fuzz": _fuzz_digest}
 
 
+def read_cached(cache: Path | None, name: str) -> Any:
+    """The JSON document kept in ``cache`` under ``name``, or None (none kept, or damaged: computed again)."""
+    if cache is None or not (cache / name).is_file():
+        return None
+    try:
+        return json.loads((cache / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def write_cached(cache: Path | None, name: str, doc: Any) -> None:
+    """Keep ``doc`` in ``cache`` under ``name``, whole or not at all (two builds may share a site folder)."""
+    if cache is None:
+        return
+    cache.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cache, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(doc, separators=(",", ":")))  # dumps: json.dump never uses the C encoder
+    os.replace(tmp, cache / name)
+
+
+def prune_cached(cache: Path | None, prefix: str, keep: set[str]) -> None:
+    """Remove the cache files named ``prefix...json`` that are not in ``keep``."""
+    for path in cache.glob(f"{prefix}*.json") if cache is not None and cache.is_dir() else ():
+        if path.name not in keep:
+            path.unlink(missing_ok=True)
+
+
+def content_key(*parts: Any) -> str:
+    """A cache file's name part for what a cached result depends on (entry ids, settings, formats);
+    the harness version too, so that a release computing it differently never reads an older result."""
+    from webnn_harness import __version__
+
+    doc = json.dumps([__version__, *parts], separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(doc.encode()).hexdigest()[:24]
+
+
 def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None) -> dict:
     """The entry's digest, from ``cache`` when it holds one, else computed (and kept there).
     ``read_run``: the report's run reader (``conformance.read_run``), or one that remembers."""
-    cached = cache / f"{entry.id}-{DIGEST_FORMAT}.json" if cache else None
-    if cached and cached.is_file():
-        try:
-            doc = json.loads(cached.read_text(encoding="utf-8"))
-            if isinstance(doc, dict) and doc.get("id") == entry.id:
-                return doc
-        except (OSError, ValueError):
-            pass  # a damaged cache file is computed again
+    name = f"{entry.id}-{DIGEST_FORMAT}.json"
+    doc = read_cached(cache, name)
+    if isinstance(doc, dict) and doc.get("id") == entry.id:
+        return doc
     folder = archive.entries_dir / entry.id
     if entry.kind == "run":
         from webnn_harness.reports.conformance import read_run as report_read_run
@@ -121,10 +155,5 @@ def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=No
         doc = {"id": entry.id, **_run_digest(folder, read_run or report_read_run)}
     else:
         doc = {"id": entry.id, **DIGESTERS[entry.kind](folder)}
-    if cached:
-        cache.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(doc, separators=(",", ":")))  # dumps: json.dump never uses the C encoder
-        os.replace(tmp, cached)
+    write_cached(cache, name, doc)
     return doc
