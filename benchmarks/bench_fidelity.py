@@ -127,7 +127,9 @@ def ort_native(record: dict, artifact: Path, seconds: float) -> Native:
     return Native("InferenceSession.run loop", *timed_loop(lambda: session.run(None, feed), seconds))
 
 
-def litert_native(record: dict, artifact: Path, seconds: float) -> Native:
+def litert_interpreter(record: dict, artifact: Path):
+    """The saved .tflite in an Interpreter with the bench's threads and op
+    resolver, and its inputs as (index, random values)."""
     from ai_edge_litert import interpreter as litert
 
     settings = record["backend"]["settings"]
@@ -136,7 +138,11 @@ def litert_native(record: dict, artifact: Path, seconds: float) -> Native:
                                 experimental_op_resolver_type=resolver)
     runner.allocate_tensors()
     rng = np.random.default_rng(0)
-    feed = [(d["index"], rng.random(d["shape"]).astype(d["dtype"])) for d in runner.get_input_details()]
+    return runner, [(d["index"], rng.random(d["shape"]).astype(d["dtype"])) for d in runner.get_input_details()]
+
+
+def litert_native(record: dict, artifact: Path, seconds: float) -> Native:
+    runner, feed = litert_interpreter(record, artifact)
     for index, value in feed:
         runner.set_tensor(index, value)
     return Native("Interpreter.invoke loop", *timed_loop(runner.invoke, seconds))
@@ -147,15 +153,7 @@ def litert_copying_loop(record: dict, artifact: Path, seconds: float) -> Native:
     every host caller do (set_tensor in, invoke, get_tensor out): the harness's
     own overhead is its median beyond this loop's, the copies are this loop's
     beyond the invoke loop's."""
-    from ai_edge_litert import interpreter as litert
-
-    settings = record["backend"]["settings"]
-    resolver = getattr(litert.OpResolverType, settings["op_resolver"])
-    runner = litert.Interpreter(model_path=str(artifact), num_threads=settings["threads"],
-                                experimental_op_resolver_type=resolver)
-    runner.allocate_tensors()
-    rng = np.random.default_rng(0)
-    feed = [(d["index"], rng.random(d["shape"]).astype(d["dtype"])) for d in runner.get_input_details()]
+    runner, feed = litert_interpreter(record, artifact)
     outputs = [d["index"] for d in runner.get_output_details()]
 
     def step() -> None:
