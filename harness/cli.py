@@ -419,7 +419,8 @@ def cmd_fuzz(args) -> int:
 def cmd_accuracy(args) -> int:
     """TOSA's dot-product compliance check on generated data sets, beside the WPT verdict;
     DIR/accuracy.jsonl and DIR/summary.json. Exit 1 when a case does not comply, crashes, hangs or errs."""
-    from webnn_harness.accuracy.driver import AccuracyFolderExists, AccuracySettings, accuracy
+    from webnn_harness.accuracy.driver import AccuracySettings, accuracy
+    from webnn_harness.outputs.writing import OutputFolderError
     from webnn_harness.accuracy.plans import OPS
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.backends.base import parse_options
@@ -443,8 +444,8 @@ def cmd_accuracy(args) -> int:
                   f"WPT {line['wpt']['status']}", file=sys.stderr)
 
     try:
-        result = accuracy(config, Path(args.out), on_record=show)
-    except (UnknownBackend, BackendError, AccuracyFolderExists) as exc:
+        result = accuracy(config, Path(args.out), on_record=show, mode="overwrite" if args.overwrite else "new")
+    except (UnknownBackend, BackendError, OutputFolderError) as exc:
         raise UsageError(str(exc).strip("'\"")) from None
     counts = result.counts
     print(f"{len(result.records)} cases in {result.seconds:.1f} s: {counts['compliant']} compliant, "
@@ -799,7 +800,9 @@ def parser() -> argparse.ArgumentParser:
     ac.add_argument("--data-type", action="append", choices=("float32", "float16"), help="only this data type (repeatable)")
     ac.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a hang")
     ac.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
-    ac.add_argument("--out", default="out/accuracy", help="output folder (default: out/accuracy); must not hold accuracy.jsonl")
+    ac.add_argument("--out", default="out/accuracy", help="output folder (default: out/accuracy); refused when it holds "
+                    "an earlier accuracy run, unless --overwrite")
+    ac.add_argument("--overwrite", action="store_true", help="replace an earlier accuracy run in --out (only its files)")
     ac.add_argument("--quiet", "-q", action="store_true", help="no line per case")
     ac.epilog = ("exit 1 when a case does not comply or crashes, hangs or errs; a case the backend refuses is "
                  "recorded as not checked and is no failure")

@@ -256,7 +256,7 @@ def test_cli_usage_mistakes_exit_2_with_one_line(tmp_path, capsys):
     before = (out / "accuracy.jsonl").read_text()
     assert main(["accuracy", "--backend", "reference", "--op", "reduceSum", "--out", str(out), "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "already holds accuracy.jsonl" in err[0]
+    assert len(err) == 1 and "holds an earlier accuracy (accuracy.jsonl); pass --overwrite" in err[0]
     assert (out / "accuracy.jsonl").read_text() == before  # never overwritten
 
 

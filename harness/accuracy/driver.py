@@ -27,10 +27,7 @@ from webnn_harness.accuracy.datasets import DATA_SETS
 from webnn_harness.accuracy.plans import DATA_TYPES, OPS, accuracy_case, plan
 from webnn_harness.execution.pool import RunOptions, WorkerPool
 from webnn_harness.outputs.records import Record, run_header
-
-
-class AccuracyFolderExists(Exception):
-    """The output folder already holds an accuracy run (never overwritten unasked)."""
+from webnn_harness.outputs.writing import Mode, OwnedFolder, open_append, write_atomic
 
 
 @dataclass(frozen=True)
@@ -97,28 +94,32 @@ def outcome(line: Mapping[str, Any]) -> str:
 def _write_summary(out: Path, info: Mapping, config: AccuracySettings, written: list[dict], planned: int,
                    seconds: float) -> Path:
     """Written when the run starts (``complete`` false) and again when it ends, as run's summary is."""
-    path = out / "summary.json"
     doc = {**run_header(info), "kind": "accuracy", "settings": config.to_json(), "seconds": round(seconds, 3),
            "complete": len(written) == planned, "cases": planned, "counts": dict(Counter(outcome(r) for r in written))}
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    tmp.replace(path)  # a reader never sees half a summary
-    return path
+    return write_atomic(out / "summary.json", json.dumps(doc, indent=1, default=str) + "\n")
 
 
-def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], None] | None = None) -> AccuracyResult:
-    """Run every planned case of ``config`` and write ``out/accuracy.jsonl`` and ``out/summary.json``."""
+def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], None] | None = None,
+             mode: Mode = "new") -> AccuracyResult:
+    """Run every planned case of ``config`` and write ``out/accuracy.jsonl`` and ``out/summary.json``,
+    the folder owned for the run (harness/outputs/writing.py: a folder holding an earlier accuracy is
+    refused unless ``mode`` is "overwrite", any other output always)."""
     entries = plan(config.ops, config.data_types, config.data_sets)  # unknown ops: KeyError, before any work
-    path = out / ACCURACY_FILE
-    if path.exists():
-        raise AccuracyFolderExists(f"{out} already holds {ACCURACY_FILE}; give another --out")
+    folder = OwnedFolder(Path(out), mode, kind="accuracy")
+    folder.precheck()  # a usage mistake in --out, said before the backend starts
     try:
         backend = backends.create(config.backend, config.options)
     except ValueError as exc:  # an option the backend does not take (an external backend's own error)
         raise BackendError(str(exc)) from None
     info = backend.info().to_json()
     del backend
-    out.mkdir(parents=True, exist_ok=True)
+    with folder:
+        return _accuracy(config, Path(out), entries, info, on_record)
+
+
+def _accuracy(config: AccuracySettings, out: Path, entries, info: Mapping,
+              on_record: Callable[[dict], None] | None) -> AccuracyResult:
+    path = out / ACCURACY_FILE
     cases = {}
     for i, entry in enumerate(entries):
         case = accuracy_case(*entry, index=i)
@@ -127,7 +128,7 @@ def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], No
     written: list[dict] = []
     started = time.monotonic()
     _write_summary(out, info, config, written, len(cases), 0.0)
-    with path.open("x", encoding="utf-8") as fh:
+    with open_append(path, truncate=True) as fh:
         def write(record: Record) -> None:
             line = accuracy_record(record, cases[record.id])
             fh.write(json.dumps(line, allow_nan=False, default=str) + "\n")
@@ -144,4 +145,4 @@ def accuracy(config: AccuracySettings, out: Path, on_record: Callable[[dict], No
     return AccuracyResult(written, time.monotonic() - started, summary)
 
 
-__all__ = ["ACCURACY_FILE", "AccuracyFolderExists", "AccuracyResult", "AccuracySettings", "accuracy"]
+__all__ = ["ACCURACY_FILE", "AccuracyResult", "AccuracySettings", "accuracy"]

@@ -45,6 +45,7 @@ KIND_FILES: dict[str, tuple[str, ...]] = {
     "bench": ("bench.jsonl", "summary.json", "artifacts"),
     "fuzz": ("hypothesis", "findings", "findings-details", "summary.json"),
     "probe": (),  # <backend>-probe.json and friends: see kind_of
+    "accuracy": ("accuracy.jsonl", "summary.json"),
 }
 # What a user may need to fix: the reasons worth one line, not a traceback.
 WRITE_ERRNOS = {
