@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.accuracy import ACCURACY_FILE
+from webnn_harness.outputs.reading import loads
 from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError, format_error, read_json
 
 ACCURACY_KIND = "accuracy"
@@ -188,7 +189,7 @@ def read_accuracy(folder: Path) -> tuple[Mapping[str, Any], list[tuple[Mapping[s
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = loads(line, where)  # the one reader's parse: nesting bounded, never a RecursionError
             case = read_case(raw)
             backend = read_backend(raw.get("backend", summary.get("backend")))
         except ValueError as exc:  # JSON errors and _BadField

@@ -9,12 +9,12 @@ bounded in size, every field checked, a malformed event one line naming the
 file, the event and the field."""
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from typing import Any
 
 from webnn_harness.backends.base import NodeTime, SessionProfile
+from webnn_harness.outputs.reading import loads
 
 MAX_TRACE_BYTES = 64 << 20  # a trace of a few hundred runs of a large graph is a few MB
 KERNEL_SUFFIX = "_kernel_time"
@@ -37,9 +37,9 @@ def read_trace(path: str) -> list[dict]:
     if size > MAX_TRACE_BYTES:
         raise TraceError(f"{name}: {size} bytes, over the {MAX_TRACE_BYTES} bytes read")
     try:
-        with open(path, encoding="utf-8") as f:
-            events = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        with open(path, "rb") as f:
+            events = loads(f.read(), name)  # nesting bounded (harness/outputs/reading.py)
+    except (OSError, ValueError) as exc:
         raise TraceError(f"{name}: not a JSON trace: {' '.join(str(exc).split())}") from None
     if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
         raise TraceError(f"{name}: not a list of trace events")

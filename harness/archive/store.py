@@ -37,6 +37,8 @@ from typing import Any, Iterable, Mapping
 
 import filelock
 
+from webnn_harness.outputs.reading import loads
+
 MARKER = ".webnn-harness-archive.json"
 ENTRIES = "entries"
 ENTRY_FILE = "entry.json"
@@ -282,7 +284,7 @@ class Archive:
             raise ArchiveError(f"{self.path}: exists and is not a folder")
         if marker.is_file():
             try:
-                doc = json.loads(marker.read_bytes()[:MAX_ENTRY_JSON_BYTES])
+                doc = loads(marker.read_bytes()[:MAX_ENTRY_JSON_BYTES], str(marker))
             except (OSError, ValueError) as exc:
                 raise ArchiveError(f"{marker}: cannot read: {exc}") from None
             if not isinstance(doc, Mapping) or doc.get("kind") != ARCHIVE_KIND or doc.get("format") != FORMAT:
@@ -345,7 +347,7 @@ class Archive:
         try:
             if path.stat().st_size > MAX_ENTRY_JSON_BYTES:
                 raise ValueError(f"more than {MAX_ENTRY_JSON_BYTES} bytes")
-            entry = Entry.from_json(json.loads(path.read_bytes()))
+            entry = Entry.from_json(loads(path.read_bytes(), str(path)))
         except (OSError, ValueError, RecursionError) as exc:
             raise ArchiveError(f"{path}: {exc}"[:400]) from None
         if entry.id != folder.name:
