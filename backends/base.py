@@ -297,10 +297,15 @@ class SessionProfile:
     """What a profiling session saw: one tuple of NodeTime per run, in run
     order, and the (op, name) of each node of the model we gave the backend
     that never ran (removed, constant-folded or fused away; name "" where the
-    backend gives none)."""
+    backend gives none). ``node_times``: what a node's seconds measure,
+    ``"kernel"`` (its kernel's run, which ends when its work is done) or
+    ``"launch"`` (the host's time to enqueue it on an asynchronous device,
+    which runs it later: ORT's profiler on CUDA times Compute() on the host,
+    and its pip builds carry no CUDA profiling)."""
 
     runs: tuple[tuple[NodeTime, ...], ...]
     removed: tuple[tuple[str, str], ...] = ()
+    node_times: str = "kernel"
 
 
 def profiling_session(backend: Backend, graph: Graph) -> DeviceSession:

@@ -835,8 +835,9 @@ def parser() -> argparse.ArgumentParser:
     be.add_argument("--threshold", type=fraction, default=0.05, help="relative slowdown that counts with --baseline (default 0.05)")
     be.add_argument("--quiet", "-q", action="store_true", help="no progress as it runs (a line per record); the summary still prints")
     be.add_argument("--profile", type=positive_int, nargs="?", const=10, metavar="RUNS",
-                    help="after the timed runs, run each variant RUNS times (default 10) with the backend's "
-                         "profiler on and record per-node times (ORT session profiling, OpenVINO PERF_COUNT)")
+                    help="after the timed runs, run each variant with the backend's profiler on at least RUNS "
+                         "times (default 10) and for --min-time, in blocks between runs of the timed graph, and "
+                         "record per-node times and the profiler's cost (ORT session profiling, OpenVINO PERF_COUNT)")
     _add_executor_arguments(be)
 
     df = sub.add_parser("diff", help=COMMANDS["diff"][1])

@@ -27,6 +27,8 @@ LAYOUT_VARIANTS = ("nchw", "nhwc", "nhwcTransposed")
 # benchmark's fused graph: what fusing the graph changed inside the backend.
 OP_BY_OP_VARIANTS = ("opByOp", "deviceTensor")
 FUSED_VARIANT = "fused"
+# What a node's seconds measure (harness/bench/profile.py "nodeTimes").
+NODE_TIMES = ("kernel", "launch")
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class NodeProfile:
     node_seconds: float = 0.0  # the nodes' medians summed
     run_seconds: float | None = None  # a profiled run's median wall time (profiler on)
     run_node_seconds: float | None = None  # the median over the profiled runs of their nodes' sum
+    plain_seconds: float | None = None  # the timed sessions' median run, in blocks between the profiled runs
+    launch_times: bool = False  # node times are the host's launches on an asynchronous device (ORT on CUDA)
     problem: str = ""  # "unavailable: ..." | "error: ..."
 
 
@@ -110,12 +114,16 @@ def read_profile(raw: Any, where: str) -> NodeProfile | None:
                            name=_field(r.get("name", ""), str, where, f"removed[{i}].name"),
                            part=_field(r.get("part"), int, where, f"removed[{i}].part", optional=True))
                for i, r in enumerate(_list(raw, "removed", where))]
-    run_seconds = _field(raw.get("runSeconds"), float, where, "runSeconds", optional=True)
-    run_node_seconds = _field(raw.get("runNodeSeconds"), float, where, "runNodeSeconds", optional=True)
+    seconds = {key: _field(raw.get(key), float, where, key, optional=True)
+               for key in ("runSeconds", "runNodeSeconds", "plainSeconds")}
+    seconds = {key: float(value) if value is not None else None for key, value in seconds.items()}
+    node_times = raw.get("nodeTimes", "kernel")
+    if node_times not in NODE_TIMES:
+        raise ReportInputError(f"{where}: profile field 'nodeTimes' is not one of {', '.join(NODE_TIMES)}")
     return NodeProfile(runs=_field(raw.get("runs"), int, where, "runs"), nodes=tuple(nodes), removed=tuple(removed),
-                       node_seconds=sum(n.seconds for n in nodes),
-                       run_seconds=float(run_seconds) if run_seconds is not None else None,
-                       run_node_seconds=float(run_node_seconds) if run_node_seconds is not None else None)
+                       node_seconds=sum(n.seconds for n in nodes), run_seconds=seconds["runSeconds"],
+                       run_node_seconds=seconds["runNodeSeconds"], plain_seconds=seconds["plainSeconds"],
+                       launch_times=node_times == "launch")
 
 
 @dataclass(frozen=True)
@@ -144,6 +152,21 @@ class ProfileView:
         nodes) from load that came and went."""
         run, nodes = self.profile.run_seconds, self.profile.run_node_seconds
         return nodes / run if run and nodes is not None else None
+
+    @property
+    def share_of_plain(self) -> float | None:
+        """The nodes' sum over the graph's own runs without the profiler,
+        taken in blocks between the profiled ones: the same moments, so the
+        machine's changes since the timed runs drop out."""
+        plain = self.profile.plain_seconds
+        return self.profile.node_seconds / plain if plain else None
+
+    @property
+    def profiler_cost(self) -> float | None:
+        """What the profiler itself added to a run: a profiled run's median
+        over the graph's runs without it, taken in blocks between them."""
+        run, plain = self.profile.run_seconds, self.profile.plain_seconds
+        return run / plain - 1 if run and plain else None
 
     def node_share(self, node: ProfiledNode) -> float | None:
         return node.seconds / self.profile.node_seconds if self.profile.node_seconds > 0 else None
@@ -192,7 +215,10 @@ class ProfileView:
             return "no transpose in the model the backend was given"
         if not ran:
             return f"the backend removed or folded all {removed} transposes: none ran"
-        text = f"{ran} ran ({self.transpose_seconds / self.median:.1%} of the median)"
+        if self.profile.launch_times:
+            text = f"{ran} ran (the profile has their launch on the host, not their time on the device)"
+        else:
+            text = f"{ran} ran ({self.transpose_seconds / self.median:.1%} of the median)"
         return text + (f"; {removed} removed or folded" if removed else "")
 
 

@@ -24,7 +24,7 @@ ORT_FUSED = {"runs": 10, "sessions": 1, "nodes": [
     {"name": "Add_4", "op": "Add", "kernel": "CPUExecutionProvider", "seconds": 0.0007},
     {"name": "Relu_5", "op": "Relu", "kernel": "CPUExecutionProvider", "seconds": 0.0004}],
     "removed": [{"op": "Transpose", "name": ""}, {"op": "Transpose", "name": ""}, {"op": "Identity", "name": ""}],
-    "nodeSeconds": 0.0191, "runSeconds": 0.0199, "runNodeSeconds": 0.0195}
+    "nodeSeconds": 0.0191, "runSeconds": 0.0199, "runNodeSeconds": 0.0195, "plainSeconds": 0.0190}
 OV_TRANSPOSED = {"runs": 10, "sessions": 1, "nodes": [
     {"name": "Convolution_12", "op": "Convolution", "kernel": "brgconv_avx2_f32", "seconds": 0.0140},
     {"name": "Transpose_15", "op": "Transpose", "kernel": "unknown_f32", "seconds": 0.0030},
@@ -77,6 +77,10 @@ def test_profiles_become_views_with_the_node_sum_beside_the_median(folders):
     assert [n.name for n in ov_view.fallbacks] == ["Gather_20"]
     assert [n.fused for n in ov_view.fused] == [("Add_16", "Relu_17")]
     assert views[("layout-14x14x256-3x3", "nhwcTransposed", "onnxruntime")].profile.problem.startswith("unavailable")
+    # the profiler's own cost: profiled runs over the graph's own runs in blocks between them
+    assert fused.profiler_cost == pytest.approx(ORT_FUSED["runSeconds"] / ORT_FUSED["plainSeconds"] - 1)
+    assert fused.share_of_plain == pytest.approx(node_sum / ORT_FUSED["plainSeconds"])
+    assert ov_view.profiler_cost is None  # a record from before the paired runs
 
 
 def test_page_shows_nodes_fusions_fallbacks_and_the_transposes(folders):
@@ -96,6 +100,9 @@ def test_page_shows_nodes_fusions_fallbacks_and_the_transposes(folders):
     assert f"1 ran ({0.0030 / median(TIMES):.1%} of the median); 1 removed or folded" in section
     assert "not profiled" in section and "reference: no profiler the harness reads" in section
     assert "Transpose <code>Transpose_8</code>" in section  # a removed node named
+    cost = ORT_FUSED["runSeconds"] / ORT_FUSED["plainSeconds"] - 1
+    assert f">{_pct(node_sum / ORT_FUSED['plainSeconds'])}</td>" in section
+    assert f">{cost * 100:+.0f}%</td>" in section and "launch times</span>" not in section.split("</table>")[-2]
     assert str(root) not in page
 
 
@@ -106,6 +113,8 @@ def test_page_shows_nodes_fusions_fallbacks_and_the_transposes(folders):
     ({"runs": True, "nodes": []}, "'runs'"),
     ({"runs": 3, "nodes": [], "removed": [{"op": 5}]}, "'removed[0].op'"),
     ([1, 2], "field 'profile' is not an object"),
+    ({"runs": 3, "nodes": [], "nodeTimes": "gpu"}, "'nodeTimes' is not one of kernel, launch"),
+    ({"runs": 3, "nodes": [], "plainSeconds": "1"}, "'plainSeconds'"),
 ])
 def test_a_malformed_profile_is_one_line_naming_folder_line_and_field(tmp_path, profile, field):
     folder = write_bench(tmp_path / "bench", [record("s", "host", TIMES),
@@ -137,3 +146,28 @@ def test_op_by_op_sits_beside_what_the_fused_graph_became(tmp_path):
     assert "deviceTensor: 3 nodes in 3 graphs" in section
     assert "1 nodes: Convolution<br>Convolution_1 + Add_2 + Relu_3 → Convolution" in section
     assert _seconds(0.013) in section and _seconds(0.009) in section
+
+
+def test_launch_times_on_an_asynchronous_device_are_no_share_of_the_graph(tmp_path):
+    """ORT's profiler on CUDA times each node's launch on the host (the H100
+    check of issue #30: the seed's fused graph's nodes summed to 13% of its
+    median): the page says so instead of a share, for the transposes too."""
+    cuda = {**ORT, "device": "CUDAExecutionProvider (NVIDIA H100 80GB HBM3 #0)", "hostCpu": False,
+            "settings": {**ORT["settings"], "provider": "CUDAExecutionProvider"}}
+    nodes = [{"name": n, "op": op, "kernel": "CUDAExecutionProvider", "seconds": s}
+             for n, op, s in (("Transpose_0", "Transpose", 4e-5), ("Conv_2", "Conv", 5e-5),
+                              ("Transpose_3", "Transpose", 2e-5))]
+    launch = {"runs": 20, "sessions": 1, "nodeTimes": "launch", "nodes": nodes, "removed": [],
+              "nodeSeconds": 1.1e-4, "runSeconds": 0.0012, "runNodeSeconds": 1.1e-4, "plainSeconds": 0.00115}
+    folder = write_bench(tmp_path / "cuda", [profiled("layout-56x56x64-3x3", "nhwcTransposed", launch, cuda,
+                                                      workload="1x56x56x64")], backends=(cuda,))
+    (view,) = build_performance([folder]).profiles
+    assert view.profile.launch_times and view.transposes_ran == 2
+    assert view.transpose_note == "2 ran (the profile has their launch on the host, not their time on the device)"
+    out = tmp_path / "site"
+    build_site([folder], out)
+    page = (out / "performance.html").read_text()
+    section = page[page.index('id="profiles"'):]
+    assert section.count('<span class="badge soft">launch times</span></td>') == 2  # layout and summary tables
+    assert _pct(view.share_of_median) not in section.split('id="profiles-summary"')[1].split("</table>")[0]
+    assert "node times are launches on the host" in section

@@ -136,6 +136,9 @@ class OrtProfilingSession(OrtDeviceSession):
             path = self.session.end_profiling()
             if os.path.dirname(os.path.realpath(path)) != os.path.realpath(self._folder):
                 raise ValueError(f"ORT wrote its trace outside the folder it was given ({os.path.basename(path)})")
-            return trace_profile(path, self._requested_provider, self.model)
+            # A provider of device memory runs its kernels asynchronously: ORT's
+            # trace times their launch on the host (backends/base.py SessionProfile).
+            node_times = "kernel" if self.device == "cpu" else "launch"
+            return trace_profile(path, self._requested_provider, self.model, node_times)
         finally:
             self._remove_folder()

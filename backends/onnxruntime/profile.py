@@ -46,7 +46,7 @@ def read_trace(path: str) -> list[dict]:
     return events
 
 
-def trace_profile(path: str, requested_provider: str, model: Any) -> SessionProfile:
+def trace_profile(path: str, requested_provider: str, model: Any, node_times: str = "kernel") -> SessionProfile:
     """The runs of an ORT trace, nodes as ORT ran them (after its graph
     optimisations); ``removed``: the op types of ``model`` (the ONNX model we
     gave ORT) that ran fewer times than the model has them, by count, since
@@ -79,4 +79,4 @@ def trace_profile(path: str, requested_provider: str, model: Any) -> SessionProf
     ran = Counter(node.op for node in per_run[-1]) if per_run else Counter()
     lowered = Counter(node.op_type for node in model.graph.node)
     removed = tuple((op, "") for op, count in lowered.items() for _ in range(count - ran.get(op, 0)))
-    return SessionProfile(tuple(tuple(nodes) for nodes in per_run), removed)
+    return SessionProfile(tuple(tuple(nodes) for nodes in per_run), removed, node_times)

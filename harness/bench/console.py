@@ -31,9 +31,12 @@ def profile_note(record: dict) -> str:
     share = node_share(record)
     if share is None:
         return f"  profile: {profile.get('error') or profile.get('unavailable') or 'none'}"[:200]
-    run, run_nodes = profile.get("runSeconds"), profile.get("runNodeSeconds")
+    run, run_nodes, plain = profile.get("runSeconds"), profile.get("runNodeSeconds"), profile.get("plainSeconds")
+    beside = f", {profile['nodeSeconds'] / plain:.0%} of the graph run beside them" if plain else ""
     of_run = f", {run_nodes / run:.0%} of a profiled run" if run and run_nodes is not None else ""
-    return (f"  nodes {profile['nodeSeconds'] * 1e3:.3f} ms ({share:.0%} of the median{of_run}, "
+    cost = f"; the profiler {run / plain - 1:+.0%} a run" if run and plain else ""
+    launch = "; launch times on the host" if profile.get("nodeTimes") == "launch" else ""
+    return (f"  nodes {profile['nodeSeconds'] * 1e3:.3f} ms ({share:.0%} of the median{beside}{of_run}{cost}{launch}, "
             f"{len(profile['nodes'])} nodes)")
 
 

@@ -67,7 +67,7 @@ class BenchOptions:
     name_filter: str | None = None  # regex on the benchmark id
     peaks: Mapping[str, int] = field(default_factory=dict)  # keyword arguments of measure_peaks
     start_timeout: float = 120.0
-    profile_runs: int = 0  # bench --profile: profiled runs per variant after its timed runs
+    profile_runs: int = 0  # bench --profile: profiled runs per variant at least, after its timed runs
 
 
 @dataclass(frozen=True)

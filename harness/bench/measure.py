@@ -77,16 +77,25 @@ def timer_overhead(repeats: int = 2000) -> float:
     return statistics.median(deltas)
 
 
-def measure(call: Callable[[], object], policy: TimingPolicy) -> Latency:
-    """Time ``call`` (already run once by the caller: first run is apart)."""
-    end_warmup = clock() + policy.warmup_time
-    single = None
-    while True:  # warm-up, at least one call; its last duration sizes the block
+def warm_up(call: Callable[[], object], seconds: float) -> float:
+    """Call ``call`` for ``seconds`` (at least once), untimed but for the
+    last call's duration, which it returns. A session's first runs after its
+    build are slower than its steady state (pages of fresh buffers, arena
+    growth, threads parked): on our 2-core VM up to twice as slow for the
+    first twenty runs of a 2 ms graph. The timed runs and the profiled ones
+    (harness/bench/profile.py) warm up alike."""
+    end = clock() + seconds
+    while True:
         t0 = clock()
         call()
         single = clock() - t0
-        if clock() >= end_warmup:
-            break
+        if clock() >= end:
+            return single
+
+
+def measure(call: Callable[[], object], policy: TimingPolicy) -> Latency:
+    """Time ``call`` (already run once by the caller: first run is apart)."""
+    single = warm_up(call, policy.warmup_time)  # the last call's duration sizes the block
     number = 1
     if single < policy.min_sample_time:
         number = max(1, int(policy.min_sample_time / max(single, 1e-9)) + 1)

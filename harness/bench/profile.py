@@ -3,22 +3,34 @@ graph, node by node, as ``onnxruntime_perf_test -p``, ``benchmark_app -pc``
 and ``benchmark_model --enable_op_profiling`` tell it. After a variant's
 timed runs (never during them: profiling costs time), the variant is built
 again with the backend's profiler on (backends/base.py profiling_session),
-run once to warm up and ``runs`` times profiled; each node's time is its
-median over the profiled runs.
+warmed up as the timed runs were (``warmup_time`` seconds of calls,
+measure.warm_up) and run at least ``runs`` times, for at least the timed
+runs' ``min_time`` (a median over as long a stretch of the machine's
+weather as the timed one), in blocks that alternate with blocks of the timed
+sessions' runs (kept for it): the same graph without the profiler, at the
+same moments. Each node's time is its median over the profiled runs.
 
 The record's ``profile``::
 
-    {"runs": N, "sessions": S,
+    {"runs": N, "sessions": S, "nodeTimes": "kernel" | "launch",
      "nodes": [{"name", "op", "kernel", "seconds", "fallback"?: true, "fused"?: [names], "part"?: i}],
      "removed": [{"op", "name", "part"?}],
      "nodeSeconds": sum of the nodes' medians,
-     "runSeconds": median wall time of a profiled run, "runNodeSeconds": median over the runs of their nodes' sum}
+     "runSeconds": median wall time of a profiled run, "runNodeSeconds": median over the runs of their nodes' sum,
+     "plainSeconds": median wall time of the timed sessions' runs in the blocks between the profiled ones}
 
 ``nodeSeconds`` beside the timed median says how much of the graph's time
 the profile accounts for; ``runNodeSeconds`` beside ``runSeconds`` says the
 same run by run, like with like: on a busy machine a stall lands on a
 different node each run, so every node's median can miss it while every
-run's total holds one.
+run's total holds one. ``runSeconds`` over ``plainSeconds`` is what the
+profiler itself costs, the two taken side by side; ``plainSeconds`` beside
+the timed median is how much the machine changed between the timed and the
+profiled runs (on our 2-core VM, medians of twenty runs of one graph taken
+seconds apart differed by up to 2x). ``nodeTimes`` "launch": the backend's node times are the
+host's time to enqueue each node on an asynchronous device (ORT on CUDA),
+so their sum is no share of the graph's time (backends/base.py
+SessionProfile).
 
 ``part`` numbers the session (one per op in the op-by-op variants) where a
 variant runs several. ``removed``: nodes of the model we gave the backend
@@ -33,31 +45,50 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.backends.base import NodeTime, SessionProfile
-from webnn_harness.bench.measure import clock
-from webnn_harness.bench.variants import prepare
+from webnn_harness.bench.measure import TimingPolicy, clock, warm_up
+from webnn_harness.bench.variants import Prepared, prepare
 from webnn_harness.spec.graph import Graph
 
-WARMUP_RUNS = 1  # the first run allocates and picks kernels: not the steady state
-
+# Profiled runs come in blocks of about this long, each followed by a block
+# of the timed sessions' runs: both see the same machine, and a block keeps
+# its session's buffers in the cache (alternating single runs of two
+# sessions made the plain runs of 1-3 ms graphs 23-75% slower on our 2-core
+# VM than the same sessions timed alone).
+BLOCK_SECONDS = 0.05
+# A bound on the profiled runs of a very short graph: ORT's trace holds a
+# few events per node and run (backends/onnxruntime/profile.py reads 64 MiB).
+MAX_RUNS = 2000
 
 def profile_variant(variant: str, kind: str, graph: Graph, inputs: Mapping[str, np.ndarray], backend,
-                    runs: int) -> dict | None:
+                    runs: int, policy: TimingPolicy, timed: Prepared | None = None) -> dict | None:
     """The ``profile`` of one variant, None where it runs no backend graph
-    (host, transfer). Raises Unsupported (no profiler) and what the build or
-    a run raises."""
+    (host, transfer): at least ``runs`` profiled runs, for at least the
+    policy's ``min_time`` as the timed runs were, in blocks that alternate
+    with blocks of ``timed`` (the variant's timed sessions: ``plainSeconds``).
+    Raises Unsupported (no profiler) and what the build or a run raises."""
     if kind == "transfer" or variant == "host":
         return None
-    prepared = prepare(variant, kind, graph, inputs, backend, None, profile=True)
-    if not prepared.sessions:
+    profiled = prepare(variant, kind, graph, inputs, backend, None, profile=True)
+    if not profiled.sessions:
         return None
-    for _ in range(WARMUP_RUNS):
-        prepared.step()
-    wall = []
-    for _ in range(runs):
-        t0 = clock()
-        prepared.step()
-        wall.append(clock() - t0)
-    return summarise([session.profile() for session in prepared.sessions], runs, statistics.median(wall))
+    single = warm_up(profiled.step, policy.warmup_time)
+    block = max(1, min(round(BLOCK_SECONDS / max(single, 1e-9)), MAX_RUNS // 10))
+    wall, plain = [], []
+    end = clock() + policy.max_time
+    while len(wall) < runs or (sum(wall) < policy.min_time and len(wall) < MAX_RUNS and clock() < end):
+        wall.extend(_timed_step(profiled) for _ in range(block))
+        if timed is not None:
+            plain.extend(_timed_step(timed) for _ in range(block))
+    summary = summarise([session.profile() for session in profiled.sessions], len(wall), statistics.median(wall))
+    if plain:
+        summary["plainSeconds"] = statistics.median(plain)
+    return summary
+
+
+def _timed_step(prepared: Prepared) -> float:
+    t0 = clock()
+    prepared.step()
+    return clock() - t0
 
 
 def summarise(profiles: list[SessionProfile], runs: int, run_seconds: float) -> dict:
@@ -89,7 +120,8 @@ def summarise(profiles: list[SessionProfile], runs: int, run_seconds: float) -> 
             nodes.append(entry)
         removed.extend({"op": op, "name": name, **({"part": part} if several else {})}
                        for op, name in profile.removed)
-    return {"runs": runs, "sessions": len(profiles), "nodes": nodes, "removed": removed,
+    node_times = "launch" if any(p.node_times == "launch" for p in profiles) else "kernel"
+    return {"runs": runs, "sessions": len(profiles), "nodeTimes": node_times, "nodes": nodes, "removed": removed,
             "nodeSeconds": sum(n["seconds"] for n in nodes), "runSeconds": run_seconds,
             "runNodeSeconds": statistics.median(run_totals)}
 

@@ -37,7 +37,7 @@ class Task:
     policy: TimingPolicy
     out_dir: str
     save_artifacts: bool = True
-    profile_runs: int = 0  # bench --profile: profiled runs after the timed ones (0: none)
+    profile_runs: int = 0  # bench --profile: profiled runs at least, after the timed ones (0: none)
 
 
 def flops_and_bytes(graph) -> tuple[int | None, int | None]:
@@ -137,18 +137,22 @@ class BenchWorker:
         except Exception as exc:  # noqa: BLE001
             return BenchRecord(status="error", message=f"timed run: {_one_line(exc)}", **base)
         load = (load_before, _load_average()) if load_before is not None else None
-        # Only now, the timed runs done: profiling costs time. The timed
-        # sessions go first, so no idle pool of theirs shares the cores.
-        del prepared, outputs
-        profile = _profile(task, graph, verified.case.inputs, self.backend) if task.profile_runs else None
+        # Only now, the timed runs done and their figures kept: profiling
+        # costs time. The timed sessions stay to run between the profiled
+        # runs' blocks (the profiler's own cost); idle, they cost nothing (ORT's
+        # spinning is off in the bench; OpenVINO's idle compiled models
+        # sleep: benchmarks/idle_sessions.py).
+        del outputs
+        profile = _profile(task, graph, verified.case.inputs, self.backend, prepared) if task.profile_runs else None
         return BenchRecord(status="ok", latency=latency.to_json(), load_average=load, profile=profile, **base)
 
 
-def _profile(task: Task, graph, inputs, backend) -> dict | None:
+def _profile(task: Task, graph, inputs, backend, timed) -> dict | None:
     """The variant's profile; a backend without a profiler or a profiling
     failure is said in it, never at the expense of the timed figures."""
     try:
-        return profile_variant(task.variant, task.benchmark.kind, graph, inputs, backend, task.profile_runs)
+        return profile_variant(task.variant, task.benchmark.kind, graph, inputs, backend, task.profile_runs,
+                               task.policy, timed)
     except Unsupported as exc:
         return {"unavailable": _one_line(exc)}
     except Exception as exc:  # noqa: BLE001 - the timed record stands

@@ -1,0 +1,121 @@
+"""How much of each graph's time the backend's own profiler accounts for, and
+what the inserted transposes cost from inside the graph (issue #30's targets):
+
+    python benchmarks/profile_coverage.py [--backend onnxruntime --backend openvino] [--threads N ...]
+        [--runs 20] [--filter REGEX] [--keep DIR]
+    python benchmarks/profile_coverage.py --read DIR [--read DIR ...]   # bench --profile folders made before
+
+Runs ``webnn-harness bench --profile`` on the seed suite's fused graph and the
+layout workloads (each backend, each thread count; into a temporary folder
+unless --keep), or reads bench folders, and prints per graph:
+
+- the nodes' summed time over the timed median (target 30% to 120%), over
+  the graph's own runs without the profiler taken in blocks between the
+  profiled ones (the same moments: what the machine did since the timed runs
+  drops out), and over a profiled run (the backend's time between nodes);
+- the profiler's cost (a profiled run over those plain runs);
+- ``drift``: those plain runs over the timed median, the machine's change
+  between the two phases;
+- for the transposed layout variants, what became of the transposes (ran,
+  with their time and share of the median; or removed or folded), and the
+  backend's own layout reorders.
+
+Node times that are launches on the host (ORT on CUDA) are printed as such,
+never as a share. Every figure comes from the records; nothing is assumed.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from webnn_harness.bench.record import read_bench_folder
+from webnn_harness.cli import main as harness
+from webnn_harness.reports.profiles import LAYOUT_OPS, TRANSPOSE_OPS
+
+VARIANTS = ("fused", "nhwcTransposed")
+FILTER = "seed-conv2d|layout-"
+
+
+def run_bench(backend: str, threads: int | None, runs: int, pattern: str, out: Path) -> Path:
+    args = ["bench", "-b", backend, "--suite", "seed", "--filter", pattern, "--profile", str(runs),
+            "--no-artifacts", "--quiet", "--out", str(out)]
+    if threads:
+        args += ["--threads", str(threads)]
+    code = harness(args)
+    if code != 0:
+        sys.exit(f"bench exited {code} for {backend} (threads {threads})")
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return f"{value:5.0%}" if value is not None else "    –"
+
+
+def graph_lines(folder: Path) -> list[str]:
+    bench = read_bench_folder(folder, on_problem=lambda p: print(f"warning: {p}", file=sys.stderr))
+    header = bench.summary.get("header") or {}
+    machine = header.get("machine") or {}
+    lines = [f"# {folder.name}: {header.get('harness', 'webnn-harness')} {header.get('harnessVersion', '?')}, "
+             f"{header.get('date', 'date not recorded')}, {machine.get('cpu', '?')} x{machine.get('cores', '?')} "
+             f"({machine.get('platform', '?')}); "
+             + "; ".join(f"{b.get('name')} {b.get('version')} on {b.get('device')}, precision "
+                         f"{b.get('settings', {}).get('precision', 'float32 as built')}"
+                         for b in bench.summary.get("backends") or ())]
+    for _, record in bench.records:
+        profile = record.get("profile") or {}
+        if record.get("variant") not in VARIANTS or record.get("status") != "ok" or "nodeSeconds" not in profile:
+            continue
+        backend = record["backend"]
+        settings = backend.get("settings", {})
+        threads = settings.get("intra_op_threads") or settings.get("threads") or "?"
+        median, nodes = record["latency"]["median"], profile["nodeSeconds"]
+        plain, run, run_nodes = profile.get("plainSeconds"), profile.get("runSeconds"), profile.get("runNodeSeconds")
+        version = str(backend["version"]).split("-")[0]
+        head = f"{backend['name']} {version} {threads}t  {record['benchmark']:<26} {record['variant']:<15}"
+        if profile.get("nodeTimes") == "launch":
+            shares = f"nodes {nodes * 1e3:7.3f} ms: launch times on the host, no share of the graph's time"
+        else:
+            shares = (f"nodes {nodes * 1e3:7.3f} ms = {_pct(nodes / median)} of the median {median * 1e3:7.3f} ms, "
+                      f"{_pct(nodes / plain if plain else None)} beside, "
+                      f"{_pct(run_nodes / run if run and run_nodes is not None else None)} of a profiled run")
+        cost = f"profiler {run / plain - 1:+4.0%}, drift {plain / median - 1:+4.0%}" if run and plain else ""
+        lines.append(f"{head} {shares}; {cost}; {profile['runs']} runs")
+        if record["variant"] == "nhwcTransposed":
+            transposes = [n for n in profile["nodes"] if n["op"] in TRANSPOSE_OPS]
+            removed = sum(1 for r in profile.get("removed", []) if r["op"] in TRANSPOSE_OPS)
+            layout = sum(n["seconds"] for n in profile["nodes"] if n["op"] in LAYOUT_OPS)
+            spent = sum(n["seconds"] for n in transposes)
+            ran = (f"{len(transposes)} ran, {spent * 1e3:.3f} ms"
+                   + ("" if profile.get("nodeTimes") == "launch" else f" ({spent / median:.1%} of the median)")
+                   if transposes else "none ran")
+            lines.append(f"{'':>40}transposes: {ran}; {removed} removed or folded; backend's layout reorders "
+                         f"{layout * 1e3:.3f} ms")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", action="append", help="default: onnxruntime and openvino")
+    parser.add_argument("--threads", action="append", type=int, help="repeatable (default: the bench's default)")
+    parser.add_argument("--runs", type=int, default=20, help="profiled runs at least (bench --profile RUNS)")
+    parser.add_argument("--filter", default=FILTER, help=f"benchmarks (default {FILTER!r})")
+    parser.add_argument("--keep", type=Path, help="write the bench folders under this new folder")
+    parser.add_argument("--read", action="append", type=Path, help="print bench --profile folders made before")
+    args = parser.parse_args(argv)
+    folders = list(args.read or ())
+    if not folders:
+        root = args.keep or Path(tempfile.mkdtemp(prefix="webnn-profile-coverage-"))
+        for backend in args.backend or ("onnxruntime", "openvino"):
+            for threads in args.threads or (None,):
+                folders.append(run_bench(backend, threads, args.runs, args.filter,
+                                         root / f"{backend}-{threads or 'default'}"))
+    for folder in folders:
+        for line in graph_lines(folder):
+            print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
