@@ -286,6 +286,18 @@ def test_an_interrupted_bench_says_so_and_keeps_its_records(tmp_path):
     assert "incomplete" in (site / "performance.html").read_text()
 
 
+def test_a_bench_folder_without_its_summary_is_a_page_not_a_traceback(tmp_path):
+    """bench.jsonl alone (a bench killed before it wrote summary.json, or
+    records copied without it): the page says it is incomplete and names no
+    machine it does not know."""
+    folder = write_bench(tmp_path / "bare", seed_records()[:3])
+    (folder / "summary.json").unlink()
+    site = tmp_path / "site"
+    build_site([folder], site)
+    page = (site / "performance.html").read_text()
+    assert "incomplete" in page and "Test CPU" not in page
+
+
 def test_a_malformed_record_is_skipped_and_named_by_folder_and_line(tmp_path):
     # As every command reads an output folder (harness/outputs/reading.py): the line is skipped and said.
     folder = write_bench(tmp_path / "bad", seed_records()[:2])
