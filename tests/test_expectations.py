@@ -61,6 +61,29 @@ def test_an_option_value_with_a_bang_means_any_other_value_the_default_included(
     assert not e.applies_to("1", {"delegate": "none"})
 
 
+def test_an_option_value_list_means_any_of_them_null_for_the_default():
+    (e,) = entries([{"case": "c", "reason": "r", "options": {"ep": [None, "CPUExecutionProvider"]}}])
+    assert e.applies_to("1", {}) and e.applies_to("1", {"ep": "CPUExecutionProvider"})
+    assert not e.applies_to("1", {"ep": "CUDAExecutionProvider"})
+    assert e.to_json()["options"] == {"ep": [None, "CPUExecutionProvider"]}
+
+
+def test_onnxruntime_cpu_kernel_entries_stay_off_other_providers():
+    """The H100 check (issue #30's round): ORT's CUDA provider failed cases
+    with other deviations than the CPU kernels' (MLAS's sigmoid and erf); a
+    CPU entry's reason never lands on a CUDA record, and the CUDA entries
+    are in force only for the provider and version they were seen on."""
+    bundled = bundled_expectations("onnxruntime")
+    cpu = {e.index for e in bundled if e.applies_to("1.32.0", {})}
+    assert cpu == {e.index for e in bundled if e.applies_to("1.32.0", {"ep": "CPUExecutionProvider"})}
+    cuda = {e.index for e in bundled if e.applies_to("1.31.1", {"ep": "CUDAExecutionProvider"})}
+    mlas = {e.index for e in bundled if "MLAS" in e.reason}
+    assert mlas and mlas <= cpu and not mlas & cuda
+    seen_on_cuda = {e.index for e in bundled if "CUDA" in e.reason}
+    assert seen_on_cuda and seen_on_cuda <= cuda and not seen_on_cuda & cpu
+    assert not any(e.applies_to("1.32.0", {"ep": "CUDAExecutionProvider"}) for e in bundled if e.index in seen_on_cuda)
+
+
 def test_release_version_reads_backend_version_strings():
     assert str(release_version("2026.4.1-22982-e213a147257-releases/2026/4")) == "2026.4.1"
     assert release_version("unknown") is None
@@ -74,6 +97,8 @@ def test_release_version_reads_backend_version_strings():
     ([{"reason": "r", "match": "("}], r"\[0\]\.match: not a regular expression"),
     ([{"reason": "r", "case": "c", "versions": "one point two"}], r"\[0\]\.versions: not a version specifier"),
     ([{"reason": "r", "case": "c", "cases": "typo"}], r"\[0\]: Additional properties"),
+    ([{"reason": "r", "case": "c", "options": {"ep": []}}], r"\[0\]\.options\.ep: "),
+    ([{"reason": "r", "case": "c", "options": {"ep": 3}}], r"\[0\]\.options\.ep: "),
 ])
 def test_malformed_files_are_one_line_errors(doc, message):
     with pytest.raises(ExpectationsError, match=r"^x\.json: " + message):

@@ -51,9 +51,9 @@ from webnn_harness.spec.graph import Graph
 
 # Profiled runs come in blocks of about this long, each followed by a block
 # of the timed sessions' runs: both see the same machine, and a block keeps
-# its session's buffers in the cache (alternating single runs of two
-# sessions made the plain runs of 1-3 ms graphs 23-75% slower on our 2-core
-# VM than the same sessions timed alone).
+# its session's buffers in the cache (alternating single runs of the two
+# sessions, our 2-core VM gave plain runs of ORT's 0.5-3 ms layout graphs
+# 23-47% slower than their timed median, and of OpenVINO's maxpool 75%).
 BLOCK_SECONDS = 0.05
 # A bound on the profiled runs of a very short graph: ORT's trace holds a
 # few events per node and run (backends/onnxruntime/profile.py reads 64 MiB).

@@ -10,6 +10,7 @@ can be given more with ``run --expectations FILE``. The format (JSON Schema:
      "case": "exact case name",      or "match": "regex searched in the name"
      "reason": "why",
      "options": {"ep": "..."},       optional: only under these backend options
+                                     ("!V": any but V; [null, "V"]: not given or V)
      "versions": ">=1.32"}           optional: only for these backend versions
 
 After a run each entry has an outcome, reported exactly:
@@ -51,7 +52,7 @@ class Expectation:
     file: str | None = None
     case: str | None = None
     match: str | None = None
-    options: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, str | list[str | None]] = field(default_factory=dict)
     versions: str | None = None
     source: str = ""  # the file it came from, as the user named it (or the backend's bundled file)
     index: int = 0  # its position there
@@ -148,10 +149,14 @@ def bundled_expectations(backend: str) -> tuple[Expectation, ...]:
     return parse_expectations(json.loads(text), f"{backend}/known_failures.json")
 
 
-def _option_matches(given: str | None, wanted: str) -> bool:
-    """An entry's option value: exactly that value, or "!VALUE": any other
+def _option_matches(given: str | None, wanted: str | Sequence[str | None]) -> bool:
+    """An entry's option value: exactly that value; "!VALUE": any other
     value or the option not given (the backend's default, e.g. LiteRT's
-    ``{"delegate": "!none"}`` for XNNPACK, its default path)."""
+    ``{"delegate": "!none"}`` for XNNPACK, its default path); or a list of
+    values, None standing for the option not given (ONNX Runtime's CPU
+    provider, named or by default: ``{"ep": [null, "CPUExecutionProvider"]}``)."""
+    if not isinstance(wanted, str):
+        return given in wanted
     if wanted.startswith("!"):
         return given != wanted[1:]
     return given == wanted
