@@ -26,6 +26,8 @@ never as a share. Every figure comes from the records; nothing is assumed.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 import tempfile
 from pathlib import Path
@@ -43,9 +45,11 @@ def run_bench(backend: str, threads: int | None, runs: int, pattern: str, out: P
             "--no-artifacts", "--quiet", "--out", str(out)]
     if threads:
         args += ["--threads", str(threads)]
-    code = harness(args)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):  # the bench's own tables: this script prints its lines instead
+        code = harness(args)
     if code != 0:
-        sys.exit(f"bench exited {code} for {backend} (threads {threads})")
+        sys.exit(f"{printed.getvalue()}bench exited {code} for {backend} (threads {threads})")
     return out
 
 
@@ -104,16 +108,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="write the bench folders under this new folder")
     parser.add_argument("--read", action="append", type=Path, help="print bench --profile folders made before")
     args = parser.parse_args(argv)
-    folders = list(args.read or ())
-    if not folders:
-        root = args.keep or Path(tempfile.mkdtemp(prefix="webnn-profile-coverage-"))
-        for backend in args.backend or ("onnxruntime", "openvino"):
-            for threads in args.threads or (None,):
-                folders.append(run_bench(backend, threads, args.runs, args.filter,
-                                         root / f"{backend}-{threads or 'default'}"))
-    for folder in folders:
-        for line in graph_lines(folder):
-            print(line)
+    with contextlib.ExitStack() as stack:
+        folders = list(args.read or ())
+        if not folders:
+            root = args.keep or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="webnn-profile-")))
+            for backend in args.backend or ("onnxruntime", "openvino"):
+                for threads in args.threads or (None,):
+                    folders.append(run_bench(backend, threads, args.runs, args.filter,
+                                             root / f"{backend}-{threads or 'default'}"))
+        for folder in folders:
+            for line in graph_lines(folder):
+                print(line)
     return 0
 
 

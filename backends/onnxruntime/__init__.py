@@ -84,6 +84,11 @@ class OnnxRuntimeBackend:
         unknown = sorted(k for k in options if k not in OPTIONS and not k.startswith(PROVIDER_OPTION))
         if unknown:
             raise BackendError(f"unknown onnxruntime option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        # Kernels log through ORT's process-wide default logger, not the
+        # session's: CUDA's ScatterND warned on every duplicate-index case of
+        # a run. Errors still print; everything a case needs reaches us as
+        # an exception.
+        ort.set_default_logger_severity(3)
         available = ort.get_available_providers()
         self.provider = options.get("ep", CPU)
         if self.provider not in available:
