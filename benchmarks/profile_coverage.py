@@ -34,7 +34,8 @@ from pathlib import Path
 
 from webnn_harness.bench.record import read_bench_folder
 from webnn_harness.cli import main as harness
-from webnn_harness.reports.profiles import LAYOUT_OPS, TRANSPOSE_OPS
+from webnn_harness.reports.common import ReportInputError
+from webnn_harness.reports.profiles import ProfileView, read_profile
 
 VARIANTS = ("fused", "nhwcTransposed")
 FILTER = "seed-conv2d|layout-"
@@ -67,35 +68,36 @@ def graph_lines(folder: Path) -> list[str]:
              + "; ".join(f"{b.get('name')} {b.get('version')} on {b.get('device')}, precision "
                          f"{b.get('settings', {}).get('precision', 'float32 as built')}"
                          for b in bench.summary.get("backends") or ())]
-    for _, record in bench.records:
-        profile = record.get("profile") or {}
-        if record.get("variant") not in VARIANTS or record.get("status") != "ok" or "nodeSeconds" not in profile:
+    for number, record in bench.records:
+        if record.get("variant") not in VARIANTS or record.get("status") != "ok":
+            continue
+        # The page's reading and figures (reports/profiles.py), so the two never disagree.
+        try:
+            profile = read_profile(record.get("profile"), f"{folder.name}/bench.jsonl line {number}")
+        except ReportInputError as exc:  # a malformed profile: skipped and said, as every command skips a bad line
+            print(f"warning: {exc}", file=sys.stderr)
+            continue
+        if profile is None or profile.problem:
             continue
         backend = record["backend"]
+        view = ProfileView(record["benchmark"], record["variant"], backend["name"], record["latency"]["median"],
+                           profile)
         settings = backend.get("settings", {})
         threads = settings.get("intra_op_threads") or settings.get("threads") or "?"
-        median, nodes = record["latency"]["median"], profile["nodeSeconds"]
-        plain, run, run_nodes = profile.get("plainSeconds"), profile.get("runSeconds"), profile.get("runNodeSeconds")
         version = str(backend["version"]).split("-")[0]
-        head = f"{backend['name']} {version} {threads}t  {record['benchmark']:<26} {record['variant']:<15}"
-        if profile.get("nodeTimes") == "launch":
-            shares = f"nodes {nodes * 1e3:7.3f} ms: launch times on the host, no share of the graph's time"
+        head = f"{backend['name']} {version} {threads}t  {view.benchmark:<26} {view.variant:<15}"
+        nodes = f"nodes {profile.node_seconds * 1e3:7.3f} ms"
+        if profile.launch_times:
+            shares = f"{nodes}: launch times on the host, no share of the graph's time"
         else:
-            shares = (f"nodes {nodes * 1e3:7.3f} ms = {_pct(nodes / median)} of the median {median * 1e3:7.3f} ms, "
-                      f"{_pct(nodes / plain if plain else None)} beside, "
-                      f"{_pct(run_nodes / run if run and run_nodes is not None else None)} of a profiled run")
-        cost = f"profiler {run / plain - 1:+4.0%}, drift {plain / median - 1:+4.0%}" if run and plain else ""
-        lines.append(f"{head} {shares}; {cost}; {profile['runs']} runs")
-        if record["variant"] == "nhwcTransposed":
-            transposes = [n for n in profile["nodes"] if n["op"] in TRANSPOSE_OPS]
-            removed = sum(1 for r in profile.get("removed", []) if r["op"] in TRANSPOSE_OPS)
-            layout = sum(n["seconds"] for n in profile["nodes"] if n["op"] in LAYOUT_OPS)
-            spent = sum(n["seconds"] for n in transposes)
-            ran = (f"{len(transposes)} ran, {spent * 1e3:.3f} ms"
-                   + ("" if profile.get("nodeTimes") == "launch" else f" ({spent / median:.1%} of the median)")
-                   if transposes else "none ran")
-            lines.append(f"{'':>40}transposes: {ran}; {removed} removed or folded; backend's layout reorders "
-                         f"{layout * 1e3:.3f} ms")
+            shares = (f"{nodes} = {_pct(view.share_of_median)} of the median {view.median * 1e3:7.3f} ms, "
+                      f"{_pct(view.share_of_plain)} beside, {_pct(view.share_of_run)} of a profiled run")
+        cost = (f"profiler {view.profiler_cost:+4.0%}, drift {profile.plain_seconds / view.median - 1:+4.0%}"
+                if view.profiler_cost is not None else "")
+        lines.append(f"{head} {shares}; {cost}; {profile.runs} runs")
+        if view.variant == "nhwcTransposed":
+            lines.append(f"{'':>40}transposes: {view.transpose_seconds * 1e3:.3f} ms, {view.transpose_note}; "
+                         f"backend's layout reorders {view.layout_seconds * 1e3:.3f} ms")
     return lines
 
 

@@ -74,9 +74,11 @@ def profile_variant(variant: str, kind: str, graph: Graph, inputs: Mapping[str, 
     single = warm_up(profiled.step, policy.warmup_time)
     block = max(1, min(round(BLOCK_SECONDS / max(single, 1e-9)), MAX_RUNS // 10))
     wall, plain = [], []
-    end = clock() + policy.max_time
-    while len(wall) < runs or (sum(wall) < policy.min_time and len(wall) < MAX_RUNS and clock() < end):
-        wall.extend(_timed_step(profiled) for _ in range(block))
+    spent, end = 0.0, clock() + policy.max_time
+    while len(wall) < runs or (spent < policy.min_time and len(wall) < MAX_RUNS and clock() < end):
+        times = [_timed_step(profiled) for _ in range(block)]
+        wall.extend(times)
+        spent += sum(times)
         if timed is not None:
             plain.extend(_timed_step(timed) for _ in range(block))
     summary = summarise([session.profile() for session in profiled.sessions], len(wall), statistics.median(wall))
