@@ -1,7 +1,8 @@
 """What the lowering functions of the backends that write a model
 (onnxruntime, litert) share: the ``Call`` one WebNN node is seen as, made
 by ``node_call`` from the names (or tensor indices) its operands were given,
-and an MLNumber option as a value of its operand's type."""
+the loop over a graph's nodes (``lower_nodes``), and an MLNumber option as a
+value of its operand's type."""
 from __future__ import annotations
 
 import math
@@ -55,6 +56,20 @@ def node_call(node: Node, env: Mapping[str, Any], descs: Mapping[str, TensorDesc
             inputs[param] = env[ref]
             in_descs[param] = descs[ref]
     return Call(node, inputs, in_descs, [descs[o] for o in node.outputs])
+
+
+def lower_nodes(emitter, nodes: Sequence[Node], env: dict[str, Any], descs: Mapping[str, TensorDesc],
+                lower: Mapping[str, Any], value_type: type) -> None:
+    """Each node through its op's lowering function (``lower[op](emitter,
+    call)``), its outputs then named in ``env``. A function returns one value
+    of ``value_type`` (an ONNX tensor name, a TFLite tensor index) or a
+    sequence, one per output."""
+    for node in nodes:
+        result = lower[node.op](emitter, node_call(node, env, descs))
+        results = [result] if isinstance(result, value_type) else list(result)
+        if len(results) != len(node.outputs):
+            raise RuntimeError(f"lowering of {node.op} gave {len(results)} outputs for {len(node.outputs)}")
+        env.update(zip(node.outputs, results))
 
 
 def number_bound(value, data_type: str):

@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from webnn_harness.backends.litert.emitter import OP, Emitter, Unlowerable
-from webnn_harness.backends.lowering import node_call
+from webnn_harness.backends.lowering import lower_nodes
 from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph, TensorDesc
 
@@ -54,12 +54,7 @@ def lower_graph(graph: Graph, float16: str = "native") -> tuple[bytes, list[int]
     for name, value in graph.constants.items():
         desc = descs[name]
         env[name] = e.constant(np.asarray(value).reshape(desc.shape), desc.data_type, name)
-    for node in graph.nodes:
-        result = LOWER[node.op](e, node_call(node, env, descs))
-        results = [result] if isinstance(result, int) else list(result)
-        if len(results) != len(node.outputs):
-            raise RuntimeError(f"lowering of {node.op} gave {len(results)} outputs for {len(node.outputs)}")
-        env.update(zip(node.outputs, results))
+    lower_nodes(e, graph.nodes, env, descs, LOWER, int)
     output_tensors: list[int] = []
     for name in graph.outputs:
         index = e.cast(env[name], graph.descs[name].data_type)

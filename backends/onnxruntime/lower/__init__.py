@@ -12,7 +12,7 @@ from typing import Mapping
 
 from onnx import helper
 
-from webnn_harness.backends.lowering import node_call
+from webnn_harness.backends.lowering import lower_nodes
 from webnn_harness.backends.onnxruntime.emitter import Emitter, Unlowerable, value_info
 from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph
@@ -37,12 +37,7 @@ def lower_graph(graph: Graph, opset: int, ir_version: int, external_uniform: boo
     for name, value in graph.constants.items():
         # The descriptor is the truth (a 0-D constant may arrive as shape [1]).
         env[name] = e.initializer(name, value.reshape(descs[name].shape))
-    for node in graph.nodes:
-        result = LOWER[node.op](e, node_call(node, env, descs))
-        results = [result] if isinstance(result, str) else list(result)
-        if len(results) != len(node.outputs):
-            raise RuntimeError(f"lowering of {node.op} gave {len(results)} outputs for {len(node.outputs)}")
-        env.update(zip(node.outputs, results))
+    lower_nodes(e, graph.nodes, env, descs, LOWER, str)
     for name in graph.outputs:
         if env[name] != name:
             e.op("Identity", [env[name]], [name])
