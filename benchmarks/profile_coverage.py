@@ -96,7 +96,8 @@ def graph_lines(folder: Path) -> list[str]:
                 if view.profiler_cost is not None else "")
         lines.append(f"{head} {shares}; {cost}; {profile.runs} runs")
         if view.variant == "nhwcTransposed":
-            lines.append(f"{'':>40}transposes: {view.transpose_seconds * 1e3:.3f} ms, {view.transpose_note}; "
+            spent = f"{view.transpose_seconds * 1e3:.3f} ms, " if view.transposes_ran else ""
+            lines.append(f"{'':>40}transposes: {spent}{view.transpose_note}; "
                          f"backend's layout reorders {view.layout_seconds * 1e3:.3f} ms")
     return lines
 
