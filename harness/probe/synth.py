@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.spec import opspec
+from webnn_harness.spec.opspec import TRAITS, ops_where
 from webnn_harness.spec.builder import build_graph, is_required
 from webnn_harness.loading.cases import Case
 from webnn_harness.spec.catalog import operator
@@ -61,7 +62,8 @@ def _descs(combo: Combo) -> tuple[dict[str, TensorDesc], dict[str, Any]]:
 # Arguments written in one object, as WPT's quantize/dequantize subgraph files
 # do ({"scale": s, "zeroPoint": z}: the builder takes each key as the next
 # argument), so every probe of these ops goes the way those files do.
-JOINED_ARGUMENTS = {"quantizeLinear": ("scale", "zeroPoint"), "dequantizeLinear": ("scale", "zeroPoint")}
+JOINED_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
+    op: TRAITS[op].joined_arguments for op in ops_where(lambda traits: traits.joined_arguments)}
 
 
 def _operators_json(combo: Combo, count: int) -> list[dict]:
