@@ -59,6 +59,7 @@ def takes_probe_values(op: str, member: str) -> bool:
     """Whether ``op``'s operand ``member`` is filled with the probe's values."""
     return not PROBE_VALUE_DOMAINS.isdisjoint(TRAITS[op].values.domains(member))
 
+
 FLOAT_EDGES = {
     "float32": [-0.0, float("nan"), float("inf"), float("-inf"), 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38,
                 -3.4028235e38, 1e30, 1.0 + 2**-20, 65504.0, 2.0**24 + 2],

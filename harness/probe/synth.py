@@ -61,7 +61,8 @@ def _descs(combo: Combo) -> tuple[dict[str, TensorDesc], dict[str, Any]]:
 
 # Arguments written in one object, as WPT's quantize/dequantize subgraph files
 # do ({"scale": s, "zeroPoint": z}: the builder takes each key as the next
-# argument), so every probe of these ops goes the way those files do.
+# argument), so every probe of the ops whose traits join them goes the way
+# those files do.
 JOINED_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
     op: TRAITS[op].joined_arguments for op in ops_where(lambda traits: traits.joined_arguments)}
 
