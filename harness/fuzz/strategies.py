@@ -32,7 +32,6 @@ import numpy as np
 from hypothesis import assume, strategies as st
 
 from webnn_harness.spec import opspec
-from webnn_harness.spec.opspec import TRAITS
 from webnn_harness.spec.builder import FieldError, build_graph, is_required
 from webnn_harness.loading.cases import Case
 from webnn_harness.spec.catalog import OperatorSpec, enum_values, operator, operators
@@ -57,7 +56,7 @@ PROBE_VALUE_DOMAINS = frozenset({"axisIndices", "coordinates", "boolean", "quant
 
 def takes_probe_values(op: str, member: str) -> bool:
     """Whether ``op``'s operand ``member`` is filled with the probe's values."""
-    return not PROBE_VALUE_DOMAINS.isdisjoint(TRAITS[op].values.domains(member))
+    return not PROBE_VALUE_DOMAINS.isdisjoint(opspec.TRAITS[op].values.domains(member))
 
 
 FLOAT_EDGES = {

@@ -15,7 +15,6 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.spec import opspec
-from webnn_harness.spec.opspec import TRAITS, ops_where
 from webnn_harness.spec.builder import build_graph, is_required
 from webnn_harness.loading.cases import Case
 from webnn_harness.spec.catalog import operator
@@ -64,7 +63,7 @@ def _descs(combo: Combo) -> tuple[dict[str, TensorDesc], dict[str, Any]]:
 # argument), so every probe of the ops whose traits join them goes the way
 # those files do.
 JOINED_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
-    op: TRAITS[op].joined_arguments for op in ops_where(lambda traits: traits.joined_arguments)}
+    op: opspec.TRAITS[op].joined_arguments for op in opspec.ops_where(lambda traits: traits.joined_arguments)}
 
 
 def _operators_json(combo: Combo, count: int) -> list[dict]:
