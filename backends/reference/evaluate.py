@@ -27,17 +27,14 @@ import numpy as np
 from webnn_harness.backends.reference.ops import OPS, ImplementationDefined
 from webnn_harness.spec.dtypes import is_float, numpy_dtype
 from webnn_harness.spec.graph import Graph, Node
+from webnn_harness.spec.opspec import ops_where
 from webnn_harness.spec.uniform import is_uniform, uniform_value
 
 # Ops whose output elements each depend only on the same-position input
 # elements (after broadcasting), so an undefined input element taints exactly
-# the matching output elements. Any other op taints its whole output.
-ELEMENTWISE = frozenset(
-    "abs ceil cos erf exp floor identity log neg reciprocal roundEven sin sign sqrt tan "
-    "add sub mul div max min pow equal notEqual greater greaterOrEqual lesser lesserOrEqual "
-    "logicalNot logicalAnd logicalOr logicalXor isNaN isInfinite cast clamp elu gelu hardSigmoid "
-    "hardSwish leakyRelu linear relu sigmoid softplus softsign tanh prelu where".split()
-)
+# the matching output elements. Any other op taints its whole output. The
+# op's traits say which (harness/spec/opspec).
+ELEMENTWISE = frozenset(ops_where(lambda traits: traits.elementwise))
 
 
 @dataclass(frozen=True, eq=False)

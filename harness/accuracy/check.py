@@ -10,6 +10,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.accuracy.compliance import dot_product_compliance
+from webnn_harness.spec.opspec import ops_where
 
 # Scalar attributes that scale a sum (gemm's alpha and beta): the bound takes their magnitude.
 SCALING_ATTRIBUTES = ("alpha", "beta")
@@ -19,8 +20,11 @@ SCALING_ATTRIBUTES = ("alpha", "beta")
 # local_bound false by default): fast algorithms (Winograd, FFT) mix input
 # elements, so their error follows the largest one. A WebNN graph has no such
 # attribute, so TOSA's default applies. matmul, gemm and the reductions are
-# always bounded element by element.
-INPUT_MAX_BOUND_OPS = frozenset({"conv2d", "convTranspose2d"})
+# always bounded element by element. The ops follow from the TOSA operator
+# their accuracy traits name.
+INPUT_MAX_BOUND_TOSA = frozenset({"CONV2D", "TRANSPOSE_CONV2D"})
+INPUT_MAX_BOUND_OPS = frozenset(ops_where(
+    lambda traits: traits.accuracy is not None and traits.accuracy.tosa in INPUT_MAX_BOUND_TOSA))
 
 
 def bound_kind(op: str) -> str:

@@ -1,10 +1,13 @@
 """The accuracy cases: for each sum-of-products op, graphs of a few
 accumulation lengths filled with TOSA's data sets (harness/accuracy/datasets.py).
 
-One small function per op says where each operand's elements sit in the dot
-products (``k``, in TOSA's layout), builds the WebNN graph and moves the
-values to WebNN's default layouts. Weights and biases are constants, as in a
-model: some backends pick other kernels (or precisions) for constant weights.
+An op has accuracy cases where its traits (harness/spec/opspec) name the
+TOSA operator whose layout its dot products follow, and the sizes. One small
+function per TOSA operator says where each operand's elements sit in the dot
+products (``k``, in TOSA's layout), builds the WebNN graph of the op and
+moves the values to WebNN's default layouts. Weights and biases are
+constants, as in a model: some backends pick other kernels (or precisions)
+for constant weights.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from webnn_harness.accuracy.datasets import BIAS, DATA_SETS, FIRST, SECOND, dot_
 from webnn_harness.loading.cases import Case
 from webnn_harness.spec.builder import build_graph, is_required
 from webnn_harness.spec.graph import TensorDesc
+from webnn_harness.spec.opspec import TRAITS, ops_where
 
 DATA_TYPES = ("float32", "float16")
 CORPUS = "accuracy"  # the stable file ids of the generated cases: accuracy/<op>
@@ -42,23 +46,23 @@ def _values(data_set: int, position: int, k_index: np.ndarray, k: int, data_type
     return dot_product_values(data_set, position, k_index, k, data_type).reshape(k_index.shape)
 
 
-def matmul_operands(k: int, data_type: str, data_set: int) -> Operands:
+def matmul_operands(op: str, k: int, data_type: str, data_set: int) -> Operands:
     """TOSA MATMUL: a [N, H, C] with k = c, b [N, C, W] with k = c; WebNN's layout is the same."""
     a_k = np.indices((1, OUTPUTS, k))[2]
     b_k = np.indices((1, k, OUTPUTS))[1]
     a = _values(data_set, FIRST, a_k, k, data_type)
     b = _values(data_set, SECOND, b_k, k, data_type)
-    ops = [{"name": "matmul", "arguments": [{"a": "a"}, {"b": "b"}], "outputs": "output"}]
+    ops = [{"name": op, "arguments": [{"a": "a"}, {"b": "b"}], "outputs": "output"}]
     return Operands(ops, {"a": a, "b": b}, {}, k, f"[1,{OUTPUTS},{k}] x [1,{k},{OUTPUTS}]")
 
 
-def gemm_operands(k: int, data_type: str, data_set: int) -> Operands:
+def gemm_operands(op: str, k: int, data_type: str, data_set: int) -> Operands:
     """TOSA FULLY_CONNECTED: input [N, IC] and weight [OC, IC] with k = ic,
     bias [OC]: WebNN gemm(a, b, {c, bTranspose: true})."""
     a = _values(data_set, FIRST, np.indices((OUTPUTS, k))[1], k, data_type)
     b = _values(data_set, SECOND, np.indices((OUTPUTS, k))[1], k, data_type)
     c = _values(data_set, BIAS, np.full((OUTPUTS,), 2), k, data_type)
-    ops = [{"name": "gemm", "arguments": [{"a": "a"}, {"b": "b"}, {"options": {"c": "c", "bTranspose": True}}],
+    ops = [{"name": op, "arguments": [{"a": "a"}, {"b": "b"}, {"options": {"c": "c", "bTranspose": True}}],
             "outputs": "output"}]
     return Operands(ops, {"a": a}, {"b": b, "c": c}, k, f"[{OUTPUTS},{k}] x [{OUTPUTS},{k}]^T + [{OUTPUTS}]")
 
@@ -77,52 +81,64 @@ def _conv_values(channels_in: int, spatial: int, data_type: str, data_set: int):
     return k, nhwc, ohwi, bias
 
 
-def conv2d_operands(channels_in: int, data_type: str, data_set: int) -> Operands:
+def conv2d_operands(op: str, channels_in: int, data_type: str, data_set: int) -> Operands:
     spatial = CONV_SPATIAL + KERNEL - 1
     k, nhwc, ohwi, bias = _conv_values(channels_in, spatial, data_type, data_set)
-    ops = [{"name": "conv2d", "arguments": [{"input": "input"}, {"filter": "filter"}, {"options": {"bias": "bias"}}],
+    ops = [{"name": op, "arguments": [{"input": "input"}, {"filter": "filter"}, {"options": {"bias": "bias"}}],
             "outputs": "output"}]
     return Operands(ops, {"input": np.ascontiguousarray(nhwc.transpose(0, 3, 1, 2))},  # nchw, WebNN's default
                     {"filter": np.ascontiguousarray(ohwi.transpose(0, 3, 1, 2)), "bias": bias},  # oihw
                     k, f"[1,{channels_in},{spatial},{spatial}] * [{CONV_CHANNELS_OUT},{channels_in},{KERNEL},{KERNEL}]")
 
 
-def conv_transpose2d_operands(channels_in: int, data_type: str, data_set: int) -> Operands:
+def conv_transpose2d_operands(op: str, channels_in: int, data_type: str, data_set: int) -> Operands:
     """KS = KH KW IC as TOSA counts it for TRANSPOSE_CONV2D: an upper bound,
     border outputs sum fewer products (their bound is smaller too)."""
     k, nhwc, ohwi, bias = _conv_values(channels_in, CONV_SPATIAL, data_type, data_set)
-    ops = [{"name": "convTranspose2d", "arguments": [{"input": "input"}, {"filter": "filter"},
-                                                      {"options": {"bias": "bias"}}], "outputs": "output"}]
+    ops = [{"name": op, "arguments": [{"input": "input"}, {"filter": "filter"}, {"options": {"bias": "bias"}}],
+            "outputs": "output"}]
     return Operands(ops, {"input": np.ascontiguousarray(nhwc.transpose(0, 3, 1, 2))},
                     {"filter": np.ascontiguousarray(ohwi.transpose(3, 0, 1, 2)), "bias": bias},  # iohw, WebNN's default
                     k, f"[1,{channels_in},{CONV_SPATIAL},{CONV_SPATIAL}] *T [{channels_in},{CONV_CHANNELS_OUT},{KERNEL},{KERNEL}]")
 
 
-def _reduction_operands(op: str):
-    def operands(k: int, data_type: str, data_set: int) -> Operands:
-        """TOSA REDUCE_SUM: k is the index along the reduced axis (here the last).
-        reduceMean is checked the same way, as TOSA checks AVG_POOL2D: the
-        division by the count scales ref and bound alike."""
-        x = _values(data_set, FIRST, np.indices((OUTPUTS, k))[1], k, data_type)
-        ops = [{"name": op, "arguments": [{"input": "input"}, {"options": {"axes": [1]}}], "outputs": "output"}]
-        return Operands(ops, {"input": x}, {}, k, f"[{OUTPUTS},{k}] over axis 1")
-
-    return operands
+def reduction_operands(op: str, k: int, data_type: str, data_set: int) -> Operands:
+    """TOSA REDUCE_SUM: k is the index along the reduced axis (here the last).
+    reduceMean is checked the same way, as TOSA checks AVG_POOL2D: the
+    division by the count scales ref and bound alike."""
+    x = _values(data_set, FIRST, np.indices((OUTPUTS, k))[1], k, data_type)
+    ops = [{"name": op, "arguments": [{"input": "input"}, {"options": {"axes": [1]}}], "outputs": "output"}]
+    return Operands(ops, {"input": x}, {}, k, f"[{OUTPUTS},{k}] over axis 1")
 
 
-# op -> (its operands for one size, the sizes: accumulation lengths, or input channels for convolutions)
-OPS: Mapping[str, tuple[Callable[[int, str, int], Operands], tuple[int, ...]]] = {
-    "matmul": (matmul_operands, (16, 256, 2048)),
-    "gemm": (gemm_operands, (16, 256, 2048)),
-    "conv2d": (conv2d_operands, (2, 32, 128)),  # k = 18, 288, 1152
-    "convTranspose2d": (conv_transpose2d_operands, (2, 32, 128)),
-    "reduceSum": (_reduction_operands("reduceSum"), (16, 256, 4096)),
-    "reduceMean": (_reduction_operands("reduceMean"), (16, 256, 4096)),
+OperandsFn = Callable[[str, int, str, int], Operands]  # (op, size, data type, data set)
+
+# TOSA operator -> the operands of an op laid out as it is, in the order the
+# plan runs them.
+TOSA_LAYOUTS: Mapping[str, OperandsFn] = {
+    "MATMUL": matmul_operands,
+    "FULLY_CONNECTED": gemm_operands,
+    "CONV2D": conv2d_operands,
+    "TRANSPOSE_CONV2D": conv_transpose2d_operands,
+    "REDUCE_SUM": reduction_operands,
 }
 
 
+def _accuracy_ops() -> dict[str, tuple[OperandsFn, tuple[int, ...]]]:
+    """op -> (its operands, its sizes), from the ops' accuracy traits, in the
+    order of TOSA_LAYOUTS and then the catalog's."""
+    ops = ops_where(lambda traits: traits.accuracy is not None)
+    order = list(TOSA_LAYOUTS)
+    ops = sorted(ops, key=lambda op: order.index(TRAITS[op].accuracy.tosa))
+    return {op: (TOSA_LAYOUTS[TRAITS[op].accuracy.tosa], TRAITS[op].accuracy.sizes) for op in ops}
+
+
+# op -> (its operands for one size, the sizes: accumulation lengths, or input channels for convolutions)
+OPS: Mapping[str, tuple[OperandsFn, tuple[int, ...]]] = _accuracy_ops()
+
+
 def accuracy_case(op: str, size: int, data_type: str, data_set: int, index: int = 0) -> Case:
-    made = OPS[op][0](size, data_type, data_set)
+    made = OPS[op][0](op, size, data_type, data_set)
     descs = {name: TensorDesc(tuple(v.shape), data_type) for name, v in made.inputs.items()}
     graph = build_graph(descs, dict(made.constants), made.operators, None)
     bias = any(np.any(v != 0) for name, v in made.constants.items() if name in ("c", "bias"))

@@ -47,11 +47,17 @@ MAX_RANK = 4
 MAX_DIM = 3
 FUZZ_FILE = "fuzz"
 
-# Members whose values have a domain the spec leaves implementation-defined
+# Operands whose values have a domain the spec leaves implementation-defined
 # outside (indices) or that the probe already keeps meaningful (booleans,
 # quantization parameters): they take the probe's values, not fuzzed ones.
-IN_DOMAIN_MEMBERS = frozenset({"indices", "condition"})
-IN_DOMAIN_OPS = frozenset({"logicalNot", "logicalAnd", "logicalOr", "logicalXor", "quantizeLinear", "dequantizeLinear"})
+# Named by the probe's value domains (OpTraits.values).
+PROBE_VALUE_DOMAINS = frozenset({"axisIndices", "coordinates", "boolean", "quantization"})
+
+
+def takes_probe_values(op: str, member: str) -> bool:
+    """Whether ``op``'s operand ``member`` is filled with the probe's values."""
+    return not PROBE_VALUE_DOMAINS.isdisjoint(opspec.TRAITS[op].values.domains(member))
+
 
 FLOAT_EDGES = {
     "float32": [-0.0, float("nan"), float("inf"), float("-inf"), 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38,
@@ -310,7 +316,7 @@ def graphs(draw, ops: tuple[str, ...], max_ops: int = 2) -> FuzzGraph:
     for name, desc in input_descs.items():
         node = next(n for n in graph.nodes if name in n.operand_names())
         member = next(m for m, ref in node.operands.items() if name == ref or (isinstance(ref, tuple) and name in ref))
-        if member in IN_DOMAIN_MEMBERS or node.op in IN_DOMAIN_OPS:
+        if takes_probe_values(node.op, member):
             shapes = {m: (graph.descs[r].shape if isinstance(r, str) else [graph.descs[x].shape for x in r])
                       for m, r in node.operands.items()}
             values[name] = operand_values(node.op, member, desc.shape, desc.data_type, shapes, node.attributes)

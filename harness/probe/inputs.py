@@ -9,22 +9,27 @@ the full width of the data type is honoured.
   bfloat16 compute path rounds them away;
 - float16: the largest finite value, a subnormal, values with a full 10-bit
   mantissa;
-- NaN and infinities only for the ops that define them (PASS_SPECIALS).
+- NaN and infinities only for the ops that define them (``specials`` in
+  the op's traits).
 
-Ops with restricted domains get values inside their domain (positive for
-log/sqrt, non-zero divisors, valid gather indices, positive quantization
-scales, sums and products that cannot overflow). Values are laid out by
-cycling the list over the tensor, so every list value appears even in a
-2-element tensor, and a rank-0 tensor gets the most discriminating one.
+Each op's traits (harness/spec/opspec, ``OpTraits.values``) name the value
+domain of its operands, and of single members where they differ: inside the
+op's domain (positive for log/sqrt, non-zero divisors, valid gather indices,
+positive quantization scales, sums and products that cannot overflow).
+DOMAIN_VALUES says what each domain holds. Values are laid out by cycling
+the list over the tensor, so every list value appears even in a 2-element
+tensor, and a rank-0 tensor gets the most discriminating one.
 """
 from __future__ import annotations
 
 import zlib
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from webnn_harness.spec.dtypes import integer_range, is_float, numpy_dtype
+from webnn_harness.spec.opspec import TRAITS
 
 NAN, INF = float("nan"), float("inf")
 
@@ -110,32 +115,6 @@ FLOAT_NONZERO = [0.5, -1.5, 2.5, 1.0009765625, -7.75, 0.0999755859375, 3.0, -0.3
 BOOLEAN = [0, 1, 2, 255, 0, 7]
 SPECIALS = [NAN, INF, -INF]
 
-# Ops that define NaN and infinities (or only move values, bit for bit).
-PASS_SPECIALS = frozenset({
-    "isNaN", "isInfinite", "abs", "neg", "ceil", "floor", "roundEven", "identity", "sign", "exp",
-    "add", "equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual",
-    "reshape", "transpose", "concat", "slice", "gather", "gatherElements", "gatherND", "expand",
-    "tile", "split", "reverse", "where",
-})
-WIDE_OPS = frozenset({
-    "identity", "abs", "neg", "sign", "relu", "clamp", "cast", "isNaN", "isInfinite", "max", "min",
-    "equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual", "where", "prelu",
-    "reduceMax", "reduceMin", "argMin", "argMax", "concat", "expand", "gather", "gatherElements",
-    "gatherND", "pad", "reshape", "reverse", "scatterElements", "scatterND", "slice", "split", "tile",
-    "transpose", "triangular", "maxPool2d", "resample2d",
-})
-ADDITIVE_OPS = frozenset({"add", "sub", "reduceSum", "reduceMean", "cumulativeSum", "reduceL1"})
-PRODUCT_OPS = frozenset({"mul"})
-DYADIC_OPS = frozenset({
-    "conv2d", "convTranspose2d", "matmul", "gemm", "averagePool2d", "l2Pool2d", "batchNormalization",
-    "instanceNormalization", "layerNormalization", "gru", "gruCell", "lstm", "lstmCell",
-})
-POSITIVE_OPS = frozenset({"log", "sqrt", "reduceLogSum"})
-FLOAT_SMOOTH_OPS = frozenset({
-    "ceil", "floor", "roundEven", "cos", "sin", "tan", "erf", "exp", "elu", "gelu", "hardSigmoid",
-    "hardSwish", "leakyRelu", "linear", "sigmoid", "softplus", "softsign", "tanh", "softmax", "reduceLogSumExp",
-})
-
 
 def _seed(*parts: Any) -> int:
     return zlib.crc32("/".join(map(str, parts)).encode())
@@ -172,18 +151,22 @@ def _typed_list(table: Mapping[str, Sequence], data_type: str, specials: bool) -
     return values
 
 
-def _index_values(op: str, member: str, shapes: Mapping[str, Any], attributes: Mapping[str, Any],
-                  shape: Sequence[int], data_type: str) -> np.ndarray:
-    """Valid indices: in range for the indexed dimension, negative ones too
-    where the type is signed (the spec counts them from the end)."""
+def _axis_indices(shapes: Mapping[str, Any], attributes: Mapping[str, Any], shape: Sequence[int],
+                  data_type: str) -> np.ndarray:
+    """Valid indices along ``axis``: in range for the indexed dimension,
+    negative ones too where the type is signed (the spec counts them from the end)."""
+    signed = data_type in ("int32", "int64", "int8")
+    n = shapes["input"][attributes.get("axis", 0)]
+    pool = [n - 1, 0, -1, 1, -n] if signed else [n - 1, 0, 1]
+    pool = [p for p in pool if -n <= p < n]
+    return _cycle(pool, shape, data_type)
+
+
+def _coordinates(shapes: Mapping[str, Any], shape: Sequence[int], data_type: str) -> np.ndarray:
+    """gatherND / scatterND: the last dimension holds coordinates into input,
+    negative ones too where the type is signed."""
     signed = data_type in ("int32", "int64", "int8")
     input_shape = shapes["input"]
-    if op in ("gather", "gatherElements", "scatterElements"):
-        n = input_shape[attributes.get("axis", 0)]
-        pool = [n - 1, 0, -1, 1, -n] if signed else [n - 1, 0, 1]
-        pool = [p for p in pool if -n <= p < n]
-        return _cycle(pool, shape, data_type)
-    # gatherND / scatterND: the last dimension holds coordinates into input.
     k = shape[-1]
     count = int(np.prod(shape[:-1], dtype=np.int64))
     rows = []
@@ -198,50 +181,93 @@ def _index_values(op: str, member: str, shapes: Mapping[str, Any], attributes: M
     return np.asarray(rows, dtype=numpy_dtype(data_type)).reshape(tuple(shape))
 
 
+@dataclass(frozen=True)
+class Operand:
+    """One operand to fill: what a domain's values may depend on."""
+
+    op: str
+    member: str
+    shape: tuple[int, ...]
+    data_type: str
+    shapes: Mapping[str, Any]  # every member's shape
+    attributes: Mapping[str, Any]
+    slot: int  # position in a list member
+    specials: bool  # the op passes NaN and infinities
+
+    @property
+    def seed(self) -> int:
+        return _seed(self.op, self.member, self.slot, self.shape, self.data_type)
+
+    @property
+    def floating(self) -> bool:
+        return is_float(self.data_type)
+
+
+def _cycled(table: Mapping[str, Sequence], slot: bool = False):
+    """The type's list from ``table`` cycled over the tensor (from ``slot`` on)."""
+    return lambda x: _cycle(table[x.data_type], x.shape, x.data_type, x.slot if slot else 0)
+
+
+def _floats_only(values: Sequence, specials: bool = False):
+    """``values`` for a float operand (NaN and infinities too where the op
+    passes them); None for an integer one, which falls through."""
+    return lambda x: (_cycle(list(values) + (SPECIALS if specials and x.specials else []), x.shape, x.data_type)
+                      if x.floating else None)
+
+
+def _dyadic(x: Operand) -> np.ndarray | None:
+    if not x.floating:
+        return None
+    return np.random.default_rng(x.seed).choice(DYADIC, size=x.shape).astype(numpy_dtype(x.data_type))
+
+
+def _wide(x: Operand) -> np.ndarray:
+    # Second operands start one further along the list: the two sides of a
+    # binary op differ element by element.
+    second = x.member in ("b", "slope", "falseValue", "updates")
+    return _cycle(_typed_list(WIDE, x.data_type, x.specials), x.shape, x.data_type, x.slot + second)
+
+
+# Domain -> its values for one operand (None: not for this operand's type,
+# the next domain applies). The domains are named in harness/spec/opspec/traits.py.
+DOMAIN_VALUES: Mapping[str, Callable[[Operand], np.ndarray | None]] = {
+    "uniform": lambda x: _uniform(x.shape, x.data_type, x.seed),
+    "wide": _wide,
+    "additive": lambda x: _cycle(_typed_list(ADDITIVE, x.data_type, x.specials), x.shape, x.data_type, x.slot),
+    "product": _cycled(PRODUCT, slot=True),
+    "longProduct": _cycled(REDUCE_PRODUCT),
+    "squares": _cycled(REDUCE_SQUARES),
+    "dyadic": _dyadic,
+    "smooth": _floats_only(FLOAT_SMOOTH, specials=True),
+    "positive": _floats_only(FLOAT_POSITIVE),
+    "nonzero": _floats_only(FLOAT_NONZERO),
+    "divisor": _cycled(SMALL_NONZERO),
+    "integerDivisor": lambda x: None if x.floating else _cycle(SMALL_NONZERO[x.data_type], x.shape, x.data_type),
+    "positiveUniform": lambda x: _uniform(x.shape, x.data_type, x.seed, 0.25, 2.0),
+    "powBase": _cycled(POW_BASE, slot=True),
+    "powExponent": _cycled(POW_EXPONENT, slot=True),
+    "boolean": lambda x: _cycle(BOOLEAN, x.shape, x.data_type, x.slot),
+    "axisIndices": lambda x: _axis_indices(x.shapes, x.attributes, x.shape, x.data_type),
+    "coordinates": lambda x: _coordinates(x.shapes, x.shape, x.data_type),
+    "quantization": lambda x: _quantization_values(x.member, x.shape, x.data_type),
+    "quotients": lambda x: _cycle([1.5, -2.25, 0.375, 3.0, -0.0, 10.25], x.shape, x.data_type),
+}
+
+
 def operand_values(op: str, member: str, shape: Sequence[int], data_type: str,
                    shapes: Mapping[str, Any], attributes: Mapping[str, Any], slot: int = 0) -> np.ndarray:
-    """Values for operand ``member`` (``slot``: its position in a list member)."""
-    shape = tuple(shape)
-    seed = _seed(op, member, slot, shape, data_type)
-    floating = is_float(data_type)
-    specials = op in PASS_SPECIALS
-    if member == "indices":
-        return _index_values(op, member, shapes, attributes, shape, data_type)
-    if op in ("logicalNot", "logicalAnd", "logicalOr", "logicalXor") or member == "condition":
-        return _cycle(BOOLEAN, shape, data_type, slot)
-    if op in ("quantizeLinear", "dequantizeLinear"):
-        return _quantization_values(op, member, shape, data_type)
-    if op == "batchNormalization" and member == "variance":
-        return _uniform(shape, data_type, seed, 0.25, 2.0)
-    if op == "pow":
-        table = POW_BASE if member == "a" else POW_EXPONENT
-        return _cycle(table[data_type], shape, data_type, slot)
-    if op == "div" and member == "b" or op == "sub" and member == "b" and not floating:
-        return _cycle(SMALL_NONZERO[data_type], shape, data_type)
-    if op == "reciprocal" and floating:
-        return _cycle(FLOAT_NONZERO, shape, data_type)
-    if op in POSITIVE_OPS and floating:
-        return _cycle(FLOAT_POSITIVE, shape, data_type)
-    if op in FLOAT_SMOOTH_OPS and floating:
-        return _cycle(FLOAT_SMOOTH + (SPECIALS if specials else []), shape, data_type)
-    if op == "reduceProduct":
-        return _cycle(REDUCE_PRODUCT[data_type], shape, data_type)
-    if op in ("reduceSumSquare", "reduceL2"):
-        return _cycle(REDUCE_SQUARES[data_type], shape, data_type)
-    if op in DYADIC_OPS and floating:
-        rng = np.random.default_rng(seed)
-        return rng.choice(DYADIC, size=shape).astype(numpy_dtype(data_type))
-    if op in PRODUCT_OPS:
-        return _cycle(PRODUCT[data_type], shape, data_type, slot)
-    if op in ADDITIVE_OPS:
-        return _cycle(_typed_list(ADDITIVE, data_type, specials), shape, data_type, slot)
-    if op in WIDE_OPS or op == "cast":
-        return _cycle(_typed_list(WIDE, data_type, specials), shape, data_type, slot + (member in ("b", "slope", "falseValue", "updates")))
-    # Convolution, pooling, normalization, recurrent, linear algebra: smooth random values.
-    return _uniform(shape, data_type, seed)
+    """Values for operand ``member`` (``slot``: its position in a list member):
+    the member's domain, else the op's, else smooth random values."""
+    values = TRAITS[op].values
+    operand = Operand(op, member, tuple(shape), data_type, shapes, attributes, slot, values.specials)
+    for domain in values.domains(member):
+        out = DOMAIN_VALUES[domain](operand)
+        if out is not None:
+            return out
+    return DOMAIN_VALUES["uniform"](operand)
 
 
-def _quantization_values(op: str, member: str, shape, data_type: str) -> np.ndarray:
+def _quantization_values(member: str, shape, data_type: str) -> np.ndarray:
     if member == "scale":
         # Powers of two: the product with (input - zeroPoint) is exact, so the
         # output's single rounding is the only one whatever the backend's path.
@@ -251,8 +277,6 @@ def _quantization_values(op: str, member: str, shape, data_type: str) -> np.ndar
                  "int64": [-1000, 5], "uint64": [70000, 5], "float32": [0.0], "float16": [0.0],
                  "int4": [-3, 2], "uint4": [9, 8]}
         return _cycle(table[data_type], shape, data_type)
-    if op == "quantizeLinear":  # quotients stay small and in range after the zero point
-        return _cycle([1.5, -2.25, 0.375, 3.0, -0.0, 10.25], shape, data_type)
     table = {"int8": [-100, 127, -128, 5], "uint8": [200, 255, 0, 131], "int32": [2**24 + 1, -(2**24) - 3, 7],
              "uint32": [2**31 + 4, 2**24 + 1, 7], "int64": [2**31 + 7, -5], "uint64": [2**32 + 3, 5],
              "float32": [1.5], "float16": [1.5], "int4": [-8, 7, -1, 5], "uint4": [15, 0, 9, 3]}

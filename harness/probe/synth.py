@@ -60,8 +60,10 @@ def _descs(combo: Combo) -> tuple[dict[str, TensorDesc], dict[str, Any]]:
 
 # Arguments written in one object, as WPT's quantize/dequantize subgraph files
 # do ({"scale": s, "zeroPoint": z}: the builder takes each key as the next
-# argument), so every probe of these ops goes the way those files do.
-JOINED_ARGUMENTS = {"quantizeLinear": ("scale", "zeroPoint"), "dequantizeLinear": ("scale", "zeroPoint")}
+# argument), so every probe of the ops whose traits join them goes the way
+# those files do.
+JOINED_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
+    op: opspec.TRAITS[op].joined_arguments for op in opspec.ops_where(lambda traits: traits.joined_arguments)}
 
 
 def _operators_json(combo: Combo, count: int) -> list[dict]:

@@ -80,8 +80,8 @@ import numpy as np
 from webnn_harness.spec.dtypes import is_float, numpy_dtype
 from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph, Node
+from webnn_harness.spec.opspec import ops_where
 from webnn_harness.spec.opspec.base import Budget, BudgetFn
-from webnn_harness.spec.opspec.elementwise import LOGICAL
 
 TOLERANCE: Mapping[str, BudgetFn] = join("webnn_harness.spec.opspec", "TOLERANCE")
 
@@ -235,8 +235,9 @@ def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, l
     return low, high, nan, runs
 
 
-# Ops whose integer output is one of a few outcomes, not a rounded float.
-DISCRETE_OPS = frozenset(LOGICAL) | {"argMin", "argMax"}
+# Ops whose integer output is one of a few outcomes, not a rounded float
+# (comparisons, logical ops, isNaN/isInfinite, argMin/argMax: their traits say so).
+DISCRETE_OPS = frozenset(ops_where(lambda traits: traits.discrete))
 
 
 def _discrete(graph: Graph, output: str) -> bool:

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import Budget, Created, check, counted
+from webnn_harness.spec.opspec.traits import AccuracyPlan, InputValues, OpTraits, ProbePlan, Variation
 
 # MLInputOperandLayout: position of (channels, height, width) in the 4-D shape.
 INPUT_LAYOUT_AXES: dict[str, tuple[int, int, int]] = {"nchw": (1, 2, 3), "nhwc": (3, 1, 2)}
@@ -272,4 +273,57 @@ def conv_transpose2d_flops(node, descs) -> int:
 
 COST = {"conv2d": conv2d_flops, "convTranspose2d": conv_transpose2d_flops}
 
-__all__ = ["CREATE", "TOLERANCE", "COST"]
+
+# Probe plans and the other traits (see traits.py).
+
+# conv2d filter shapes for 2 input channels, 3 output channels, 3x3 kernel.
+CONV_FILTER = {"oihw": (3, 2, 3, 3), "hwio": (3, 3, 2, 3), "ohwi": (3, 3, 3, 2), "ihwo": (2, 3, 3, 3)}
+CONV_T_FILTER = {"iohw": (2, 3, 3, 3), "hwoi": (3, 3, 3, 2), "ohwi": (3, 3, 3, 2)}
+CONV_OPTIONS = ("inputLayout=nhwc", "groups=2", "dilations=2", "strides=2", "padding")
+
+
+def _conv_arguments(v: Variation, filters: Mapping[str, tuple], default_filter: str, spatial: int,
+                    grouped_filter: tuple, padding: list[int]):
+    """conv2d and convTranspose2d baselines: 2 input channels, 3 output
+    channels (4 with groups=2), a 3x3 kernel, one option varied at a time."""
+    opt = v.value if v.axis == "option" else ""
+    layout = "nhwc" if opt == "inputLayout=nhwc" else "nchw"
+    filter_layout = opt.split("=")[1] if opt.startswith("filterLayout=") else default_filter
+    shapes = {"input": (1, spatial, spatial, 2) if layout == "nhwc" else (1, 2, spatial, spatial),
+              "filter": filters[filter_layout]}
+    attrs: dict = {"inputLayout": layout, "filterLayout": filter_layout}
+    if opt == "groups=2":
+        shapes["filter"] = grouped_filter
+        attrs["groups"] = 2
+    elif opt == "dilations=2":
+        attrs["dilations"] = [2, 2]
+    elif opt == "strides=2":
+        attrs["strides"] = [2, 2]
+    elif opt == "padding":
+        attrs["padding"] = padding
+    elif opt == "outputPadding":
+        attrs["strides"], attrs["outputPadding"] = [2, 2], [1, 1]
+    if "bias" in v.present:
+        shapes["bias"] = (4,) if opt == "groups=2" else (3,)
+    return shapes, attrs
+
+
+def conv2d_arguments(v: Variation):
+    return _conv_arguments(v, CONV_FILTER, "oihw", 6, (4, 1, 3, 3), [1, 0, 2, 1])
+
+
+def conv_transpose2d_arguments(v: Variation):
+    return _conv_arguments(v, CONV_T_FILTER, "iohw", 4, (2, 2, 3, 3), [1, 0, 1, 1])
+
+
+TRAITS = {
+    "conv2d": OpTraits(
+        ProbePlan(conv2d_arguments, options=CONV_OPTIONS + tuple(f"filterLayout={x}" for x in CONV_FILTER if x != "oihw")),
+        InputValues("dyadic"), accuracy=AccuracyPlan("CONV2D", (2, 32, 128))),  # k = 18, 288, 1152
+    "convTranspose2d": OpTraits(
+        ProbePlan(conv_transpose2d_arguments, options=CONV_OPTIONS + ("outputPadding",)
+                  + tuple(f"filterLayout={x}" for x in CONV_T_FILTER if x != "iohw")),
+        InputValues("dyadic"), accuracy=AccuracyPlan("TRANSPOSE_CONV2D", (2, 32, 128))),
+}
+
+__all__ = ["CREATE", "TOLERANCE", "COST", "TRAITS"]

@@ -29,6 +29,7 @@ from webnn_harness.spec.opspec.base import (
     per_output_element,
     ulp,
 )
+from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Variation, dims
 
 
 def _broadcast(op: str, shape_a, shape_b) -> tuple[int, ...]:
@@ -257,3 +258,83 @@ ELEMENTWISE_FLOPS = {
 }
 
 COST = {op: per_output_element(n) for op, n in ELEMENTWISE_FLOPS.items()}
+
+
+# Probe plans and the other traits (see traits.py). Each builder returns
+# ({member: shape}, {attribute: value}) for one Variation.
+
+
+def unary_arguments(v: Variation):
+    member = operator(v.op).signature[0].name  # "input" or "a"
+    return {member: dims(v.rank_of(member, 2))}, {}
+
+
+def binary_arguments(v: Variation):
+    r = v.rank_of(v.member, 2) if v.axis == "rank" else 2
+    names = [p.name for p in operator(v.op).signature]
+    return {n: dims(r) for n in names}, {}
+
+
+def cast_arguments(v: Variation):
+    return {"input": dims(v.rank_of("input", 2))}, {"dataType": v.types["output"]}
+
+
+def clamp_arguments(v: Variation):
+    t = v.types["input"]
+    lo, hi = (-2.5, 1.75) if t in ("float32", "float16") else ((-50, 100) if t in ("int8", "int32", "int64") else (5, 150))
+    return {"input": dims(v.rank_of("input", 2))}, {"minValue": lo, "maxValue": hi}
+
+
+def where_arguments(v: Variation):
+    r = v.rank_of(v.member, 2) if v.axis == "rank" else 2
+    return {"condition": dims(r), "trueValue": dims(r), "falseValue": dims(r)}, {}
+
+
+def prelu_arguments(v: Variation):
+    r = v.rank_of(v.member, 2) if v.axis == "rank" else 2
+    return {"input": dims(r), "slope": dims(r)}, {}
+
+
+UNARY_PLAN = ProbePlan(unary_arguments)
+BINARY_PLAN = ProbePlan(binary_arguments, rank_ties={"b": "a"})
+
+
+def _elementwise(probe: ProbePlan, domain: str = "uniform", specials: bool = False,
+                 members: Mapping[str, str] | None = None, discrete: bool = False,
+                 graph_sweep: int | None = None) -> OpTraits:
+    """Every op of this family is element-wise."""
+    return OpTraits(probe, InputValues(domain, dict(members or {}), specials), elementwise=True,
+                    discrete=discrete, graph_sweep=graph_sweep)
+
+
+TRAITS = {
+    "add": _elementwise(BINARY_PLAN, "additive", specials=True),
+    "sub": _elementwise(BINARY_PLAN, "additive", members={"b": "integerDivisor"}),
+    "mul": _elementwise(BINARY_PLAN, "product"),
+    "div": _elementwise(BINARY_PLAN, members={"b": "divisor"}),
+    "max": _elementwise(BINARY_PLAN, "wide"),
+    "min": _elementwise(BINARY_PLAN, "wide"),
+    "pow": _elementwise(BINARY_PLAN, members={"a": "powBase", "b": "powExponent"}),
+    **{op: _elementwise(BINARY_PLAN, "wide", specials=True, discrete=True)
+       for op in ("equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual")},
+    "logicalNot": _elementwise(UNARY_PLAN, "boolean", discrete=True),
+    **{op: _elementwise(BINARY_PLAN, "boolean", discrete=True) for op in ("logicalAnd", "logicalOr", "logicalXor")},
+    "isNaN": _elementwise(UNARY_PLAN, "wide", specials=True, discrete=True),
+    "isInfinite": _elementwise(UNARY_PLAN, "wide", specials=True, discrete=True),
+    # identity first among the graph-level sweep ops: it takes every data type and rank.
+    "identity": _elementwise(UNARY_PLAN, "wide", specials=True, graph_sweep=0),
+    **{op: _elementwise(UNARY_PLAN, "wide", specials=True) for op in ("abs", "neg", "sign")},
+    "relu": _elementwise(UNARY_PLAN, "wide"),
+    **{op: _elementwise(UNARY_PLAN, "smooth", specials=True) for op in ("ceil", "floor", "roundEven", "exp")},
+    **{op: _elementwise(UNARY_PLAN, "smooth") for op in (
+        "cos", "sin", "tan", "erf", "elu", "gelu", "hardSigmoid", "hardSwish", "leakyRelu", "linear",
+        "sigmoid", "softplus", "softsign", "tanh")},
+    "log": _elementwise(UNARY_PLAN, "positive"),
+    "sqrt": _elementwise(UNARY_PLAN, "positive"),
+    "reciprocal": _elementwise(UNARY_PLAN, "nonzero"),
+    "cast": _elementwise(ProbePlan(cast_arguments, typed_outputs=("output",), base_types={"output": "float32"}), "wide"),
+    "clamp": _elementwise(ProbePlan(clamp_arguments), "wide"),
+    "prelu": _elementwise(ProbePlan(prelu_arguments, rank_ties={"slope": "input"}), "wide"),
+    "where": _elementwise(ProbePlan(where_arguments, rank_ties={"trueValue": "condition", "falseValue": "condition"}),
+                          "wide", specials=True, members={"condition": "boolean"}),
+}

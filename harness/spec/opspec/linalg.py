@@ -21,6 +21,7 @@ from webnn_harness.spec.opspec.base import (
     counted,
     unidirectionally_broadcastable,
 )
+from webnn_harness.spec.opspec.traits import AccuracyPlan, InputValues, OpTraits, ProbePlan, Skip, Variation, dims
 
 
 def cast_number(value: float, data_type: str) -> float:
@@ -134,3 +135,44 @@ def gemm_flops(node, descs) -> int:
 
 # triangular keeps or zeroes elements by position: a masked copy, no arithmetic.
 COST = {"matmul": matmul_flops, "gemm": gemm_flops, "triangular": MOVEMENT}
+
+
+# Probe plans and the other traits (see traits.py).
+
+
+def matmul_arguments(v: Variation):
+    ra, rb = v.rank_of("a", 2), v.rank_of("b", 2)
+    if min(ra, rb) < 2:
+        raise Skip("needs rank >= 2")
+    batch = dims(max(ra, rb) - 2)
+    return {"a": batch[len(batch) - (ra - 2):] + (2, 3), "b": batch[len(batch) - (rb - 2):] + (3, 4)}, {}
+
+
+def gemm_arguments(v: Variation):
+    shapes = {"a": (2, 3), "b": (3, 4)}
+    attrs: dict = {}
+    if "c" in v.present:
+        shapes["c"] = ((), (4,), (2, 4))[v.rank_of("c", 2)]
+    if v.axis == "option" and v.value == "aTranspose":
+        shapes["a"], attrs["aTranspose"] = (3, 2), True
+    if v.axis == "option" and v.value == "bTranspose":
+        shapes["b"], attrs["bTranspose"] = (4, 3), True
+    return shapes, attrs
+
+
+def triangular_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    if r < 2:
+        raise Skip("needs rank >= 2")
+    upper = not (v.axis == "option" and v.value == "lower")
+    return {"input": dims(r)}, {"upper": upper, "diagonal": 0}
+
+
+TRAITS = {
+    "matmul": OpTraits(ProbePlan(matmul_arguments), InputValues("dyadic"),
+                       accuracy=AccuracyPlan("MATMUL", (16, 256, 2048))),
+    # TOSA FULLY_CONNECTED: gemm(a, b, {c, bTranspose: true}).
+    "gemm": OpTraits(ProbePlan(gemm_arguments, options=("aTranspose", "bTranspose")), InputValues("dyadic"),
+                     accuracy=AccuracyPlan("FULLY_CONNECTED", (16, 256, 2048))),
+    "triangular": OpTraits(ProbePlan(triangular_arguments, options=("lower",)), InputValues("wide")),
+}

@@ -13,7 +13,9 @@ import numpy as np
 
 from webnn_harness.spec.dtypes import is_float, numpy_dtype
 from webnn_harness.spec.graph import TensorDesc
+from webnn_harness.spec.catalog import enum_values
 from webnn_harness.spec.opspec.base import EXACT, MOVEMENT, Created, check, check_axes
+from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Skip, Variation, dims
 
 # "A valid dimension is an integer greater than zero and in the range of long."
 MAX_DIMENSION = 2**31 - 1
@@ -341,3 +343,152 @@ TOLERANCE = {op: EXACT for op in CREATE}
 # Costs: data movement does no arithmetic (scatter* overwrite, they do not
 # accumulate, in WebNN); bytes are what each op reads and writes (see base.py).
 COST = {op: MOVEMENT for op in CREATE}
+
+
+# Probe plans and the other traits (see traits.py).
+
+
+def concat_arguments(v: Variation):
+    r = v.rank_of("inputs", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    a = dims(r)
+    b = a[:-1] + (a[-1] + 1,)
+    return {"inputs": [a, b]}, {"axis": r - 1}
+
+
+def expand_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    full = dims(r)
+    ones = tuple(1 if i % 2 == 0 else d for i, d in enumerate(full))
+    return {"input": ones}, {"newShape": list(full)}
+
+
+def gather_arguments(v: Variation):
+    if v.axis == "rank" and v.member == "indices":
+        return {"input": (5,), "indices": dims(v.value)}, {"axis": 0}
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    return {"input": dims(r), "indices": (3,)}, {"axis": 0}
+
+
+def gather_elements_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    shape = dims(r)
+    return {"input": shape, "indices": (3,) + shape[1:]}, {"axis": 0}
+
+
+def gather_nd_arguments(v: Variation):
+    if v.axis == "rank" and v.member == "output":  # a full coordinate picks one element
+        return {"input": (4,), "indices": (1,)}, {}
+    if v.axis == "rank" and v.member == "indices":
+        q = v.value
+        if q == 0:
+            raise Skip("needs rank >= 1")
+        return {"input": (4, 3), "indices": dims(q - 1) + (1,)}, {}
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    return {"input": dims(r), "indices": (2, 1)}, {}
+
+
+def scatter_elements_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    shape = dims(r)
+    # One row of indices along axis 0: every position gets exactly one update,
+    # so the result does not depend on the order updates are applied in.
+    small = (1,) + shape[1:]
+    return {"input": shape, "indices": small, "updates": small}, {"axis": 0}
+
+
+def scatter_nd_arguments(v: Variation):
+    if v.axis == "rank" and v.member == "indices":
+        q = v.value
+        if q == 0:
+            raise Skip("needs rank >= 1")
+        return {"input": (4,), "indices": (1,) * (q - 1) + (1,), "updates": (1,) * (q - 1)}, {}
+    if v.axis == "rank" and v.member == "updates":
+        u = v.value
+        if u == 0:
+            return {"input": (4,), "indices": (1,), "updates": ()}, {}
+        shape = dims(u)
+        return {"input": shape, "indices": (1, 1), "updates": (1,) + shape[1:]}, {}
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    shape = dims(r)
+    return {"input": shape, "indices": (1, 1), "updates": (1,) + shape[1:]}, {}
+
+
+def pad_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    mode = v.value if v.axis == "option" else "constant"
+    attrs = {"beginningPadding": [1] * r, "endingPadding": [1 if i % 2 else 0 for i in range(r)], "mode": mode}
+    if mode == "constant":
+        attrs["value"] = 1
+    return {"input": dims(r)}, attrs
+
+
+def reshape_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    return {"input": dims(r)}, {"newShape": list(reversed(dims(r)))}
+
+
+def input_only_arguments(v: Variation):
+    """reverse, transpose: the input alone, every option at its default."""
+    return {"input": dims(v.rank_of("input", 2))}, {}
+
+
+def slice_arguments(v: Variation):
+    shape = dims(v.rank_of("input", 2))
+    starts = [1 if d > 1 else 0 for d in shape]
+    sizes = [d - s for d, s in zip(shape, starts)]
+    attrs = {"starts": starts, "sizes": sizes}
+    if v.axis == "option" and v.value == "strides":
+        attrs = {"starts": [0] * len(shape), "sizes": list(shape), "strides": [2] * len(shape)}
+    return {"input": shape}, attrs
+
+
+def split_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    return {"input": dims(r)}, {"splits": 2, "axis": 0}
+
+
+def tile_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    return {"input": dims(r)}, {"repetitions": [2 if i == 0 else 1 for i in range(r)]}
+
+
+def _moved(probe: ProbePlan, specials: bool = True, indices: str | None = None,
+           graph_sweep: int | None = None) -> OpTraits:
+    """Data movement takes the full width of every data type; ``specials``:
+    NaN and infinities move bit for bit."""
+    members = {"indices": indices} if indices else {}
+    return OpTraits(probe, InputValues("wide", members, specials), graph_sweep=graph_sweep)
+
+
+# graph_sweep: after identity, the data movement every backend has, in the
+# order the probe's graph-level sweeps try them.
+TRAITS = {
+    "reshape": _moved(ProbePlan(reshape_arguments), graph_sweep=1),
+    "transpose": _moved(ProbePlan(input_only_arguments), graph_sweep=2),
+    "concat": _moved(ProbePlan(concat_arguments)),
+    "split": _moved(ProbePlan(split_arguments)),
+    "slice": _moved(ProbePlan(slice_arguments, options=("strides",)), graph_sweep=6),
+    "expand": _moved(ProbePlan(expand_arguments), graph_sweep=3),
+    "gather": _moved(ProbePlan(gather_arguments), indices="axisIndices"),
+    "gatherElements": _moved(ProbePlan(gather_elements_arguments), indices="axisIndices"),
+    "gatherND": _moved(ProbePlan(gather_nd_arguments, extras=(("output", "rank", 0),)), indices="coordinates"),
+    "scatterElements": _moved(ProbePlan(scatter_elements_arguments), specials=False, indices="axisIndices"),
+    "scatterND": _moved(ProbePlan(scatter_nd_arguments), specials=False, indices="coordinates"),
+    "tile": _moved(ProbePlan(tile_arguments), graph_sweep=4),
+    "reverse": _moved(ProbePlan(input_only_arguments), graph_sweep=5),
+    "pad": _moved(ProbePlan(pad_arguments, options=tuple(enum_values("MLPaddingMode")[1:])), specials=False),
+}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import Budget, Created, check, counted, ulp
 from webnn_harness.spec.opspec.linalg import cast_number
+from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Skip, Variation, dims
 
 LAYOUTS = ("nchw", "nhwc")
 
@@ -141,4 +142,55 @@ COST = {
     "batchNormalization": batch_normalization_flops,
     "instanceNormalization": instance_normalization_flops,
     "layerNormalization": layer_normalization_flops,
+}
+
+
+# Probe plans and the other traits (see traits.py).
+
+
+def batch_normalization_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    shape = dims(r)
+    axis = 1 if r > 1 else 0
+    shapes = {"input": shape, "mean": (shape[axis],), "variance": (shape[axis],)}
+    for m in ("scale", "bias"):
+        if m in v.present:
+            shapes[m] = (shape[axis],)
+    return shapes, {"axis": axis}
+
+
+def instance_normalization_arguments(v: Variation):
+    layout = "nhwc" if v.axis == "option" and v.value == "layout=nhwc" else "nchw"
+    shapes = {"input": (1, 3, 3, 2) if layout == "nhwc" else (1, 2, 3, 3)}
+    for m in ("scale", "bias"):
+        if m in v.present:
+            shapes[m] = (2,)
+    return shapes, {"layout": layout}
+
+
+def layer_normalization_arguments(v: Variation):
+    if v.axis == "rank" and v.member in ("scale", "bias"):
+        q = v.value
+        r = max(q, 1)
+        shape = dims(r)
+        axes = list(range(r - q, r))
+        return {"input": shape, v.member: tuple(shape[a] for a in axes)}, {"axes": axes}
+    r = v.rank_of("input", 2)
+    shape = dims(r)
+    axes = list(range(1, r)) if r > 1 else []
+    shapes = {"input": shape}
+    for m in ("scale", "bias"):
+        if m in v.present:
+            shapes[m] = tuple(shape[a] for a in axes)
+    return shapes, {"axes": axes}
+
+
+TRAITS = {
+    "batchNormalization": OpTraits(ProbePlan(batch_normalization_arguments),
+                                   InputValues("dyadic", {"variance": "positiveUniform"})),
+    "instanceNormalization": OpTraits(ProbePlan(instance_normalization_arguments, options=("layout=nhwc",)),
+                                      InputValues("dyadic")),
+    "layerNormalization": OpTraits(ProbePlan(layer_normalization_arguments), InputValues("dyadic")),
 }

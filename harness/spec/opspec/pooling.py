@@ -35,6 +35,7 @@ from webnn_harness.spec.opspec.convolution import (
     spatial_output_shape,
     unsigned_list,
 )
+from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Variation
 
 ROUNDING_TYPES = ("floor", "ceil")
 INTERPOLATION_MODES = ("nearest-neighbor", "linear")
@@ -212,4 +213,49 @@ COST = {
     "l2Pool2d": _window_flops(2, 1),  # square and add per tap, sqrt per output
     "maxPool2d": _window_flops(1, 0),  # a compare per tap
     "resample2d": resample2d_flops,
+}
+
+
+# Probe plans and the other traits (see traits.py).
+
+POOL_OPTIONS = ("layout=nhwc", "outputShapeRounding=ceil", "dilations=2", "strides=2", "padding", "global")
+
+
+def pool_arguments(v: Variation):
+    opt = v.value if v.axis == "option" else ""
+    layout = "nhwc" if opt == "layout=nhwc" else "nchw"
+    attrs: dict = {"windowDimensions": [3, 3], "layout": layout}
+    if opt == "outputShapeRounding=ceil":
+        attrs.update(strides=[2, 2], outputShapeRounding="ceil")
+    elif opt == "dilations=2":
+        attrs["dilations"] = [2, 2]
+    elif opt == "strides=2":
+        attrs["strides"] = [2, 2]
+    elif opt == "padding":
+        attrs["padding"] = [1, 1, 0, 1]
+    elif opt == "global":
+        attrs["windowDimensions"] = None
+    return {"input": (1, 6, 6, 2) if layout == "nhwc" else (1, 2, 6, 6)}, attrs
+
+
+def resample2d_arguments(v: Variation):
+    opt = v.value if v.axis == "option" else ""
+    attrs: dict = {"mode": "linear" if opt == "mode=linear" else "nearest-neighbor", "scales": [2.0, 2.0]}
+    if opt == "sizes":
+        attrs = {"mode": "nearest-neighbor", "sizes": [5, 7]}
+    elif opt == "axes=[1,2]":
+        attrs["axes"] = [1, 2]
+    elif opt == "scales=0.5":
+        attrs["scales"] = [0.5, 0.5]
+    return {"input": (1, 2, 4, 4)}, attrs
+
+
+POOL_PLAN = ProbePlan(pool_arguments, options=POOL_OPTIONS)
+
+TRAITS = {
+    "averagePool2d": OpTraits(POOL_PLAN, InputValues("dyadic")),
+    "l2Pool2d": OpTraits(POOL_PLAN, InputValues("dyadic")),
+    "maxPool2d": OpTraits(POOL_PLAN, InputValues("wide")),
+    "resample2d": OpTraits(ProbePlan(resample2d_arguments, options=("mode=linear", "sizes", "axes=[1,2]", "scales=0.5")),
+                           InputValues("wide")),
 }

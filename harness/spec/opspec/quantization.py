@@ -14,6 +14,7 @@ from typing import Sequence
 
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import EXACT, Created, check, per_output_element, ulp
+from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Variation, dims
 
 
 def blockwise_broadcastable(shape_from: Sequence[int], shape_to: Sequence[int]) -> bool:
@@ -80,3 +81,26 @@ TOLERANCE = {"quantizeLinear": EXACT, "dequantizeLinear": ulp(1)}
 # add, and the clamp's max and min; dequantizeLinear (input - zeroPoint) *
 # scale: subtract, multiply (the casts to float are conversions, not counted).
 COST = {"quantizeLinear": per_output_element(5), "dequantizeLinear": per_output_element(2)}
+
+
+# Probe plans and the other traits (see traits.py).
+
+
+def quantize_linear_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    ones = (1,) * r  # one scale for the whole tensor: the form every backend has
+    if v.axis == "option" and v.value == "per-axis" and r >= 1:
+        ones = (1,) * (r - 1) + (dims(r)[-1],)
+    return {"input": dims(r), "scale": ones, "zeroPoint": ones}, {}
+
+
+QUANTIZATION_PLAN = ProbePlan(quantize_linear_arguments, options=("per-axis",))
+# Written as WPT's quantize/dequantize subgraph files write them:
+# {"scale": s, "zeroPoint": z} in one argument object.
+JOINED = ("scale", "zeroPoint")
+
+TRAITS = {
+    "quantizeLinear": OpTraits(QUANTIZATION_PLAN, InputValues("quantization", {"input": "quotients"}),
+                               joined_arguments=JOINED),
+    "dequantizeLinear": OpTraits(QUANTIZATION_PLAN, InputValues("quantization"), joined_arguments=JOINED),
+}

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 from webnn_harness.spec.catalog import enum_values
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import Budget, Created, check, counted
+from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Variation
 
 GRU_GATES = 3
 LSTM_GATES = 4
@@ -230,3 +231,79 @@ def recurrent_flops(node, descs) -> int:
 
 
 COST = {op: recurrent_flops for op in CREATE}
+
+
+# Probe plans and the other traits (see traits.py).
+
+# Recurrent networks in the probe: steps 2, batch 2, input size 3, hidden size 4.
+STEPS, BATCH, INPUT_SIZE, HIDDEN = 2, 2, 3, 4
+
+
+def _recurrent_options(opt: str) -> dict:
+    if opt.startswith("direction="):
+        return {"direction": opt.split("=")[1]}
+    if opt.startswith("layout="):
+        return {"layout": opt.split("=")[1]}
+    if opt == "returnSequence":
+        return {"returnSequence": True}
+    if opt == "resetAfter=false":
+        return {"resetAfter": False}
+    if opt.startswith("activations="):
+        return {"activations": opt.split("=")[1].split(",")}
+    return {}
+
+
+def recurrent_arguments(gates: int, cell: bool):
+    def make(v: Variation):
+        opt = v.value if v.axis == "option" else ""
+        attrs = {"hiddenSize": HIDDEN, **_recurrent_options(opt)}
+        if v.member == "output1" and v.op == "gru" or v.member == "output2" and v.op == "lstm":
+            attrs["returnSequence"] = True
+        if cell:
+            shapes = {"input": (BATCH, INPUT_SIZE), "weight": (gates * HIDDEN, INPUT_SIZE),
+                      "recurrentWeight": (gates * HIDDEN, HIDDEN), "hiddenState": (BATCH, HIDDEN)}
+            if gates == 4:
+                shapes["cellState"] = (BATCH, HIDDEN)
+            optional = {"bias": (gates * HIDDEN,), "recurrentBias": (gates * HIDDEN,), "peepholeWeight": (3 * HIDDEN,)}
+        else:
+            d = 2 if attrs.get("direction") == "both" else 1
+            attrs["steps"] = STEPS
+            shapes = {"input": (STEPS, BATCH, INPUT_SIZE), "weight": (d, gates * HIDDEN, INPUT_SIZE),
+                      "recurrentWeight": (d, gates * HIDDEN, HIDDEN)}
+            optional = {"bias": (d, gates * HIDDEN), "recurrentBias": (d, gates * HIDDEN),
+                        "peepholeWeight": (d, 3 * HIDDEN), "initialHiddenState": (d, BATCH, HIDDEN),
+                        "initialCellState": (d, BATCH, HIDDEN)}
+        if "activations" in attrs and gates == 4:
+            attrs["activations"] = attrs["activations"] + [attrs["activations"][-1]]
+        for m in v.present:
+            shapes[m] = optional[m]
+        return shapes, attrs
+
+    return make
+
+
+def recurrent_options(op: str) -> tuple[str, ...]:
+    """The probe's option variants: every weight layout beyond the default,
+    each activation, and for networks every direction and returnSequence."""
+    cell = op.endswith("Cell")
+    layout_enum = "MLGruWeightLayout" if op.startswith("gru") else "MLLstmWeightLayout"
+    acts = enum_values("MLRecurrentNetworkActivation")
+    out = [f"layout={x}" for x in enum_values(layout_enum)[1:]]
+    out += [f"activations={a},{a}" for a in acts]
+    if not cell:
+        out += [f"direction={d}" for d in enum_values("MLRecurrentNetworkDirection")[1:]] + ["returnSequence"]
+    if op.startswith("gru"):
+        out.append("resetAfter=false")
+    return tuple(out)
+
+
+TRAITS = {
+    "gru": OpTraits(ProbePlan(recurrent_arguments(GRU_GATES, False), options=recurrent_options("gru"),
+                              output_sweeps=("output1",)), InputValues("dyadic")),
+    "lstm": OpTraits(ProbePlan(recurrent_arguments(LSTM_GATES, False), options=recurrent_options("lstm"),
+                               output_sweeps=("output2",)), InputValues("dyadic")),
+    "gruCell": OpTraits(ProbePlan(recurrent_arguments(GRU_GATES, True), options=recurrent_options("gruCell")),
+                        InputValues("dyadic")),
+    "lstmCell": OpTraits(ProbePlan(recurrent_arguments(LSTM_GATES, True), options=recurrent_options("lstmCell")),
+                         InputValues("dyadic")),
+}

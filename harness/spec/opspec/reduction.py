@@ -13,6 +13,7 @@ from typing import Sequence
 from webnn_harness.spec.dtypes import integer_range
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import EXACT, Budget, Created, check, counted
+from webnn_harness.spec.opspec.traits import AccuracyPlan, InputValues, OpTraits, ProbePlan, Skip, Variation, dims
 
 REDUCE_OPS = (
     "reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceMax",
@@ -182,4 +183,57 @@ COST = {
     "argMax": _reduction_flops(1, 0),  # compare
     "cumulativeSum": _reduction_flops(1, 0),  # add
     "softmax": _reduction_flops(SOFTMAX_FLOPS_PER_ELEMENT, 0),
+}
+
+
+# Probe plans and the other traits (see traits.py).
+
+
+def reduction_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    # keepDimensions keeps the output at the input's rank, so one sweep covers both.
+    return {"input": dims(r)}, {"axes": [r - 1] if r else None, "keepDimensions": True}
+
+
+def arg_reduction_arguments(v: Variation):
+    if v.axis == "rank" and v.member == "output" and v.value == 0:
+        return {"input": (3,)}, {"axis": 0, "keepDimensions": False, "outputDataType": v.types["output"]}
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    return {"input": dims(r)}, {"axis": r - 1, "keepDimensions": True, "outputDataType": v.types["output"]}
+
+
+def unary_axis_arguments(v: Variation):
+    r = v.rank_of("input", 2)
+    if r == 0:
+        raise Skip("needs rank >= 1")
+    return {"input": dims(r)}, {"axis": r - 1}
+
+
+REDUCTION_PLAN = ProbePlan(reduction_arguments)
+ARG_PLAN = ProbePlan(arg_reduction_arguments, typed_outputs=("output",), extras=(("output", "rank", 0),))
+# TOSA REDUCE_SUM's accumulation lengths (reduceMean is checked as TOSA checks AVG_POOL2D).
+REDUCE_SUM_ACCURACY = AccuracyPlan("REDUCE_SUM", (16, 256, 4096))
+
+
+def _reduction(domain: str, accuracy: AccuracyPlan | None = None) -> OpTraits:
+    return OpTraits(REDUCTION_PLAN, InputValues(domain), accuracy=accuracy)
+
+
+TRAITS = {
+    "reduceL1": _reduction("additive"),
+    "reduceL2": _reduction("squares"),
+    "reduceLogSum": _reduction("positive"),
+    "reduceLogSumExp": _reduction("smooth"),
+    "reduceMax": _reduction("wide"),
+    "reduceMean": _reduction("additive", REDUCE_SUM_ACCURACY),
+    "reduceMin": _reduction("wide"),
+    "reduceProduct": _reduction("longProduct"),
+    "reduceSum": _reduction("additive", REDUCE_SUM_ACCURACY),
+    "reduceSumSquare": _reduction("squares"),
+    "argMin": OpTraits(ARG_PLAN, InputValues("wide"), discrete=True),
+    "argMax": OpTraits(ARG_PLAN, InputValues("wide"), discrete=True),
+    "cumulativeSum": OpTraits(ProbePlan(unary_axis_arguments), InputValues("additive")),
+    "softmax": OpTraits(ProbePlan(unary_axis_arguments), InputValues("smooth")),
 }
