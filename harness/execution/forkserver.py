@@ -68,8 +68,8 @@ def start_process(target: Callable[..., Any], args: tuple, preload: Iterable[str
                   environment: Mapping[str, str] | None = None, duplex: bool = True) -> tuple[Any, Any]:
     """Start ``target(conn, *args, environ)`` in a child process: the one
     place the harness starts one (the run's and the bench's workers, the
-    probe's isolated measurements). Returns the process and this end of the
-    pipe ``conn`` is the other end of.
+    probe's isolated measurements). Returns the process and this process's
+    end of the pipe whose other end is ``conn``.
 
     The child is forked from the fork server, started now if it is not yet
     (``prestart``: the first start decides what it imports, ``preload``'s

@@ -18,8 +18,8 @@ Worker protocol (harness/execution/worker.py): parent sends ("batch", id, [Case]
 ("stop",); worker sends ("ready", info) | ("fatal", msg) once, then per
 batch ("building", id), ("start", 0), per case ("record", i, Record), which
 also says that case i + 1 (if any) has started, then ("done", id). A
-("start", i) for a later case is understood too (harness/bench/ray_cluster.py sends
-one per case).
+("start", i) for a later case is understood too (the bench's workers and Ray actors send
+one per task: harness/bench/worker.py, harness/bench/ray_cluster.py).
 """
 from __future__ import annotations
 
