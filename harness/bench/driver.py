@@ -82,7 +82,10 @@ class BenchResult:
 
 
 # numpy's OpenBLAS reads these when it loads: the host side of the scenarios
-# (host, readback variants) gets the bench's thread count too.
+# (host, readback variants) gets the bench's thread count too. numpy loads in
+# the fork server, which the bench's first worker starts with them
+# (harness/execution/forkserver.py start_process); a server some earlier work
+# of this process started keeps the thread count it started with.
 HOST_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
