@@ -24,7 +24,7 @@ from webnn_harness.outputs.expectations import ExpectationSet
 from webnn_harness.execution.lifecycle import stop_reason
 from webnn_harness.outputs.run_folder import Mode, OutputFolder, record_key
 from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
-from webnn_harness.execution.pool import RunOptions, prestart
+from webnn_harness.execution.pool import RunOptions
 from webnn_harness.loading.selection import CaseFilter, Selection
 
 
@@ -152,7 +152,9 @@ def run(request: RunRequest, events: RunEvents = RunEvents()) -> RunResult:
     requests, case_paths = request.backends, request.cases
     executor = request.executor or LocalExecutors()
     if isinstance(executor, LocalExecutors):
-        prestart(r.name for r in requests)  # the workers' imports overlap the loading of cases (harness/execution/forkserver.py)
+        # The first worker, describing the first backend while the cases load, starts the fork
+        # server: it imports every backend's packages, once (harness/execution/forkserver.py).
+        executor.preload = tuple(r.name for r in requests)
     folder = OutputFolder(Path(request.out_dir), request.mode)
     folder.precheck()
     selection = request.selection.selection(case_paths)

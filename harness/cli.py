@@ -89,10 +89,6 @@ def _add_executor_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args) -> int:
-    if args.backend and args.executor == "local":
-        from webnn_harness.execution.forkserver import prestart
-
-        prestart(args.backend)  # first thing: the workers' imports overlap this process's (harness/execution/forkserver.py)
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.loading.cases import DuplicateCaseId, bundled_corpus
     from webnn_harness.outputs.expectations import ExpectationsError

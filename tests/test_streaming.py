@@ -169,8 +169,8 @@ def test_selecting_nothing_leaves_an_earlier_run_as_it_was(tmp_path, corpus, cap
 
 
 def test_the_fork_server_starts_before_the_command_imports_numpy():
-    """``run`` starts the fork server first thing (harness/cli.py), so its
-    module must stay light: the server's imports then overlap the command's."""
+    """The fork server's module stays light (harness/execution/forkserver.py):
+    the server imports the backends while the command imports and loads cases."""
     import subprocess
     import sys
 

@@ -1,6 +1,7 @@
-"""Running a suite: every benchmark x variant x backend, one at a time, in an
-isolated worker process per backend (spawned, so no backend state leaks into
-the parent). A worker that dies is a ``crash`` record and one that runs past
+"""Running a suite: every benchmark x variant x backend, one at a time, in a
+worker process per backend, run by the run's own worker pool
+(harness/execution/pool.py: ``BenchPool``), so no backend state leaks into
+the parent. A worker that dies is a ``crash`` record and one that runs past
 the timeout a ``timeout`` record; the worker is replaced and the bench goes on.
 Records are appended to DIR/bench.jsonl and flushed as they complete;
 DIR/summary.json is written first with ``complete: false`` and rewritten when
@@ -10,7 +11,6 @@ elsewhere and their records come back to the same file."""
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -20,15 +20,13 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from webnn_harness.outputs.writing import OutputFolderError, OwnedFolder, open_append, write_atomic
 from webnn_harness import __version__
-from webnn_harness.backends.base import BackendError
 from webnn_harness.bench.machine import machine_info, measure_peaks, usable_cores
 from webnn_harness.bench.measure import TimingPolicy, timer_overhead
 from webnn_harness.bench.record import STATUSES, BenchRecord
 from webnn_harness.bench.suite import Suite
 from webnn_harness.bench.worker import Task, worker_main
-from webnn_harness.execution.lifecycle import child_environment
+from webnn_harness.execution.pool import RunOptions, WorkerPool
 
-_CTX = mp.get_context("spawn")
 # Backends whose ``threads`` option the bench sets (to every usable core
 # unless -o threads= or --threads says otherwise); others get only their -o.
 THREADED = ("onnxruntime", "openvino")
@@ -84,56 +82,42 @@ class BenchResult:
 
 
 # numpy's OpenBLAS reads these when it loads: the host side of the scenarios
-# (host, readback variants) gets the bench's thread count too.
+# (host, readback variants) gets the bench's thread count too. numpy loads in
+# the fork server, which the bench's first worker starts with them
+# (harness/execution/forkserver.py start_process); a server some earlier work
+# of this process started keeps the thread count it started with.
 HOST_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-class _Worker:
-    def __init__(self, backend: str, options: Mapping[str, str], start_timeout: float, host_threads: int):
-        parent, child = _CTX.Pipe()
-        self.process = _CTX.Process(target=worker_main, args=(child, backend, dict(options)), daemon=True)
-        with child_environment({name: str(host_threads) for name in HOST_THREAD_VARIABLES}):
-            self.process.start()
-        child.close()
-        self.conn = parent
-        if not parent.poll(start_timeout):
-            self.close()
-            raise BackendError(f"{backend}: worker did not start in {start_timeout:.0f} s")
-        try:
-            kind, payload = parent.recv()
-        except EOFError:
-            raise BackendError(f"{backend}: worker died while starting (exit code {self.process.exitcode})") from None
-        if kind == "fatal":
-            self.close()
-            raise BackendError(f"{backend}: {payload}")
-        self.info = payload
+class BenchPool(WorkerPool):
+    """One backend's bench tasks on the run's worker pool: one worker and one
+    task a batch, so nothing is timed beside a timed variant, and a worker
+    that dies or hangs on a task is that task's ``crash`` or ``timeout``
+    record and is replaced (harness/execution/pool.py). What a task does, its
+    timed loop included, is the bench worker's (harness/bench/worker.py).
+    ``preload``: every backend of the bench, for the fork server."""
 
-    def run(self, task: Task, timeout: float) -> tuple[str, object]:
-        """("record", json) | ("crash", message) | ("timeout", message)."""
-        try:
-            self.conn.send(("task", task))
-        except (BrokenPipeError, OSError):
-            self.process.join(5)
-            return "crash", f"worker died before the task (exit code {self.process.exitcode})"
-        if not self.conn.poll(timeout):
-            self.close()
-            return "timeout", f"no result after {timeout:.0f} s (worker killed)"
-        try:
-            return self.conn.recv()
-        except (EOFError, ConnectionResetError):
-            self.process.join(5)
-            return "crash", f"worker died (exit code {self.process.exitcode})"
+    def __init__(self, backend: str, options: Mapping[str, str], threads: int, bench: BenchOptions,
+                 preload: Sequence[str]):
+        run = RunOptions(workers=1, timeout=bench.timeout, batch_size=1, start_timeout=bench.start_timeout)
+        super().__init__(backend, options, run, {}, preload)
+        self.threads = threads
 
-    def close(self) -> None:
-        if self.process.is_alive():
-            try:
-                self.conn.send(("stop",))
-            except (BrokenPipeError, OSError):
-                pass
-            self.process.join(2)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(5)
+    def worker_target(self):
+        return worker_main, (self.backend, self.options)
+
+    def environment(self) -> dict[str, str]:
+        return {name: str(self.threads) for name in HOST_THREAD_VARIABLES}
+
+    def failure_record(self, item: Task, worker, status: str, message: str) -> dict:
+        return failure_record(item, self.backend_info(worker), status, message)
+
+    def received(self, worker, record: dict) -> dict:
+        return dict(record, backend=self.backend_info(worker))
+
+    def backend_info(self, worker) -> dict:
+        """The backend info of ``worker``'s records: what it reported when ready, with the bench's threads."""
+        return bench_info(worker.info, self.options, self.threads)
 
 
 def bench_folder(out: Path, overwrite: bool) -> OwnedFolder:
@@ -238,22 +222,18 @@ def _run_bench(suite: Suite, backends, out: Path, options: BenchOptions, command
                 finally:
                     _write_summary(out, header, suite, infos, records, complete=False)
                 continue
-            backend_options = thread_options(name, backend_options, threads)
-            worker = _Worker(name, backend_options, options.start_timeout, threads)
-            info = bench_info(worker.info, backend_options, threads)
-            infos.append(info)
+            pool = BenchPool(name, thread_options(name, backend_options, threads), threads, options,
+                             [n for n, _ in backends])
+
+            def keep_with_info(record: dict) -> None:
+                if record["backend"] not in infos:
+                    infos.append(record["backend"])
+                keep(record)
+
             try:
-                for task in tasks:
-                    kind, payload = worker.run(task, options.timeout)
-                    if kind == "record":
-                        record = dict(payload, backend=info)
-                    else:
-                        record = failure_record(task, info, kind, payload)
-                        worker.close()
-                        worker = _Worker(name, backend_options, options.start_timeout, threads)
-                    keep(record)
+                pool.run_cases(tasks, keep_with_info)
             finally:
-                worker.close()
+                pool.close()
                 _write_summary(out, header, suite, infos, records, complete=False)
     _write_summary(out, header, suite, infos, records, complete=True)
     return BenchResult(out, tuple(records), tuple(infos), complete=True)

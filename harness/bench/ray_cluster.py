@@ -202,5 +202,5 @@ class RayBench:
 
 def bench_executor(factory: Any) -> RayBench | None:
     """Where ``bench`` runs for an executor factory: on the nodes of its Ray
-    cluster, or None (its own local worker process, harness/bench/driver.py)."""
+    cluster, or None (the local worker pool: harness/bench/driver.py, ``BenchPool``)."""
     return RayBench(factory) if isinstance(factory, RayExecutors) else None

@@ -3,9 +3,11 @@ time, on one backend. Each task is verified against the float64 reference
 with the harness's own judge and tolerances before it is timed; a variant
 whose outputs fail is recorded ``wrong`` and never timed.
 
-Protocol (parent: harness/bench/driver.py): the worker sends ("ready", info)
-or ("fatal", message) once; then for each ("task", Task) it sends
-("record", record JSON); ("stop",) ends it.
+Protocol: the worker protocol of harness/execution/pool.py, whose pool runs
+this worker (harness/bench/driver.py), with tasks for cases: the worker
+sends ("ready", info) or ("fatal", message) once; then for each
+("batch", id, [Task]) it sends ("building", id), per task ("start", i) and
+("record", i, record JSON), then ("done", id); ("stop",) ends it.
 """
 from __future__ import annotations
 
@@ -171,10 +173,13 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:1000] if not isinstance(exc, (Unsupported, ValueError)) else text[:1000]
 
 
-def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
+def worker_main(conn, backend_name: str, options: Mapping[str, str], environ: Mapping[str, str] | None = None) -> None:
+    """Entry point of a bench worker process; ``environ`` as for the run's
+    workers (harness/execution/worker.py)."""
+    from webnn_harness.execution.forkserver import take_environment
     from webnn_harness.execution.worker import open_backend
 
-    opened = open_backend(conn, backend_name, options)
+    opened = open_backend(conn, backend_name, options, take_environment(environ))
     if opened is None:
         return
     worker = BenchWorker(*opened)
@@ -182,7 +187,20 @@ def worker_main(conn, backend_name: str, options: Mapping[str, str]) -> None:
         msg = conn.recv()
         if msg[0] == "stop":
             return
-        conn.send(("record", task_record(worker, msg[1])))
+        _, batch_id, tasks = msg
+        for event in task_events(worker, batch_id, tasks):
+            conn.send(event)
+
+
+def task_events(worker: BenchWorker, batch_id, tasks):
+    """The worker protocol's messages for a batch of tasks. "start" comes
+    before each task's build, so the pool's timeout covers the whole variant
+    (build, verification, timing), as the Ray bench actor's does."""
+    yield ("building", batch_id)
+    for i, task in enumerate(tasks):
+        yield ("start", i)
+        yield ("record", i, task_record(worker, task))
+    yield ("done", batch_id)
 
 
 def task_record(worker: BenchWorker, task: Task) -> dict:

@@ -42,10 +42,15 @@ class ExecutorFactory(Protocol):
 
 
 class LocalExecutors:
-    """Worker processes on this machine."""
+    """Worker processes on this machine. ``preload``: every backend the
+    command runs, whose packages the fork server imports once for all their
+    workers (harness/execution/forkserver.py); when empty, the backend of
+    whichever pool starts it first. ``run`` sets it to its backends."""
+
+    preload: tuple[str, ...] = ()
 
     def __call__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping) -> Executor:
-        return WorkerPool(backend, options, run, info)
+        return WorkerPool(backend, options, run, info, self.preload)
 
     def describe(self, backend: str, options: Mapping[str, str]) -> dict[str, Any]:
         from webnn_harness import backends
@@ -53,7 +58,7 @@ class LocalExecutors:
 
         # Asked of a worker where that is cheap (harness/execution/pool.py); here otherwise, and for a backend
         # that cannot start, so that its own exception (and message) is raised.
-        return describe_in_worker(backend, options) or backends.create(backend, options).info().to_json()
+        return describe_in_worker(backend, options, self.preload) or backends.create(backend, options).info().to_json()
 
     def close(self) -> None:
         pass

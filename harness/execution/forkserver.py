@@ -1,11 +1,14 @@
-"""The fork server that worker processes are forked from (harness/execution/pool.py).
+"""The fork server that worker processes are forked from, and
+``start_process``, the one place a harness process starts a child: the
+workers of ``run``, ``probe`` and ``bench`` (harness/execution/pool.py,
+harness/bench/driver.py) and the probe's isolated measurements
+(harness/probe/isolate.py).
 
-A fresh interpreter started by ``prestart``: it imports the worker's
-modules and the backend's packages once, while the run's own process goes
-on importing and loading cases, and forks each worker from there (a spawned
-worker imported numpy, onnx and onnxruntime again, about 0.5 CPU-s each).
-This module imports no more than multiprocessing, so that ``run`` can start
-the server first thing (harness/cli.py), before its own heavy imports.
+The server is a fresh interpreter, started (``prestart``) with the first
+child: it imports the worker's modules and the backends' packages once,
+while the command's own process goes on loading cases, and forks each child
+from there (a spawned worker imported numpy, onnx and onnxruntime again,
+about 0.5 CPU-s each). This module imports no more than multiprocessing.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import contextlib
 import multiprocessing as mp
 import os
 from multiprocessing import forkserver as mp_forkserver
-from typing import Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from webnn_harness.execution.lifecycle import child_environment, sigint_blocked
 
@@ -46,8 +49,9 @@ SERVER_ENVIRONMENT = {"CI": "true"}
 
 def prestart(backends: Iterable[str] = ()) -> None:
     """Start the fork server now (it imports while the caller goes on), with
-    the modules the workers of ``backends`` need. The first call in a
-    process decides what the server imports; later ones do nothing."""
+    the modules the workers of ``backends`` need; called by ``start_process``.
+    The first call in a process decides what the server imports; later ones
+    do nothing."""
     if START_METHOD != "forkserver":
         return
     server = mp_forkserver._forkserver
@@ -58,6 +62,30 @@ def prestart(backends: Iterable[str] = ()) -> None:
     # SIGINT blocked: inherited across its exec, by the server and so by every worker it forks.
     with sigint_blocked(), (child_environment(SERVER_ENVIRONMENT) if starting else contextlib.nullcontext()):
         server.ensure_running()
+
+
+def start_process(target: Callable[..., Any], args: tuple, preload: Iterable[str] = (),
+                  environment: Mapping[str, str] | None = None, duplex: bool = True) -> tuple[Any, Any]:
+    """Start ``target(conn, *args, environ)`` in a child process: the one
+    place the harness starts one (the run's and the bench's workers, the
+    probe's isolated measurements). Returns the process and this process's
+    end of the pipe whose other end is ``conn``.
+
+    The child is forked from the fork server, started now if it is not yet
+    (``prestart``: the first start decides what it imports, ``preload``'s
+    backends' packages). ``environ`` is what the child passes to
+    ``take_environment``: this process's environment with ``environment``
+    over it, which the server takes too when this call starts it (the bench's
+    BLAS thread counts, read when the server imports numpy)."""
+    with child_environment(dict(environment or {})):
+        prestart(preload)
+        parent, child = CONTEXT.Pipe(duplex)
+        process = CONTEXT.Process(target=target, args=(child, *args, environment_for_child()), daemon=True)
+        # SIGINT blocked until the child ignores it: Ctrl-C is the parent's to answer (lifecycle.py)
+        with sigint_blocked():
+            process.start()
+    child.close()
+    return process, parent
 
 
 def environment_for_child() -> dict[str, str] | None:

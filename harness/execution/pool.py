@@ -2,7 +2,7 @@
 
 Workers are long-lived processes that take batches of cases. They are
 forked from multiprocessing's fork server (harness/execution/forkserver.py), a fresh
-interpreter started (``prestart``) while the parent still loads cases, which
+interpreter started with the first worker (``start_process``) while the parent still loads cases, which
 imports the worker's modules and the backend's packages once: a spawned
 worker imported numpy, onnx and onnxruntime again, about 0.5 CPU-s each. The server forks
 before any backend is created, so no backend state is shared. Where there
@@ -18,8 +18,8 @@ Worker protocol (harness/execution/worker.py): parent sends ("batch", id, [Case]
 ("stop",); worker sends ("ready", info) | ("fatal", msg) once, then per
 batch ("building", id), ("start", 0), per case ("record", i, Record), which
 also says that case i + 1 (if any) has started, then ("done", id). A
-("start", i) for a later case is understood too (harness/bench/ray_cluster.py sends
-one per case).
+("start", i) for a later case is understood too (the bench's workers and Ray actors send
+one per task: harness/bench/worker.py, harness/bench/ray_cluster.py).
 """
 from __future__ import annotations
 
@@ -36,8 +36,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError, preferred_batch_size
 from webnn_harness.loading.cases import Case
-from webnn_harness.execution.forkserver import CONTEXT as _CTX, START_METHOD as _START, environment_for_child, prestart
-from webnn_harness.execution.lifecycle import sigint_blocked
+from webnn_harness.execution.forkserver import START_METHOD as _START, start_process
 from webnn_harness.outputs.records import Record
 from webnn_harness.spec.uniform import register_pickling
 from webnn_harness.execution.worker import base_record, worker_main
@@ -49,6 +48,7 @@ register_pickling()  # a 144 MB one-value tensor goes to a worker as one value
 class _Worker:
     process: mp.Process
     conn: object
+    info: Mapping | None = None  # the backend info the worker reported when ready
     batch: list[Case] | None = None
     phase: str = "idle"  # idle | starting | building | running
     current: int = -1  # index in batch of the case in progress
@@ -66,8 +66,21 @@ class RunOptions:
 
 
 class WorkerPool:
-    def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping):
+    """Runs cases on worker processes (module docstring).
+
+    The loop is written for any work a worker does in the worker protocol:
+    the bench (harness/bench/driver.py) subclasses it, changing only what a
+    worker process runs (``worker_target``), with what environment
+    (``environment``), and what a lost item's record and a received record
+    are (``failure_record``, ``received``), as the Ray executor's subclass
+    does. ``preload``: the backends whose packages the fork server imports if
+    this pool starts it (harness/execution/forkserver.py); this pool's own
+    when empty."""
+
+    def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping,
+                 preload: Iterable[str] = ()):
         self.backend, self.options, self.run, self.info = backend, dict(options), run, info
+        self.preload = tuple(preload) or (backend,)
         self.workers: list[_Worker] = []
         self._poller, self._polled = None, ()
 
@@ -86,16 +99,26 @@ class WorkerPool:
                 self._poller.register(fd, select.POLLIN)
         return {by_fd[fd] for fd, _ in self._poller.poll(timeout * 1000)}
 
+    def worker_target(self) -> tuple[Callable, tuple]:
+        """What a worker process runs: the function and its arguments after the connection."""
+        return worker_main, (self.backend, self.options, self.run.reference_cache)
+
+    def environment(self) -> Mapping[str, str]:
+        """Environment variables a worker process gets over this process's own."""
+        return {}
+
+    def failure_record(self, item: Case, worker: _Worker, status: str, message: str):
+        """The record of the item a worker died or hung on."""
+        return base_record(item, self.info, status, message=message)
+
+    def received(self, worker: _Worker, record):
+        """The record to hand on, from what the worker sent."""
+        return record
+
     def _spawn(self) -> _Worker:
-        prestart([self.backend])
-        parent, child = _CTX.Pipe()
-        proc = _CTX.Process(target=worker_main, daemon=True,
-                            args=(child, self.backend, self.options, self.run.reference_cache,
-                                  environment_for_child()))
-        with sigint_blocked():  # Ctrl-C is the parent's to answer (harness/execution/lifecycle.py)
-            proc.start()
-        child.close()
-        w = _Worker(proc, parent, phase="starting", since=time.monotonic())
+        target, args = self.worker_target()
+        proc, conn = start_process(target, args, self.preload, self.environment())
+        w = _Worker(proc, conn, phase="starting", since=time.monotonic())
         self.workers.append(w)
         return w
 
@@ -143,7 +166,7 @@ class WorkerPool:
             culprit = requeue_lost(queue, w.batch or [], w.phase, w.current, w.done)
             self._kill(w)
             if culprit is not None:
-                on_record(base_record(culprit, self.info, status, message=message))
+                on_record(self.failure_record(culprit, w, status, message))
                 remaining -= 1
             if queue or any(x.batch for x in self.workers):
                 if len(self.workers) < n_workers():
@@ -182,12 +205,12 @@ class WorkerPool:
                         break
                     kind = msg[0]
                     if kind == "ready":
-                        w.phase = "idle"
+                        w.phase, w.info = "idle", msg[1]
                     elif kind == "fatal":
                         self._kill(w)
                         raise BackendError(f"{self.backend} cannot start in a worker: {msg[1]}")
                     elif (record := advance(w, msg)) is not None:
-                        on_record(record)
+                        on_record(self.received(w, record))
                         remaining -= 1
                     if kind in ("ready", "done") or not w.conn.poll():
                         break  # an idle worker gets its next batch at the top of the loop
@@ -235,14 +258,15 @@ def overdue(slot, timeout: float, now: float) -> str | None:
     return None
 
 
-def describe_in_worker(backend: str, options: Mapping[str, str]) -> dict | None:
+def describe_in_worker(backend: str, options: Mapping[str, str], preload: Iterable[str] = ()) -> dict | None:
     """The backend's info as a worker forked from the fork server reports it,
     so the run's own process need not import the backend's packages (onnx
     and onnxruntime: ~0.3 CPU-s); None without a fork server or when the
-    backend cannot start (the caller then creates it here, for its error)."""
+    backend cannot start (the caller then creates it here, for its error).
+    ``preload`` as for ``WorkerPool``."""
     if _START != "forkserver":
         return None
-    pool = WorkerPool(backend, options, RunOptions(workers=1), {})
+    pool = WorkerPool(backend, options, RunOptions(workers=1), {}, preload)
     worker = pool._spawn()
     try:
         if worker.conn.poll(pool.run.start_timeout):

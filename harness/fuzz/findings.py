@@ -62,10 +62,6 @@ def same_root_cause(key: str, found: str) -> bool:
     return status == f_status and rest == f_rest and set(f_ops.split("+")) <= set(ops.split("+"))
 
 
-def snake(op: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
-
-
 # A data type named in an expectation's case name or pattern, as a word: "int"
 # inside "zeroPoint" or "uint8" inside "uint8x" names none.
 _DATA_TYPE_WORD = re.compile(r"(?<![A-Za-z0-9])(u?int(?:4|8|32|64)|float(?:16|32))(?![A-Za-z0-9])")

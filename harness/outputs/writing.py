@@ -79,10 +79,6 @@ def describe_write_error(exc: OSError, path: str | Path | None = None) -> str:
     return f"{text}: cannot write: {why}"
 
 
-def is_write_error(exc: BaseException) -> bool:
-    return isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS
-
-
 def confined(folder: Path, name: str) -> Path:
     """``folder/name``, or a ValueError when ``name`` (read from a file, or made of one) would leave
     ``folder``: an absolute name, ``..``, a NUL, or a symbolic link inside pointing out."""

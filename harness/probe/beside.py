@@ -53,7 +53,8 @@ class Beside:
         self.started = byte_search.clock()
         self.go = event()
         budget = byte_search.budget_bytes(max_bytes) if max_bytes else None
-        self.process = start_isolated(_measure, (self.go, backend, self.options, budget, layout))
+        self.process = start_isolated(_measure, (self.go, backend, self.options, budget, layout),
+                                       preload=[backend])
 
     def start_timing(self) -> None:
         self.go.set()

@@ -40,7 +40,7 @@ from webnn_harness.probe.plan import MAX_RANK, SWEEPS, Combo, combos_for, plan
 from webnn_harness.probe.synth import key, output_member, to_case
 from webnn_harness.outputs.records import Record, run_header
 from webnn_harness.execution.executors import Executor, ExecutorFactory, LocalExecutors
-from webnn_harness.execution.pool import RunOptions, prestart
+from webnn_harness.execution.pool import RunOptions
 
 DEFAULT_MAX_BYTES = 1 << 30
 OUTCOMES = ("supported", "emulated", "rejected", "wrong", "unverified", "crash", "timeout", "error")
@@ -313,8 +313,6 @@ def probe(
     options = dict(options or {})
     run = run or RunOptions(timeout=20.0, batch_size=64)
     started = time.perf_counter()
-    if executor is None or isinstance(executor, LocalExecutors):
-        prestart([backend])  # the workers' imports overlap this process's own and the first pass's synthesis
     instance = backends.create(backend, options)
     info = instance.info().to_json()
     emulated = emulations(instance)

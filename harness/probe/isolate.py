@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
-# The workers' start method: multiprocessing has one fork server per process, so this
-# context forks from the server prestart started, with what it imported.
-from webnn_harness.execution.forkserver import CONTEXT as _CTX, environment_for_child, prestart, take_environment
-from webnn_harness.execution.lifecycle import die_with_parent, sigint_blocked
+# The workers' start method, for ``event``: the child it is shared with is forked from the
+# fork server (multiprocessing has one per process) that the workers are forked from.
+from webnn_harness.execution.forkserver import CONTEXT as _CTX, start_process, take_environment
+from webnn_harness.execution.lifecycle import die_with_parent
 
 
 def _child(conn, target: Callable, args: tuple, environ: dict | None = None) -> None:
@@ -72,17 +72,13 @@ class Isolated:
         self.conn.close()
 
 
-def start_isolated(target: Callable, args: tuple) -> Isolated:
-    """``target(send, *args)`` in a process of its own, started now. The
-    probe started the fork server with its backend's packages; started here
-    first, the server imports only the harness and the child the rest."""
-    prestart()
-    parent, child = _CTX.Pipe(duplex=False)
-    proc = _CTX.Process(target=_child, args=(child, target, args, environment_for_child()), daemon=True)
-    with sigint_blocked():  # until die_with_parent ignores it: Ctrl-C is the probe's to answer
-        proc.start()
-    child.close()
-    return Isolated(proc, parent)
+def start_isolated(target: Callable, args: tuple, preload: Iterable[str] = ()) -> Isolated:
+    """``target(send, *args)`` in a process of its own, started now, as a
+    worker is (harness/execution/forkserver.py). Started before the probe's
+    first worker (``probe.beside``), it starts the fork server, which then
+    imports ``preload``'s backends' packages for both; started alone, the
+    server imports only the harness and the child the rest."""
+    return Isolated(*start_process(_child, (target, args), preload, duplex=False))
 
 
 def run_isolated(target: Callable, args: tuple, timeout: float) -> tuple[list[Any], str]:

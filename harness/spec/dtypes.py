@@ -39,15 +39,6 @@ def numpy_dtype(data_type: str) -> np.dtype:
         raise ValueError(f"unknown data type {data_type!r}; expected one of {', '.join(ALL_DATA_TYPES)}") from None
 
 
-def data_type_of(array: np.ndarray) -> str:
-    name = np.asarray(array).dtype.name
-    if name == "bool":
-        return "uint8"
-    if name not in NUMPY_DTYPES:
-        raise ValueError(f"numpy dtype {name} is not a WebNN data type")
-    return name
-
-
 def is_float(data_type: str) -> bool:
     return data_type in FLOAT_TYPES
 

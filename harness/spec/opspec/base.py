@@ -109,20 +109,6 @@ def check_limits(spec: OperatorSpec, operands: Mapping[str, OperandArg]) -> None
                 )
 
 
-def check_output_limits(spec: OperatorSpec, outputs: Sequence[TensorDesc]) -> None:
-    members = spec.output_members
-    for i, desc in enumerate(outputs):
-        member = members[min(i, len(members) - 1)]  # split: all outputs share "outputs"
-        limits = spec.operands[member]
-        accepted = accepted_data_types(spec, member)
-        check(
-            desc.data_type in accepted,
-            f"{spec.name}: {member} data type {desc.data_type} is not allowed "
-            f"(allowed: {', '.join(accepted)})",
-        )
-        check(limits.allowed_ranks.contains(desc.rank), f"{spec.name}: {member} rank {desc.rank} is not allowed")
-
-
 # Tolerance budgets live beside each op's create steps: one op's facts in one
 # place. Each family module exports TOLERANCE = {op: BudgetFn}. A BudgetFn gets
 # the node (with resolved attributes) and the graph's descriptors and returns
