@@ -169,7 +169,7 @@ def test_selecting_nothing_leaves_an_earlier_run_as_it_was(tmp_path, corpus, cap
 
 
 def test_the_fork_server_starts_before_the_command_imports_numpy():
-    """``run`` starts the fork server first thing (harness/cli.py), so its
+    """``run`` starts the fork server first thing (harness/commands/run.py), so its
     module must stay light: the server's imports then overlap the command's."""
     import subprocess
     import sys

@@ -174,6 +174,23 @@ def thread_options(name: str, backend_options: Mapping[str, str], threads: int) 
     return backend_options
 
 
+def default_bench_backends() -> list[str]:
+    """The backends a bench runs when none is named: the installed defaults but the
+    reference, which is the yardstick, not a contender (benched only when named)."""
+    from webnn_harness.backends import DEFAULT_BACKENDS, available
+
+    return [n for n in DEFAULT_BACKENDS if n != "reference" and n in available()] or ["reference"]
+
+
+def bench_threads(threads: int | None, backend_options: Sequence[Mapping[str, str]]) -> int | None:
+    """``--threads`` merged with the backends' ``-o threads=N``: one setting, and a
+    numeric -o value (the last given) wins."""
+    for options in backend_options:
+        if "threads" in options:
+            threads = int(options["threads"]) if options["threads"].isdigit() else threads
+    return threads
+
+
 def bench_info(info: Mapping, backend_options: Mapping[str, str], threads: int) -> dict:
     """A worker's backend info with the thread settings the bench chose."""
     info = dict(info)

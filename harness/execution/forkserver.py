@@ -5,7 +5,7 @@ modules and the backend's packages once, while the run's own process goes
 on importing and loading cases, and forks each worker from there (a spawned
 worker imported numpy, onnx and onnxruntime again, about 0.5 CPU-s each).
 This module imports no more than multiprocessing, so that ``run`` can start
-the server first thing (harness/cli.py), before its own heavy imports.
+the server first thing (harness/commands/run.py), before its own heavy imports.
 """
 from __future__ import annotations
 
