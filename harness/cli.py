@@ -12,7 +12,7 @@ from webnn_harness import __version__
 from webnn_harness.commands import (
     accuracy, archive, backends, bench, diff, fuzz, junit_xml, merge, ops, probe, report, run,
 )
-from webnn_harness.commands.common import EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError  # noqa: F401 - the CLI's exit codes
+from webnn_harness.commands.common import EXIT_FAILURES, EXIT_USAGE, UsageError
 from webnn_harness.execution.lifecycle import Terminated, sigterm_raises
 
 # In the order --help lists them.

@@ -70,6 +70,9 @@ class BenchOptions:
     profile_runs: int = 0  # bench --profile: profiled runs per variant at least, after its timed runs
 
 
+FAILING_STATUSES = ("wrong", "error", "crash", "timeout")
+
+
 @dataclass(frozen=True)
 class BenchResult:
     out: Path
@@ -81,6 +84,12 @@ class BenchResult:
     def counts(self) -> dict[str, int]:
         tally = Counter(r["status"] for r in self.records)
         return {s: tally.get(s, 0) for s in STATUSES}
+
+    @property
+    def failures(self) -> int:
+        """Records that fail the bench: wrong numbers, crashes, hangs and harness errors; a backend
+        refusing a graph does not."""
+        return sum(self.counts[s] for s in FAILING_STATUSES)
 
 
 # numpy's OpenBLAS reads these when it loads: the host side of the scenarios
@@ -229,6 +238,24 @@ def run_bench(
     out = Path(out)
     with bench_folder(out, overwrite):
         return _run_bench(suite, backends, out, options, command, on_record, executor, selected)
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    """Everything one bench is asked to do (``webnn-harness bench``): ``run_bench``'s parameters as one value."""
+    suite: Suite
+    backends: tuple[tuple[str, Mapping[str, str]], ...]  # (name, options), benched in this order
+    out: Path
+    options: BenchOptions = BenchOptions()
+    command: str = ""  # the command line as summary.json records it
+    overwrite: bool = False  # replace a bench already in ``out``
+    executor: BenchExecutor | None = None  # None: local worker processes
+
+
+def bench_requested(request: BenchRequest, on_record: Callable[[dict], None] = lambda record: None) -> BenchResult:
+    """``run_bench`` as ``request`` asks, each record given to ``on_record`` as it completes."""
+    return run_bench(request.suite, request.backends, request.out, request.options, command=request.command,
+                     overwrite=request.overwrite, on_record=on_record, executor=request.executor)
 
 
 def _run_bench(suite: Suite, backends, out: Path, options: BenchOptions, command: str,

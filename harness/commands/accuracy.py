@@ -34,13 +34,14 @@ def handle(args) -> int:
     DIR/accuracy.jsonl and DIR/summary.json. Exit 1 when a case does not comply, crashes, hangs or errs."""
     from webnn_harness.accuracy.driver import AccuracySettings, accuracy
     from webnn_harness.outputs.writing import OutputFolderError
-    from webnn_harness.accuracy.plans import OPS
+    from webnn_harness.accuracy.plans import check_ops
     from webnn_harness.backends import BackendError, UnknownBackend
 
     options = backend_options(args.option)
-    unknown = [op for op in args.op or () if op not in OPS]
-    if unknown:
-        raise UsageError(f"accuracy covers {', '.join(OPS)}; not {', '.join(unknown)}")
+    try:
+        check_ops(args.op or ())
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     config = AccuracySettings(args.backend, options, tuple(dict.fromkeys(args.op or ())),
                               tuple(dict.fromkeys(args.data_type or ())) or AccuracySettings.data_types,
                               timeout=args.timeout, workers=args.workers)

@@ -41,7 +41,9 @@ def handle(args) -> int:
     """Time verified benchmarks on backends; write DIR/bench.jsonl and DIR/summary.json. Exit 1 when a
     variant is wrong, errs, crashes or hangs, or with --baseline when one regressed; 2 on bad usage."""
     from webnn_harness.backends import BackendError, UnknownBackend
-    from webnn_harness.bench.driver import BenchFolderExists, BenchOptions, bench_threads, default_bench_backends, run_bench
+    from webnn_harness.bench.driver import (
+        BenchFolderExists, BenchOptions, BenchRequest, bench_requested, bench_threads, default_bench_backends,
+    )
     from webnn_harness.bench.measure import TimingPolicy
     from webnn_harness.bench.suite import load_suite
     from webnn_harness.bench.regressions import compare_bench
@@ -67,9 +69,10 @@ def handle(args) -> int:
     show = (lambda record: None) if args.quiet else (lambda record: print(record_line(record), flush=True))
     try:
         with executors(args) as executor:
-            result = run_bench(suite, [(r.name, r.options) for r in requests], Path(args.out), options,
-                               command=public_argv(args), overwrite=args.overwrite,
-                               on_record=show, executor=bench_executor(executor))
+            request = BenchRequest(suite, tuple((r.name, r.options) for r in requests), Path(args.out), options,
+                                   command=public_argv(args), overwrite=args.overwrite,
+                                   executor=bench_executor(executor))
+            result = bench_requested(request, on_record=show)
     except (UnknownBackend, BackendError, BenchFolderExists, ValueError) as exc:
         raise UsageError(str(exc)) from None
     for line in published_tables(result.records):
@@ -89,6 +92,4 @@ def handle(args) -> int:
             return EXIT_FAILURES
     if suite.errors:
         return EXIT_USAGE
-    # wrong numbers, crashes, hangs and harness errors fail the bench; a backend refusing a graph does not
-    failed = sum(result.counts[s] for s in ("wrong", "error", "crash", "timeout"))
-    return EXIT_FAILURES if failed else EXIT_OK
+    return EXIT_FAILURES if result.failures else EXIT_OK

@@ -34,40 +34,31 @@ def add_arguments(pr: argparse.ArgumentParser) -> None:
 
 def handle(args) -> int:
     """Measure what a backend supports; write <backend>-opSupportLimits.json and <backend>-probe.json."""
+    from dataclasses import replace
+
     from tqdm import tqdm
 
     from webnn_harness.backends import BackendError, UnknownBackend
-    from webnn_harness.probe.driver import probe
+    from webnn_harness.probe.driver import ProbeRequest, check_probe_request, probe_requested
     from webnn_harness.probe.summary import compare_summary_text, probe_summary_text
     from webnn_harness.execution.pool import RunOptions
-
-    from webnn_harness import backends
-    from webnn_harness.outputs.limits_file import LimitsFileError, read_limits_file
+    from webnn_harness.outputs.limits_file import LimitsFileError
     from webnn_harness.outputs.writing import OutputFolderError
 
     options = backend_options(args.option)
     check_operator_names(args.op or ())
-    if args.compare:
-        try:
-            read_limits_file(args.compare)  # before the probe: a bad file must not cost a whole probe
-        except LimitsFileError as exc:
-            raise UsageError(str(exc)) from None
+    request = ProbeRequest(args.backend, options, Path(args.out), ops=args.op, max_bytes=args.max_bytes,
+                           run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
+                           layout=not args.no_layout, byte_search=not args.no_bytes, compare_file=args.compare,
+                           mode=folder_mode(args))
     try:
-        backends.create(args.backend, options)  # its options, checked before any worker starts
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"{args.backend}: {exc}") from None
-    except (UnknownBackend, BackendError) as exc:
+        check_probe_request(request)
+    except (LimitsFileError, ValueError, UnknownBackend, BackendError) as exc:
         raise UsageError(str(exc)) from None
     bar = tqdm(total=None, unit="combination", file=sys.stderr, disable=args.quiet or None, dynamic_ncols=True)
     try:
         with executors(args) as executor:
-            result = probe(
-                args.backend, options, Path(args.out), ops=args.op, max_bytes=args.max_bytes,
-                run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
-                layout=not args.no_layout, byte_search=not args.no_bytes, progress=bar.update,
-                compare_file=Path(args.compare) if args.compare else None, executor=executor,
-                mode=folder_mode(args),
-            )
+            result = probe_requested(replace(request, executor=executor), progress=bar.update)
     except (UnknownBackend, BackendError, OutputFolderError) as exc:
         raise UsageError(str(exc)) from None
     finally:
