@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Container, Iterator, Mapping, Sequence
 
-from webnn_harness.backends import BackendError
+from webnn_harness.backends import BackendError, available
 from webnn_harness.loading.caseid import BUNDLED_CORPUS, corpus_root
 from webnn_harness.loading.cases import Case, CaseError, bundled_corpus
 from webnn_harness.execution.executors import ExecutorFactory, LocalExecutors
 from webnn_harness.outputs.expectations import ExpectationSet
 from webnn_harness.execution.lifecycle import stop_reason
-from webnn_harness.outputs.run_folder import Mode, OutputFolder, record_key
+from webnn_harness.outputs.reading import ReadError, read_json
+from webnn_harness.outputs.run_folder import SUMMARY, Mode, OutputFolder, Rerun, record_key, rerun_failures
 from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
 from webnn_harness.execution.pool import RunOptions
 from webnn_harness.loading.selection import CaseFilter, Selection
@@ -134,6 +135,52 @@ def public_command(argv: Sequence[str], cwd: str | Path | None = None) -> str:
         shortened |= cut
         i += 1
     return with_shortened_note(shlex.join(out), shortened)
+
+
+class RerunError(ValueError):
+    """``--rerun-failures RUN`` that the run it reads does not allow as given: one line, exit code 2."""
+
+
+def rerun_of(run_dir: str | Path, out: Path, backends_given: bool, cases_given: bool,
+             on_problem: Callable[[str], object] = lambda problem: None) -> Rerun:
+    """``--rerun-failures RUN``: the cases that did not pass in ``run_dir``, per backend, for a new run
+    into ``out``. Its records name files by stable id, so the corpus is given again (``cases_given``;
+    without it, the bundled one), and its backends are run again only when registered ones
+    (``backends_given``: the user named them). Lines of its results.jsonl that cannot be read go
+    to ``on_problem``. Raises OutputFolderError or RerunError (ValueErrors, one line)."""
+    rerun = rerun_failures(Path(run_dir), out)
+    for problem in rerun.problems:
+        on_problem(problem)
+    if not backends_given:  # first: a results file never chooses code (issue 26)
+        _check_registered(rerun.backends, str(run_dir))
+    if not cases_given:
+        _check_rerun_corpora(Path(run_dir), rerun.files)
+    return rerun
+
+
+def _check_registered(names: Sequence[str], source: str) -> None:
+    """Backends named by a file we read must be registered ones: a ``module:factory`` written in a results
+    file is never imported (data does not choose code); the user can still name it with --backend."""
+    foreign = [n for n in names if n not in available()]
+    if foreign:
+        raise RerunError(f"{source}: its records name backend {foreign[0]!r}, which is not installed; "
+                         "give the backend to re-run with --backend")
+
+
+def _check_rerun_corpora(old_run: Path, files: Sequence[str]) -> None:
+    """``--rerun-failures OLD`` without ``--cases`` reads the bundled corpus: when
+    OLD ran another corpus, say so with OLD's command rather than list every id
+    the bundled corpus lacks."""
+    bundled = Path(bundled_corpus()).name
+    others = sorted({f.split("/", 1)[0] for f in files} - {bundled})
+    if not others:
+        return
+    try:  # only to quote it: any summary will do, even one its schema refuses
+        command = read_json(old_run / SUMMARY).get("command")
+    except (ReadError, AttributeError):
+        command = None
+    raise RerunError(f"{old_run} ran the corpus {', '.join(others)}, not the bundled one: pass the same --cases as it did"
+                     + (f" (its command: {command})" if isinstance(command, str) else ""))
 
 
 def run(request: RunRequest, events: RunEvents = RunEvents()) -> RunResult:

@@ -547,3 +547,13 @@ def test_machine_noise_is_the_spread_of_a_fixed_workload(monkeypatch):
     noise = machine.measure_noise(8, seconds=0.2)
     assert noise["samples"] >= 10 and noise["medianSeconds"] in (0.004, 0.008, 0.012)
     assert noise["cv"] == pytest.approx(0.5, rel=0.15)
+
+
+def test_threads_and_the_option_threads_are_one_setting():
+    """bench --threads N and -o threads=N: a numeric -o value wins; another leaves --threads (harness/bench/driver.py)."""
+    from webnn_harness.bench.driver import bench_threads
+
+    assert bench_threads(None, [{}]) is None
+    assert bench_threads(3, [{"spinning": "0"}]) == 3
+    assert bench_threads(3, [{"threads": "2"}]) == 2
+    assert bench_threads(None, [{"threads": "auto"}]) is None

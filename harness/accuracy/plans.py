@@ -12,7 +12,7 @@ for constant weights.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -145,6 +145,13 @@ def accuracy_case(op: str, size: int, data_type: str, data_set: int, index: int 
     return Case(file=f"{CORPUS}/{op}", name=f"{op} {data_type} S{data_set} k={made.k} {made.shape}", index=index,
                 graph=graph, inputs=dict(made.inputs), expected={}, required=is_required(graph),
                 dot_product=DotProductCheck(data_set=data_set, ksb=made.k + bias, k=made.k, shape=made.shape))
+
+
+def check_ops(ops: Sequence[str]) -> None:
+    """A ValueError, one line, naming the ops the check does not cover (before any work)."""
+    unknown = [op for op in ops if op not in OPS]
+    if unknown:
+        raise ValueError(f"accuracy covers {', '.join(OPS)}; not {', '.join(unknown)}")
 
 
 def plan(ops: tuple[str, ...] = (), data_types: tuple[str, ...] = DATA_TYPES,

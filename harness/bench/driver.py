@@ -68,6 +68,9 @@ class BenchOptions:
     profile_runs: int = 0  # bench --profile: profiled runs per variant at least, after its timed runs
 
 
+FAILING_STATUSES = ("wrong", "error", "crash", "timeout")
+
+
 @dataclass(frozen=True)
 class BenchResult:
     out: Path
@@ -79,6 +82,12 @@ class BenchResult:
     def counts(self) -> dict[str, int]:
         tally = Counter(r["status"] for r in self.records)
         return {s: tally.get(s, 0) for s in STATUSES}
+
+    @property
+    def failures(self) -> int:
+        """Records that fail the bench: wrong numbers, crashes, hangs and harness errors; a backend
+        refusing a graph does not."""
+        return sum(self.counts[s] for s in FAILING_STATUSES)
 
 
 # numpy's OpenBLAS reads these when it loads: the host side of the scenarios
@@ -158,6 +167,23 @@ def thread_options(name: str, backend_options: Mapping[str, str], threads: int) 
     return backend_options
 
 
+def default_bench_backends() -> list[str]:
+    """The backends a bench runs when none is named: the installed defaults but the
+    reference, which is the yardstick, not a contender (benched only when named)."""
+    from webnn_harness.backends import DEFAULT_BACKENDS, available
+
+    return [n for n in DEFAULT_BACKENDS if n != "reference" and n in available()] or ["reference"]
+
+
+def bench_threads(threads: int | None, backend_options: Sequence[Mapping[str, str]]) -> int | None:
+    """``--threads`` merged with the backends' ``-o threads=N``: one setting, and a
+    numeric -o value (the last given) wins."""
+    for options in backend_options:
+        if "threads" in options:
+            threads = int(options["threads"]) if options["threads"].isdigit() else threads
+    return threads
+
+
 def bench_info(info: Mapping, backend_options: Mapping[str, str], threads: int) -> dict:
     """A worker's backend info with the thread settings the bench chose."""
     info = dict(info)
@@ -196,6 +222,24 @@ def run_bench(
     out = Path(out)
     with bench_folder(out, overwrite):
         return _run_bench(suite, backends, out, options, command, on_record, executor, selected)
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    """Everything one bench is asked to do (``webnn-harness bench``): ``run_bench``'s parameters as one value."""
+    suite: Suite
+    backends: tuple[tuple[str, Mapping[str, str]], ...]  # (name, options), benched in this order
+    out: Path
+    options: BenchOptions = BenchOptions()
+    command: str = ""  # the command line as summary.json records it
+    overwrite: bool = False  # replace a bench already in ``out``
+    executor: BenchExecutor | None = None  # None: local worker processes
+
+
+def bench_requested(request: BenchRequest, on_record: Callable[[dict], None] = lambda record: None) -> BenchResult:
+    """``run_bench`` as ``request`` asks, each record given to ``on_record`` as it completes."""
+    return run_bench(request.suite, request.backends, request.out, request.options, command=request.command,
+                     overwrite=request.overwrite, on_record=on_record, executor=request.executor)
 
 
 def _run_bench(suite: Suite, backends, out: Path, options: BenchOptions, command: str,

@@ -36,7 +36,8 @@ from packaging.version import Version
 from webnn_harness.loading.caseid import id_matches_file
 from webnn_harness.outputs import reading
 from webnn_harness.outputs.writing import write_atomic
-from webnn_harness.outputs.records import BAD_STATUSES, Record
+from webnn_harness.outputs.records import BAD_STATUSES, Record, read_records
+from webnn_harness.outputs.run_folder import check_writable_file
 
 OUTCOMES = ("applied", "stale", "unmatched")
 ENTRY_KEYS = ("file", "case", "match", "reason", "options", "versions")
@@ -272,3 +273,29 @@ def update_expectations(path: Path, records: Iterable[Record], previous: Sequenc
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return {"kept": len(kept), "added": len(added), "dropped": dropped}
+
+
+def check_updatable(path: Path) -> None:
+    """``run --update-expectations FILE``, before the run, not after it: FILE readable as expectations
+    if it is there, and writable. Raises a ValueError (ExpectationsError, OutputFolderError), one line."""
+    if path.exists() and not path.is_dir():
+        read_expectations(path)
+    check_writable_file(path, "--update-expectations")
+
+
+@dataclass(frozen=True)
+class ExpectationsUpdate:
+    counts: Mapping[str, int]  # entries added, kept and dropped as passing (update_expectations)
+    left: int  # required failures of the run that the updated expectations do not list
+
+
+def update_from_run(path: Path, results: Path, backend: str, version: str, options: Mapping[str, str],
+                    given: Sequence[str | Path] = ()) -> ExpectationsUpdate:
+    """Write ``path`` from one backend's run (its ``results``, made at ``version`` with ``options``),
+    then judge the run again against it and the expectations it ran with (``given``): the run
+    as the next one will see it. Raises ExpectationsError when ``path`` holds unreadable expectations."""
+    previous = read_expectations(path) if path.exists() else ()
+    records = read_records(results)
+    counts = update_expectations(path, records, previous, version, options)
+    updated = ExpectationSet.for_backend(backend, version, options, [*given, path])
+    return ExpectationsUpdate(counts, sum(updated.apply(r).counts_against for r in records))

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 from webnn_harness.outputs.reading import ReadError, read_json, read_lines
 from webnn_harness.outputs.records import Record
-from webnn_harness.outputs.writing import Mode, OutputFolderError, OwnedFolder, describe_write_error  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and cli.py
+from webnn_harness.outputs.writing import Mode, OutputFolderError, OwnedFolder, describe_write_error  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and the commands (harness/commands/)
 
 RESULTS, SUMMARY, LOCK = "results.jsonl", "summary.json", ".webnn-harness-run.lock"
 

@@ -412,6 +412,46 @@ def probe(
         return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
 
 
+class ProbeRequestError(ValueError):
+    """A probe refused before it starts (its backend refusing its options): one line."""
+
+
+@dataclass(frozen=True)
+class ProbeRequest:
+    """Everything one probe is asked to do (``webnn-harness probe``): ``probe``'s parameters as one value."""
+    backend: str
+    options: Mapping[str, str] = field(default_factory=dict)
+    out_dir: Path = Path("out/probe")
+    ops: Sequence[str] | None = None  # None: every operator
+    max_bytes: int = DEFAULT_MAX_BYTES  # the maxTensorByteLength search's memory budget
+    run: RunOptions | None = None  # workers, timeout, batch size (default: 20 s, batches of 64)
+    layout: bool = True  # time the preferredInputLayout
+    byte_search: bool = True  # search the maxTensorByteLength
+    compare_file: str | Path | None = None  # a declared opSupportLimits file to diff against
+    executor: ExecutorFactory | None = None
+    mode: Mode = "new"
+
+
+def check_probe_request(request: ProbeRequest) -> None:
+    """What refuses a probe before any worker starts, so that it costs no whole probe: an unreadable
+    ``compare_file`` (LimitsFileError), options the backend does not take (ProbeRequestError), a
+    backend that is not installed (UnknownBackend) or cannot start (BackendError)."""
+    if request.compare_file:
+        read_limits_file(request.compare_file)
+    try:
+        backends.create(request.backend, request.options)
+    except (ValueError, TypeError) as exc:
+        raise ProbeRequestError(f"{request.backend}: {exc}") from None
+
+
+def probe_requested(request: ProbeRequest, progress: Callable[[int], object] | None = None) -> ProbeResult:
+    """``probe`` as ``request`` asks, ``progress(n)`` told of every n combinations run."""
+    return probe(request.backend, request.options, request.out_dir, ops=request.ops, max_bytes=request.max_bytes,
+                 run=request.run, layout=request.layout, byte_search=request.byte_search, progress=progress,
+                 compare_file=Path(request.compare_file) if request.compare_file else None,
+                 executor=request.executor, mode=request.mode)
+
+
 def time_bounds(layout_evidence: Mapping | None, bytes_evidence: Mapping | None) -> dict:
     """The time bounds of the measurements that ran, as their evidence states them."""
     out = {}

@@ -1,0 +1,151 @@
+"""What the commands share: the exit codes, the usage error, the option groups
+declared once (backend and -o, --out and --overwrite, --quiet, --workers, the
+executor) and the small checks several commands make before any work.
+
+Kept light: harness/cli.py imports every command module to build its parser,
+and ``run`` starts the fork server before the heavy imports (numpy, the
+backends), so nothing here imports them at module level."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+from webnn_harness.options import positive_int
+
+EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad usage or unreadable input: one line on stderr, exit code 2."""
+
+
+# -- option groups -------------------------------------------------------------------
+
+
+def add_backend_arguments(p: argparse.ArgumentParser, repeatable: str | None = None,
+                          option_example: str | None = None) -> None:
+    """``--backend``/``-b`` (one, required; or ``repeatable`` with that help) and ``-o``/``--option``."""
+    if repeatable:
+        p.add_argument("--backend", "-b", action="append", help=repeatable)
+    else:
+        p.add_argument("--backend", "-b", required=True, help="backend name (or package.module:factory)")
+    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE",
+                   help=f"backend option, e.g. {option_example}" if option_example else "backend option")
+
+
+def add_out_argument(p: argparse.ArgumentParser, default: str, help: str | None = None) -> None:
+    p.add_argument("--out", default=default, help=help or f"output folder (default: {default})")
+
+
+def add_overwrite_argument(p, help: str) -> None:
+    """``--overwrite`` (``p``: a parser or a group of mutually exclusive options)."""
+    p.add_argument("--overwrite", action="store_true", help=help)
+
+
+def add_quiet_argument(p: argparse.ArgumentParser, progress: str | None = None, help: str | None = None) -> None:
+    """``--quiet``/``-q``: hides the ``progress`` (the bar, a line per record); ``help`` where it says more."""
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help=help or f"no progress as it runs ({progress}); the summary still prints")
+
+
+def add_workers_argument(p: argparse.ArgumentParser, default: int | None = None) -> None:
+    """``--workers`` (default: the cores, unless ``default``)."""
+    p.add_argument("--workers", type=positive_int, default=default or os.cpu_count() or 1,
+                   help=f"worker processes (default {default})" if default else "worker processes (default: cores)")
+
+
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where cases run: local worker processes (default) or Ray actors (extra 'ray')")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="join this Ray cluster (default with --executor ray: start a local Ray instance)")
+
+
+def folder_mode(args) -> str:
+    """The output folder's mode of a command with ``--overwrite`` (harness/outputs/writing.py)."""
+    return "overwrite" if args.overwrite else "new"
+
+
+# -- checks and helpers --------------------------------------------------------------
+
+
+def backend_options(pairs: list[str] | None) -> dict[str, str]:
+    """``-o KEY=VALUE`` as a mapping; a malformed pair is a usage error."""
+    from webnn_harness.backends.base import parse_options
+
+    try:
+        return parse_options(pairs or [])
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def backend_requests(names: list[str] | None, option_pairs: list[str] | None):
+    from webnn_harness.backends import DEFAULT_BACKENDS, available
+    from webnn_harness.api import BackendRequest
+
+    options = backend_options(option_pairs)
+    if not names:
+        names = [n for n in DEFAULT_BACKENDS if n in available()]
+    if len(names) > 1 and options:
+        # An option names one backend's setting (ep=, device=); applying it to
+        # several backends would be a guess, so ask for separate runs.
+        raise UsageError("-o options apply to a single --backend; run each backend separately")
+    return [BackendRequest(n, options) for n in names]
+
+
+def check_operator_names(names) -> None:
+    import difflib
+
+    from webnn_harness.spec.catalog import operators
+
+    unknown = [op for op in names if op not in operators()]
+    if unknown:
+        hints = [m for op in unknown for m in difflib.get_close_matches(op, operators(), n=1)]
+        raise UsageError(f"unknown operator{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
+                         + (f" (did you mean {', '.join(hints)}?)" if hints else "; `webnn-harness ops` lists them"))
+
+
+@contextlib.contextmanager
+def executors(args):
+    """The executor factory of ``--executor``/``--ray-address``, closed after
+    the command; a Ray run ends with how many cases each node ran."""
+    from webnn_harness.execution.executors import executors as make_executors
+
+    try:
+        factory = make_executors(args.executor, args.ray_address, getattr(args, "workers", None))
+    except ValueError as exc:  # --ray-address without --executor ray
+        raise UsageError(str(exc)) from None
+    try:
+        yield factory
+    finally:
+        factory.close()
+    spread = getattr(factory, "cases_per_node", None)
+    if spread:
+        print("ray: " + ", ".join(f"{n} on {node}" for node, n in sorted(spread.items())), file=sys.stderr)
+
+
+def public_argv(args) -> str:
+    """This command line (as ``main`` got it) as a summary records it (api.public_command)."""
+    from webnn_harness.api import public_command
+
+    return public_command(args.argv)
+
+
+def warn(problem: str) -> None:
+    """A line of an output folder that was skipped (harness/outputs/reading.py): said, never fatal."""
+    print(f"warning: {problem}", file=sys.stderr)
+
+
+def check_out_file(path: str | None) -> None:
+    """An --out FILE that cannot be written is a usage error before any work (a folder, a missing
+    parent, a name too long), not a traceback after it."""
+    from webnn_harness.outputs.run_folder import check_writable_file
+
+    if path:
+        try:
+            check_writable_file(Path(path), "--out")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None

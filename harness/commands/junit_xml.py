@@ -1,0 +1,28 @@
+"""``webnn-harness junit``: JUnit XML from a run folder (harness/outputs/junit.py writes it)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from webnn_harness.commands.common import EXIT_OK, UsageError, check_out_file, warn
+
+HELP = "write JUnit XML from a run folder"
+
+
+def add_arguments(ju: argparse.ArgumentParser) -> None:
+    ju.add_argument("run", metavar="RUN", help="a run folder")
+    ju.add_argument("--out", "--junit", required=True, metavar="FILE",
+                    help="the JUnit XML file to write (--junit FILE as with run)")
+
+
+def handle(args) -> int:
+    """Write JUnit XML from a run folder."""
+    from webnn_harness.outputs.junit import write_junit
+
+    check_out_file(args.out)
+    try:
+        n = write_junit(Path(args.run), Path(args.out), on_problem=warn)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"junit: {args.out} ({n} test cases)")
+    return EXIT_OK
