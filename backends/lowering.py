@@ -5,8 +5,8 @@ the loop over a graph's nodes (``lower_nodes``), each through its op's
 function ``fn(emitter, call)`` of a family ``LOWER`` table; the refusal a
 lowering raises (``Unlowerable``) and the bug it reports
 (``LoweringMismatch``). Beside it, the spec-level compositions every
-runtime writes with its own steps: an MLNumber option as a value of its
-operand's type, a reduction over no axes, a logSumExp that cannot overflow."""
+runtime writes with its own steps: clamp's bounds, a reduction over no
+axes, a logSumExp that cannot overflow."""
 from __future__ import annotations
 
 import math
@@ -100,20 +100,15 @@ def lower_nodes(emitter, nodes: Sequence[Node], env: dict[str, Any], descs: Mapp
         env.update(zip(node.outputs, results))
 
 
-def number_bound(value, data_type: str):
-    """An MLNumber bound (clamp's minValue, pad's value) as a value of the
-    operand's type: the spec casts MLNumber to the operand's data type; on an
-    integer type an infinite bound is the type's limit, a NaN none (None)."""
-    if is_float(data_type):
-        return float(value)
-    low, high = integer_range(data_type)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return low if value < 0 else high
-        value = math.trunc(value)
-    return min(max(int(value), low), high)
+def clamp_bounds(low, high, data_type: str) -> tuple[Any, Any]:
+    """clamp's minValue and maxValue (the create steps cast them to the
+    input's type) as the bounds a lowering applies: None where a bound clamps
+    nothing, being NaN (the reference and WPT's "minValue as NaN" take it as
+    no bound) or the type's own limit (an infinity, an integer type's
+    minimum or maximum)."""
+    low_limit, high_limit = (-math.inf, math.inf) if is_float(data_type) else integer_range(data_type)
+    return (None if math.isnan(low) or low <= low_limit else low,
+            None if math.isnan(high) or high >= high_limit else high)
 
 
 # Spec "reduction operations": axes [] reduces no dimension, yet the function

@@ -2,11 +2,9 @@
 activations, cast, clamp, where."""
 from __future__ import annotations
 
-import math
-
 import openvino.opset16 as ops
 
-from webnn_harness.backends.lowering import Call
+from webnn_harness.backends.lowering import Call, clamp_bounds
 from webnn_harness.backends.openvino.lower.base import (
     const,
     convert,
@@ -83,28 +81,12 @@ def clamp(e, c: Call):
     # whose bounds are doubles: int64/uint64 bounds beyond 2^53 stay exact.
     result = output(c["input"])
     dt = data_type(result)
-    lo, hi = _clip_bounds(dt, c.attr("minValue"), c.attr("maxValue"))
+    lo, hi = clamp_bounds(c.attr("minValue"), c.attr("maxValue"), dt)
     if lo is not None:
         result = output(ops.maximum(result, const(lo, dt)))
     if hi is not None:
         result = output(ops.minimum(result, const(hi, dt)))
     return result
-
-
-def _clip_bounds(dt, lo, hi):
-    """Bounds as values of the data type; None where the bound clips nothing."""
-    import numpy as np
-
-    if dt in ("float32", "float16"):
-        # A NaN bound clamps nothing (the spec's max(x, NaN) is left to
-        # implementations; the reference keeps x).
-        lo = None if lo is None or lo == -math.inf or math.isnan(lo) else lo
-        hi = None if hi is None or hi == math.inf or math.isnan(hi) else hi
-        return lo, hi
-    info = np.iinfo(np.dtype(dt))
-    lo = None if lo is None or lo <= info.min else (math.ceil(lo) if isinstance(lo, float) else lo)
-    hi = None if hi is None or hi >= info.max else (math.floor(hi) if isinstance(hi, float) else hi)
-    return lo, hi
 
 
 def elu(e, c: Call):
