@@ -48,11 +48,10 @@ class Call:
     def desc(self, param: str) -> TensorDesc:
         return self.in_descs[param]
 
-    def attr(self, key: str, default=None):
-        """A resolved attribute; ``default`` stands in where the value is None
-        (a create step that has not resolved it yet)."""
-        value = self.node.attributes.get(key)
-        return default if value is None else value
+    def attr(self, key: str):
+        """An attribute as the op's create steps resolved it, defaults filled
+        (None only where an option stays unset, as resample2d's sizes)."""
+        return self.node.attributes.get(key)
 
     @property
     def out(self) -> TensorDesc:
@@ -100,15 +99,15 @@ def lower_nodes(emitter, nodes: Sequence[Node], env: dict[str, Any], descs: Mapp
         env.update(zip(node.outputs, results))
 
 
-def clamp_bounds(low, high, data_type: str) -> tuple[Any, Any]:
+def clamp_bounds(low, high, data_type: str, *, drop_limits: bool = False) -> tuple[Any, Any]:
     """clamp's minValue and maxValue (the create steps cast them to the
-    input's type) as the bounds a lowering applies: None where a bound clamps
-    nothing, being NaN (the reference and WPT's "minValue as NaN" take it as
-    no bound) or the type's own limit (an infinity, an integer type's
-    minimum or maximum)."""
+    input's type) as the bounds a lowering applies, None for no bound: a NaN
+    bound clamps nothing (the reference and WPT's "minValue as NaN"); with
+    ``drop_limits``, neither does a bound at the type's own limit (an
+    infinity, an integer type's minimum or maximum)."""
     low_limit, high_limit = (-math.inf, math.inf) if is_float(data_type) else integer_range(data_type)
-    return (None if math.isnan(low) or low <= low_limit else low,
-            None if math.isnan(high) or high >= high_limit else high)
+    return (None if math.isnan(low) or (drop_limits and low <= low_limit) else low,
+            None if math.isnan(high) or (drop_limits and high >= high_limit) else high)
 
 
 # Spec "reduction operations": axes [] reduces no dimension, yet the function

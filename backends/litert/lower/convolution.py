@@ -54,7 +54,7 @@ def pad_hw(e: Emitter, x: int, padding, value=0) -> int:
 
 
 def _nhwc(e: Emitter, c: Call, key: str = "inputLayout") -> tuple[int, bool]:
-    nchw = c.attr(key, "nchw") == "nchw"
+    nchw = c.attr(key) == "nchw"
     return (e.transpose(c["input"], NCHW_TO_NHWC) if nchw else c["input"]), nchw
 
 

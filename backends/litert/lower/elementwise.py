@@ -118,6 +118,8 @@ def cast(e: Emitter, c: Call) -> int:
 def clamp(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input", INT8_PLAIN)
     data_type = c.desc("input").data_type
+    # A NaN bound is left out: the builtin MAXIMUM / MINIMUM would return
+    # the NaN or the bound.
     low, high = clamp_bounds(c.attr("minValue"), c.attr("maxValue"), data_type)
     y = c["input"]
     if low is not None:

@@ -81,7 +81,7 @@ def clamp(e, c: Call):
     # whose bounds are doubles: int64/uint64 bounds beyond 2^53 stay exact.
     result = output(c["input"])
     dt = data_type(result)
-    lo, hi = clamp_bounds(c.attr("minValue"), c.attr("maxValue"), dt)
+    lo, hi = clamp_bounds(c.attr("minValue"), c.attr("maxValue"), dt, drop_limits=True)
     if lo is not None:
         result = output(ops.maximum(result, const(lo, dt)))
     if hi is not None:
