@@ -25,7 +25,7 @@ import flatbuffers
 import numpy as np
 from ai_edge_litert import schema_py_generated as schema
 
-from webnn_harness.backends.lowering import Call  # noqa: F401 - the lowerings import it from here
+from webnn_harness.backends.lowering import Call, Unlowerable  # noqa: F401 - the lowerings import them from here
 from webnn_harness.spec.graph import TensorDesc
 
 T = schema.TensorType
@@ -41,10 +41,6 @@ OP = schema.BuiltinOperator
 FIRST_VERSION = {OP.BROADCAST_TO: 2}
 # Opcodes beyond 127 go in builtinCode; the deprecated byte field holds this marker.
 PLACEHOLDER_FOR_GREATER_OP_CODES = 127
-
-
-class Unlowerable(Exception):
-    """The lowering refuses this node (an op, option or data type LiteRT lacks)."""
 
 
 def _options_type(options) -> int:

@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from webnn_harness.backends.lowering import Call  # noqa: F401 - the lowerings import it from here
+from webnn_harness.backends.lowering import Call, Unlowerable  # noqa: F401 - the lowerings import them from here
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.uniform import is_uniform, uniform_value
 
@@ -38,10 +38,6 @@ ONNX_TYPES: dict[str, int] = {
 }
 
 INT4_CARRIERS = {"int4": np.dtype("int8"), "uint4": np.dtype("uint8")}
-
-
-class Unlowerable(Exception):
-    """The lowering refuses this node (an option or data type it cannot map)."""
 
 
 # A uniform constant (one value broadcast, harness/spec/uniform.py) of this many

@@ -152,9 +152,9 @@ class OpenVINOBackend:
         )
 
     def emulations(self) -> dict[str, str]:
-        from webnn_harness.backends.openvino.lower import EMULATIONS
+        from webnn_harness.backends.openvino.lower import EMULATED
 
-        return dict(EMULATIONS)
+        return dict(EMULATED)
 
     def device_session(self, graph: Graph):
         from webnn_harness.backends.openvino.device import OpenVINODeviceSession

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from webnn_harness.backends.base import BuildFailure, Unsupported
-from webnn_harness.backends.openvino.lower import LoweringMismatch, LoweringUnsupported
+from webnn_harness.backends.lowering import LoweringMismatch, Unlowerable
 
 
 def first_line(exc: BaseException) -> str:
@@ -35,7 +35,7 @@ def classify(exc: BaseException) -> BaseException:
     'unsupported'; anything else (an adapter bug) stays as it is."""
     if isinstance(exc, LoweringMismatch):
         return exc
-    if isinstance(exc, LoweringUnsupported):
+    if isinstance(exc, Unlowerable):
         return Unsupported(str(exc))
     if isinstance(exc, RuntimeError):
         return Unsupported(f"OpenVINO rejected the graph: {first_line(exc)}")

@@ -54,7 +54,7 @@ def pad_hw(e: Emitter, x: int, padding, value=0) -> int:
 
 
 def _nhwc(e: Emitter, c: Call, key: str = "inputLayout") -> tuple[int, bool]:
-    nchw = c.attr(key, "nchw") == "nchw"
+    nchw = c.attr(key) == "nchw"
     return (e.transpose(c["input"], NCHW_TO_NHWC) if nchw else c["input"]), nchw
 
 
@@ -70,12 +70,12 @@ def conv2d(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     x, nchw = _nhwc(e, c)
     data_type = c.desc("input").data_type
-    w = e.transpose(c["filter"], CONV_FILTER_TO_OHWI[c.attr("filterLayout", "oihw")])
+    w = e.transpose(c["filter"], CONV_FILTER_TO_OHWI[c.attr("filterLayout")])
     out_ch, kh, kw, in_per_group = e.desc(w).shape
     n, h, wd, in_ch = e.desc(x).shape
-    groups = int(c.attr("groups", 1))
-    strides, dilations = list(c.attr("strides", [1, 1])), list(c.attr("dilations", [1, 1]))
-    x, padding = tflite_padding(e, x, c.attr("padding", [0, 0, 0, 0]), (h, wd), (kh, kw), strides, dilations)
+    groups = int(c.attr("groups"))
+    strides, dilations = list(c.attr("strides")), list(c.attr("dilations"))
+    x, padding = tflite_padding(e, x, c.attr("padding"), (h, wd), (kh, kw), strides, dilations)
     out_shape = (c.out.shape[0], *(c.out.shape[2:4] if nchw else c.out.shape[1:3]), out_ch)
     bias = _bias(e, c, out_ch, data_type)
     if groups > 1 and groups == in_ch and in_per_group == 1:
@@ -146,14 +146,14 @@ def conv_transpose2d(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     x, nchw = _nhwc(e, c)
     data_type = c.desc("input").data_type
-    w = e.transpose(c["filter"], CONV_TRANSPOSE_FILTER_TO_OHWI[c.attr("filterLayout", "iohw")])
-    w = _dilated_filter(e, w, c.attr("dilations", [1, 1]))
+    w = e.transpose(c["filter"], CONV_TRANSPOSE_FILTER_TO_OHWI[c.attr("filterLayout")])
+    w = _dilated_filter(e, w, c.attr("dilations"))
     group_ch, kh, kw, _ = e.desc(w).shape
-    groups = int(c.attr("groups", 1))
+    groups = int(c.attr("groups"))
     out_ch = group_ch * groups
     n, h, wd, _ = e.desc(x).shape
-    strides = list(c.attr("strides", [1, 1]))
-    top, bottom, left, right = c.attr("padding", [0, 0, 0, 0])
+    strides = list(c.attr("strides"))
+    top, bottom, left, right = c.attr("padding")
     full = (n, (h - 1) * strides[0] + kh, (wd - 1) * strides[1] + kw, out_ch)
     per_group = (*full[:3], group_ch)
     options = schema.TransposeConvOptionsT()

@@ -12,7 +12,7 @@ import math
 from ai_edge_litert import schema_py_generated as schema
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable, broadcast_shape
-from webnn_harness.backends.lowering import number_bound
+from webnn_harness.backends.lowering import clamp_bounds
 from webnn_harness.spec.dtypes import is_float
 
 # TFLite's int8/uint8 arithmetic kernels are the quantized ones: without
@@ -118,14 +118,14 @@ def cast(e: Emitter, c: Call) -> int:
 def clamp(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input", INT8_PLAIN)
     data_type = c.desc("input").data_type
+    # A NaN bound is left out: the builtin MAXIMUM / MINIMUM would return
+    # the NaN or the bound.
+    low, high = clamp_bounds(c.attr("minValue"), c.attr("maxValue"), data_type)
     y = c["input"]
-    for key, code in (("minValue", OP.MAXIMUM), ("maxValue", OP.MINIMUM)):
-        value = c.node.attributes.get(key)
-        value = None if value is None else number_bound(value, data_type)
-        # A NaN bound clamps nothing (WPT "minValue as NaN"); the builtin
-        # MAXIMUM / MINIMUM would return the NaN or the bound.
-        if value is not None and not (isinstance(value, float) and math.isnan(value)):
-            y = binary(e, code, y, e.scalar(value, data_type))
+    if low is not None:
+        y = binary(e, OP.MAXIMUM, y, e.scalar(low, data_type))
+    if high is not None:
+        y = binary(e, OP.MINIMUM, y, e.scalar(high, data_type))
     return y if y != c["input"] else identity(e, c)
 
 
@@ -141,8 +141,8 @@ def relu(e: Emitter, c: Call) -> int:
 def linear(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     data_type = c.desc("input").data_type
-    scaled = binary(e, OP.MUL, c["input"], e.scalar(c.attr("alpha", 1.0), data_type))
-    return binary(e, OP.ADD, scaled, e.scalar(c.attr("beta", 0.0), data_type))
+    scaled = binary(e, OP.MUL, c["input"], e.scalar(c.attr("alpha"), data_type))
+    return binary(e, OP.ADD, scaled, e.scalar(c.attr("beta"), data_type))
 
 
 def prelu(e: Emitter, c: Call) -> int:
@@ -158,7 +158,7 @@ def prelu(e: Emitter, c: Call) -> int:
 
 def elu(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
-    alpha = float(c.attr("alpha", 1.0))
+    alpha = float(c.attr("alpha"))
     x = c["input"]
     if alpha == 1.0:
         return unary(e, OP.ELU, x)
@@ -172,15 +172,15 @@ def elu(e: Emitter, c: Call) -> int:
 def hard_sigmoid(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     data_type = c.desc("input").data_type
-    x = binary(e, OP.MUL, c["input"], e.scalar(c.attr("alpha", 0.2), data_type))
-    x = binary(e, OP.ADD, x, e.scalar(c.attr("beta", 0.5), data_type))
+    x = binary(e, OP.MUL, c["input"], e.scalar(c.attr("alpha"), data_type))
+    x = binary(e, OP.ADD, x, e.scalar(c.attr("beta"), data_type))
     return binary(e, OP.MINIMUM, binary(e, OP.MAXIMUM, x, e.scalar(0, data_type)), e.scalar(1, data_type))
 
 
 def leaky_relu(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     options = schema.LeakyReluOptionsT()
-    options.alpha = float(c.attr("alpha", 0.01))
+    options.alpha = float(c.attr("alpha"))
     return unary(e, OP.LEAKY_RELU, c["input"], options)
 
 

@@ -29,8 +29,8 @@ def matmul(e: Emitter, c: Call) -> int:
 def gemm(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "a")
     data_type = c.desc("a").data_type
-    y = batch_matmul(e, c["a"], c["b"], c.out, bool(c.attr("aTranspose", False)), bool(c.attr("bTranspose", False)))
-    alpha, beta = float(c.attr("alpha", 1.0)), float(c.attr("beta", 1.0))
+    y = batch_matmul(e, c["a"], c["b"], c.out, bool(c.attr("aTranspose")), bool(c.attr("bTranspose")))
+    alpha, beta = float(c.attr("alpha")), float(c.attr("beta"))
     if alpha != 1.0:
         y = binary(e, OP.MUL, y, e.scalar(alpha, data_type))
     if c.has("c") and beta != 0.0:
@@ -45,9 +45,9 @@ def triangular(e: Emitter, c: Call) -> int:
     if desc.rank < 2:
         return e.op(OP.RESHAPE, [c["input"], e.i32(c.out.shape)], c.out)
     rows, cols = desc.shape[-2:]
-    k = int(c.attr("diagonal", 0))
+    k = int(c.attr("diagonal"))
     j_minus_i = np.arange(cols)[None, :] - np.arange(rows)[:, None]
-    keep = j_minus_i >= k if c.attr("upper", True) else j_minus_i <= k
+    keep = j_minus_i >= k if c.attr("upper") else j_minus_i <= k
     mask = e.constant(keep, "bool")
     zero = e.scalar(0, desc.data_type)
     return e.op(OP.SELECT_V2, [mask, c["input"], zero], c.out)

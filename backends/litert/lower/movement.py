@@ -13,7 +13,6 @@ from ai_edge_litert import schema_py_generated as schema
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter
 from webnn_harness.backends.litert.lower.elementwise import binary, truth
-from webnn_harness.backends.lowering import number_bound
 from webnn_harness.spec.graph import TensorDesc
 
 
@@ -41,7 +40,7 @@ def tile(e: Emitter, c: Call) -> int:
 
 def transpose(e: Emitter, c: Call) -> int:
     rank = c.desc("input").rank
-    perm = list(c.attr("permutation", list(range(rank))[::-1]))
+    perm = list(c.attr("permutation"))
     if perm == list(range(rank)):
         return _copy(e, c, c["input"])
     return e.op(OP.TRANSPOSE, [c["input"], e.i32(perm)], c.out)
@@ -64,7 +63,7 @@ def _indices(e: Emitter, c: Call, sizes) -> int:
 
 
 def gather(e: Emitter, c: Call) -> int:
-    axis = int(c.attr("axis", 0))
+    axis = int(c.attr("axis"))
     options = schema.GatherOptionsT()
     options.axis, options.batchDims = axis, 0
     indices = _indices(e, c, [c.desc("input").shape[axis]])
@@ -93,7 +92,7 @@ def _element_coordinates(e: Emitter, c: Call, axis: int) -> int:
 
 
 def gather_elements(e: Emitter, c: Call) -> int:
-    coordinates = _element_coordinates(e, c, int(c.attr("axis", 0)))
+    coordinates = _element_coordinates(e, c, int(c.attr("axis")))
     return e.op(OP.GATHER_ND, [c["input"], coordinates], c.out)
 
 
@@ -149,18 +148,18 @@ def scatter_nd(e: Emitter, c: Call) -> int:
 
 
 def scatter_elements(e: Emitter, c: Call) -> int:
-    return _scatter(e, c, _element_coordinates(e, c, int(c.attr("axis", 0))))
+    return _scatter(e, c, _element_coordinates(e, c, int(c.attr("axis"))))
 
 
 def pad(e: Emitter, c: Call) -> int:
     desc = c.desc("input")
     begin, end = list(c.attr("beginningPadding")), list(c.attr("endingPadding"))
-    mode = c.attr("mode", "constant")
+    mode = c.attr("mode")
     if desc.rank == 0:
         return _copy(e, c, c["input"])
     pads = e.const([[b, a] for b, a in zip(begin, end)], "int32", (desc.rank, 2))
     if mode == "constant":
-        value = e.scalar(number_bound(c.attr("value", 0), desc.data_type), desc.data_type)
+        value = e.scalar(c.attr("value"), desc.data_type)
         return e.op(OP.PADV2, [c["input"], pads, value], c.out)
     if mode in ("reflection", "symmetric"):
         options = schema.MirrorPadOptionsT()
@@ -200,7 +199,7 @@ def slice_(e: Emitter, c: Call) -> int:
     if rank == 0:
         return _copy(e, c, c["input"])
     starts, sizes = list(c.attr("starts")), list(c.attr("sizes"))
-    strides = list(c.attr("strides", [1] * rank))
+    strides = list(c.attr("strides"))
     if all(s == 1 for s in strides):
         return e.op(OP.SLICE, [c["input"], e.i32(starts), e.i32(sizes)], c.out)
     ends = [s + n for s, n in zip(starts, sizes)]
@@ -209,7 +208,7 @@ def slice_(e: Emitter, c: Call) -> int:
 
 
 def split(e: Emitter, c: Call) -> list[int]:
-    axis = int(c.attr("axis", 0))
+    axis = int(c.attr("axis"))
     options = schema.SplitVOptionsT()
     options.numSplits = len(c.out_descs)
     sizes = [d.shape[axis] for d in c.out_descs]
@@ -217,8 +216,7 @@ def split(e: Emitter, c: Call) -> list[int]:
 
 
 def reverse(e: Emitter, c: Call) -> int:
-    rank = c.desc("input").rank
-    axes = list(c.attr("axes", list(range(rank))))
+    axes = list(c.attr("axes"))
     if not axes:
         return _copy(e, c, c["input"])
     # One REVERSE_V2 per axis: LiteRT's kernel refuses non-contiguous axes.

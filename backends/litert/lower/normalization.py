@@ -36,24 +36,24 @@ def _moments(e: Emitter, x: int, axes) -> tuple[int, int]:
 def batch_normalization(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     desc = c.desc("input")
-    axis = int(c.attr("axis", 1))
+    axis = int(c.attr("axis"))
     shape = [1] * desc.rank
     shape[axis] = desc.shape[axis]
 
     def along_axis(tensor):
         return e.reshape(tensor, shape)
 
-    y = _normalize(e, c["input"], along_axis(c["mean"]), along_axis(c["variance"]), float(c.attr("epsilon", 1e-5)))
+    y = _normalize(e, c["input"], along_axis(c["mean"]), along_axis(c["variance"]), float(c.attr("epsilon")))
     return _scaled(e, c, y, along_axis)
 
 
 def instance_normalization(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     desc = c.desc("input")
-    nhwc = c.attr("layout", "nchw") == "nhwc"
+    nhwc = c.attr("layout") == "nhwc"
     spatial = [1, 2] if nhwc else [2, 3]
     mean, variance = _moments(e, c["input"], spatial)
-    y = _normalize(e, c["input"], mean, variance, float(c.attr("epsilon", 1e-5)))
+    y = _normalize(e, c["input"], mean, variance, float(c.attr("epsilon")))
     shape = [1, 1, 1, desc.shape[3]] if nhwc else [1, desc.shape[1], 1, 1]
     return _scaled(e, c, y, lambda tensor: e.reshape(tensor, shape))
 
@@ -61,9 +61,9 @@ def instance_normalization(e: Emitter, c: Call) -> int:
 def layer_normalization(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     desc = c.desc("input")
-    axes = list(c.attr("axes", list(range(1, desc.rank))))
+    axes = list(c.attr("axes"))
     mean, variance = _moments(e, c["input"], axes)
-    y = _normalize(e, c["input"], mean, variance, float(c.attr("epsilon", 1e-5)))
+    y = _normalize(e, c["input"], mean, variance, float(c.attr("epsilon")))
     # scale and bias have the dimensions of ``axes`` in the order given:
     # transpose them to ascending axis order and reshape to broadcast.
     order = sorted(range(len(axes)), key=lambda i: axes[i])

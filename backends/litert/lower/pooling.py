@@ -24,16 +24,16 @@ from webnn_harness.spec.graph import TensorDesc
 def _pool(code: int):
     def lower(e: Emitter, c: Call) -> int:
         refuse_quantized(c, "input")
-        if list(c.attr("dilations", [1, 1])) != [1, 1]:
+        if list(c.attr("dilations")) != [1, 1]:
             raise Unlowerable(f"{c.node.op} with dilations: LiteRT's pools have none")
-        nchw = c.attr("layout", "nchw") == "nchw"
+        nchw = c.attr("layout") == "nchw"
         x = e.transpose(c["input"], NCHW_TO_NHWC) if nchw else c["input"]
         n, h, w, ch = e.desc(x).shape
         data_type = e.desc(x).data_type
         out_hw = tuple(c.out.shape[2:4] if nchw else c.out.shape[1:3])
-        window = list(c.attr("windowDimensions", [h, w]))
-        padding = list(c.attr("padding", [0, 0, 0, 0]))
-        strides = list(c.attr("strides", [1, 1]))
+        window = list(c.attr("windowDimensions"))
+        padding = list(c.attr("padding"))
+        strides = list(c.attr("strides"))
         # The create steps fixed the output size (floor, ceil or outputSizes):
         # a larger one than the padding gives is extra end padding.
         for i, size in enumerate((h, w)):
@@ -116,8 +116,8 @@ def resample2d(e: Emitter, c: Call) -> int:
     """linear: RESIZE_BILINEAR with half-pixel centers on the NHWC axes
     [1, 2] (other axes transposed there and back); nearest: ``_nearest``."""
     refuse_quantized(c, "input")
-    axes = sorted(c.attr("axes", [2, 3]))
-    mode = c.attr("mode", "nearest-neighbor")
+    axes = sorted(c.attr("axes"))
+    mode = c.attr("mode")
     if mode != "linear":
         return _nearest(e, c, axes)
     perm = [a for a in range(4) if a not in axes]

@@ -101,16 +101,16 @@ def _optional(c: Call, name: str):
 def gru_cell(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     return gru_step(e, c["input"], c["weight"], c["recurrentWeight"], c["hiddenState"], _optional(c, "bias"),
-                    _optional(c, "recurrentBias"), int(c.attr("hiddenSize")), bool(c.attr("resetAfter", True)),
-                    c.attr("layout", "zrn"), c.attr("activations", ["sigmoid", "tanh"]))
+                    _optional(c, "recurrentBias"), int(c.attr("hiddenSize")), bool(c.attr("resetAfter")),
+                    c.attr("layout"), c.attr("activations"))
 
 
 def lstm_cell(e: Emitter, c: Call) -> list[int]:
     refuse_quantized(c, "input")
     return list(lstm_step(e, c["input"], c["weight"], c["recurrentWeight"], c["hiddenState"], c["cellState"],
                           _optional(c, "bias"), _optional(c, "recurrentBias"), _optional(c, "peepholeWeight"),
-                          int(c.attr("hiddenSize")), c.attr("layout", "iofg"),
-                          c.attr("activations", ["sigmoid", "tanh", "tanh"])))
+                          int(c.attr("hiddenSize")), c.attr("layout"),
+                          c.attr("activations")))
 
 
 def _unrolled(e: Emitter, c: Call, initial: tuple[str, ...], step) -> list[int]:
@@ -118,7 +118,7 @@ def _unrolled(e: Emitter, c: Call, initial: tuple[str, ...], step) -> list[int]:
     the final states stacked per direction, then the sequence if asked."""
     steps, batch = c.desc("input").shape[:2]
     hidden = int(c.attr("hiddenSize"))
-    direction = c.attr("direction", "forward")
+    direction = c.attr("direction")
     backwards = {"forward": [False], "backward": [True], "both": [False, True]}[direction]
     data_type = c.desc("input").data_type
     zeros = e.constant(np.zeros((batch, hidden)), data_type)
@@ -140,7 +140,7 @@ def _unrolled(e: Emitter, c: Call, initial: tuple[str, ...], step) -> list[int]:
 
     directions = len(backwards)
     outputs = [stacked([f[k] for f in finals], (directions, batch, hidden), 0) for k in range(len(initial))]
-    if c.attr("returnSequence", False):
+    if c.attr("returnSequence"):
         per_step = [stacked([sequences[d][t] for d in range(directions)], (directions, batch, hidden), 0)
                     for t in range(steps)]
         outputs.append(stacked(per_step, (steps, directions, batch, hidden), 0))
@@ -149,8 +149,8 @@ def _unrolled(e: Emitter, c: Call, initial: tuple[str, ...], step) -> list[int]:
 
 def gru(e: Emitter, c: Call) -> list[int]:
     refuse_quantized(c, "input")
-    hidden, layout = int(c.attr("hiddenSize")), c.attr("layout", "zrn")
-    acts, reset_after = c.attr("activations", ["sigmoid", "tanh"]), bool(c.attr("resetAfter", True))
+    hidden, layout = int(c.attr("hiddenSize")), c.attr("layout")
+    acts, reset_after = c.attr("activations"), bool(c.attr("resetAfter"))
     per_direction = {}
 
     def operands(d):
@@ -168,8 +168,8 @@ def gru(e: Emitter, c: Call) -> list[int]:
 
 def lstm(e: Emitter, c: Call) -> list[int]:
     refuse_quantized(c, "input")
-    hidden, layout = int(c.attr("hiddenSize")), c.attr("layout", "iofg")
-    acts = c.attr("activations", ["sigmoid", "tanh", "tanh"])
+    hidden, layout = int(c.attr("hiddenSize")), c.attr("layout")
+    acts = c.attr("activations")
     per_direction = {}
 
     def operands(d):

@@ -11,7 +11,9 @@ from ai_edge_litert import schema_py_generated as schema
 
 from webnn_harness.backends.litert.emitter import OP, Call, Emitter, Unlowerable
 from webnn_harness.backends.litert.lower.elementwise import INT8_PLAIN, binary, refuse_quantized, unary
+from webnn_harness.backends.lowering import LogSumExpSteps, log_sum_exp, reduce_over_no_axes
 from webnn_harness.spec.dtypes import is_float
+from webnn_harness.spec.graph import TensorDesc
 
 
 # LiteRT's reduce kernels (kernels/reduce.cc) have no unsigned 32/64-bit
@@ -42,15 +44,22 @@ def _sum_square(e, x):
     return binary(e, OP.MUL, x, x)
 
 
-def _log_sum_exp(e: Emitter, x: int, axes, keep: bool) -> int:
-    """max + log(sum(exp(x - max))): exp of the input alone overflows float32
-    past 88. An infinite max is replaced by 0 (inf - inf would be NaN)."""
-    peak = reduce(e, OP.REDUCE_MAX, x, axes, True)
-    data_type = e.desc(x).data_type
-    infinite = binary(e, OP.EQUAL, unary(e, OP.ABS, peak), e.scalar(float("inf"), data_type), "bool")
-    peak = e.op(OP.SELECT_V2, [infinite, e.scalar(0, data_type), peak], e.like(peak))
-    total = reduce(e, OP.SUM, unary(e, OP.EXP, binary(e, OP.SUB, x, peak)), axes, keep)
-    return binary(e, OP.ADD, unary(e, OP.LOG, total), e.reshape(peak, e.desc(total).shape))
+def _log_sum_exp_steps(e: Emitter) -> LogSumExpSteps:
+    def zero_where_infinite(peak: int) -> int:
+        data_type = e.desc(peak).data_type
+        infinite = binary(e, OP.EQUAL, unary(e, OP.ABS, peak), e.scalar(float("inf"), data_type), "bool")
+        return e.op(OP.SELECT_V2, [infinite, e.scalar(0, data_type), peak], e.like(peak))
+
+    return LogSumExpSteps(
+        reduce_max_kept=lambda x, axes: reduce(e, OP.REDUCE_MAX, x, axes, True),
+        reduce_sum=lambda x, axes, keep: reduce(e, OP.SUM, x, axes, keep),
+        zero_where_infinite=zero_where_infinite,
+        exp=lambda x: unary(e, OP.EXP, x),
+        log=lambda x: unary(e, OP.LOG, x),
+        sub=lambda a, b: binary(e, OP.SUB, a, b),
+        add=lambda a, b: binary(e, OP.ADD, a, b),
+        shaped_like=lambda x, like: e.reshape(x, e.desc(like).shape),
+    )
 
 
 # op -> (element-wise step before the reduction, reducer, step after it)
@@ -67,22 +76,27 @@ _COMPOSED = {
 }
 
 
-# WebNN's reduction over no axes applies the function to each element alone.
-_NO_AXES = {"reduceL1": OP.ABS, "reduceL2": OP.ABS, "reduceLogSum": OP.LOG, "reduceSumSquare": OP.SQUARE}
+def _one_element_steps(e: Emitter, out: TensorDesc):
+    """The element-wise steps of a reduction over no axes (backends/lowering.py
+    ONE_ELEMENT_REDUCTION); SQUARE on every type, integers too."""
+    return {
+        "abs": lambda x: unary(e, OP.ABS, x),
+        "log": lambda x: unary(e, OP.LOG, x),
+        "square": lambda x: unary(e, OP.SQUARE, x),
+        "identity": lambda x: e.op(OP.RESHAPE, [x, e.i32(out.shape)], out),
+    }
 
 
 def _reduce(op: str):
     def lower(e: Emitter, c: Call) -> int:
         refuse_quantized(c, "input", INT8_PLAIN if op in ("reduceMax", "reduceMin") else ())
         x = c["input"]
-        rank = c.desc("input").rank
-        axes = list(c.attr("axes", list(range(rank))))
-        keep = bool(c.attr("keepDimensions", False))
+        axes = list(c.attr("axes"))
+        keep = c.attr("keepDimensions")
         if not axes:
-            code = _NO_AXES.get(op)
-            return unary(e, code, x) if code else e.op(OP.RESHAPE, [x, e.i32(c.out.shape)], c.out)
+            return reduce_over_no_axes(op, x, _one_element_steps(e, c.out))
         if op == "reduceLogSumExp":
-            return _log_sum_exp(e, x, axes, keep)
+            return log_sum_exp(x, axes, keep, _log_sum_exp_steps(e))
         before, code, after = _COMPOSED[op]
         y = reduce(e, code, before(e, x) if before else x, axes, keep)
         return after(e, y) if after else y
@@ -93,7 +107,7 @@ def _reduce(op: str):
 def _arg(code: int, options_class):
     def lower(e: Emitter, c: Call) -> int:
         refuse_quantized(c, "input", INT8_PLAIN)
-        axis = int(c.attr("axis")) % max(c.desc("input").rank, 1)
+        axis = c.attr("axis")
         options = options_class()
         options.outputType = schema.TensorType.INT64 if c.out.data_type == "int64" else schema.TensorType.INT32
         shape = [n for a, n in enumerate(c.desc("input").shape) if a != axis]
@@ -106,9 +120,9 @@ def _arg(code: int, options_class):
 def cumulative_sum(e: Emitter, c: Call) -> int:
     refuse_quantized(c, "input")
     options = schema.CumsumOptionsT()
-    options.exclusive = bool(c.attr("exclusive", False))
-    options.reverse = bool(c.attr("reversed", False))
-    axis = e.const(int(c.attr("axis")), "int32", ())
+    options.exclusive = c.attr("exclusive")
+    options.reverse = c.attr("reversed")
+    axis = e.const(c.attr("axis"), "int32", ())
     return e.op(OP.CUMSUM, [c["input"], axis], c.out, options)
 
 

@@ -23,27 +23,27 @@ def onnx_pads(padding) -> list[int]:
 
 
 def _spatial(c: Call):
-    padding = c.attr("padding", [0, 0, 0, 0])
-    strides = c.attr("strides", [1, 1])
-    dilations = c.attr("dilations", [1, 1])
+    padding = c.attr("padding")
+    strides = c.attr("strides")
+    dilations = c.attr("dilations")
     return list(padding), list(strides), list(dilations)
 
 
 def conv2d(e: Emitter, c: Call) -> str:
-    nhwc = c.attr("inputLayout", "nchw") == "nhwc"
+    nhwc = c.attr("inputLayout") == "nhwc"
     x = e.transpose(c["input"], NHWC_TO_NCHW) if nhwc else c["input"]
-    w = e.transpose(c["filter"], CONV_FILTER_TO_OIHW[c.attr("filterLayout", "oihw")])
+    w = e.transpose(c["filter"], CONV_FILTER_TO_OIHW[c.attr("filterLayout")])
     padding, strides, dilations = _spatial(c)
     inputs = [x, w] + ([c["bias"]] if c.has("bias") else [])
     y = e.op("Conv", inputs, pads=onnx_pads(padding), strides=strides, dilations=dilations,
-             group=int(c.attr("groups", 1)))
+             group=int(c.attr("groups")))
     return e.transpose(y, NCHW_TO_NHWC) if nhwc else y
 
 
 def conv_transpose2d(e: Emitter, c: Call) -> str:
-    nhwc = c.attr("inputLayout", "nchw") == "nhwc"
+    nhwc = c.attr("inputLayout") == "nhwc"
     x = e.transpose(c["input"], NHWC_TO_NCHW) if nhwc else c["input"]
-    layout = c.attr("filterLayout", "iohw")
+    layout = c.attr("filterLayout")
     perm = CONV_TRANSPOSE_FILTER_TO_IOHW[layout]
     w = e.transpose(c["filter"], perm)
     padding, strides, dilations = _spatial(c)
@@ -61,7 +61,7 @@ def conv_transpose2d(e: Emitter, c: Call) -> str:
     ]
     inputs = [x, w] + ([c["bias"]] if c.has("bias") else [])
     y = e.op("ConvTranspose", inputs, pads=onnx_pads(padding), strides=strides, dilations=dilations,
-             group=int(c.attr("groups", 1)), output_padding=output_padding, kernel_shape=kernel_hw)
+             group=int(c.attr("groups")), output_padding=output_padding, kernel_shape=kernel_hw)
     return e.transpose(y, NCHW_TO_NHWC) if nhwc else y
 
 

@@ -5,7 +5,6 @@ ops use BOOL, so results are cast back to uint8 and logical inputs cast to BOOL.
 """
 from __future__ import annotations
 
-from webnn_harness.backends.lowering import number_bound
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 from webnn_harness.spec.dtypes import is_float
 from webnn_harness.spec.opspec.base import unidirectionally_broadcastable
@@ -56,23 +55,19 @@ def cast(e: Emitter, c: Call) -> str:
     return e.cast(c["input"], c.attr("dataType"))
 
 
-_bound = number_bound  # the movement lowerings import it from here
-
-
 def clamp(e: Emitter, c: Call) -> str:
+    # Both bounds as the create steps cast them, never left out: Clip without
+    # a bound clips to the type's finite range (+inf would become FLT_MAX);
+    # a NaN bound keeps x.
     data_type = c.desc("input").data_type
-    lo, hi = c.node.attributes.get("minValue"), c.node.attributes.get("maxValue")
-    bounds = []
-    for value in (lo, hi):
-        value = None if value is None else _bound(value, data_type)
-        bounds.append("" if value is None else e.scalar(value, data_type))
+    bounds = [e.scalar(c.attr(key), data_type) for key in ("minValue", "maxValue")]
     return e.op("Clip", [c["input"], *bounds])
 
 
 def linear(e: Emitter, c: Call) -> str:
     data_type = c.desc("input").data_type
-    alpha = e.scalar(c.attr("alpha", 1.0), data_type)
-    beta = e.scalar(c.attr("beta", 0.0), data_type)
+    alpha = e.scalar(c.attr("alpha"), data_type)
+    beta = e.scalar(c.attr("beta"), data_type)
     return e.op("Add", [e.op("Mul", [c["input"], alpha]), beta])
 
 
@@ -91,15 +86,15 @@ def prelu(e: Emitter, c: Call) -> str:
 
 
 def elu(e: Emitter, c: Call) -> str:
-    return e.op("Elu", [c["input"]], alpha=float(c.attr("alpha", 1.0)))
+    return e.op("Elu", [c["input"]], alpha=float(c.attr("alpha")))
 
 
 def hard_sigmoid(e: Emitter, c: Call) -> str:
-    return e.op("HardSigmoid", [c["input"]], alpha=float(c.attr("alpha", 0.2)), beta=float(c.attr("beta", 0.5)))
+    return e.op("HardSigmoid", [c["input"]], alpha=float(c.attr("alpha")), beta=float(c.attr("beta")))
 
 
 def leaky_relu(e: Emitter, c: Call) -> str:
-    return e.op("LeakyRelu", [c["input"]], alpha=float(c.attr("alpha", 0.01)))
+    return e.op("LeakyRelu", [c["input"]], alpha=float(c.attr("alpha")))
 
 
 def softmax(e: Emitter, c: Call) -> str:

@@ -10,14 +10,14 @@ def matmul(e: Emitter, c: Call) -> str:
 
 def gemm(e: Emitter, c: Call) -> str:
     inputs = [c["a"], c["b"]] + ([c["c"]] if c.has("c") else [])
-    return e.op("Gemm", inputs, alpha=float(c.attr("alpha", 1.0)), beta=float(c.attr("beta", 1.0)),
-                transA=int(bool(c.attr("aTranspose", False))), transB=int(bool(c.attr("bTranspose", False))))
+    return e.op("Gemm", inputs, alpha=float(c.attr("alpha")), beta=float(c.attr("beta")),
+                transA=int(bool(c.attr("aTranspose"))), transB=int(bool(c.attr("bTranspose"))))
 
 
 def triangular(e: Emitter, c: Call) -> str:
     # Same convention as WebNN: upper keeps j - i >= k, lower keeps j - i <= k.
-    k = e.scalar(int(c.attr("diagonal", 0)), "int64")
-    return e.op("Trilu", [c["input"], k], upper=int(bool(c.attr("upper", True))))
+    k = e.scalar(int(c.attr("diagonal")), "int64")
+    return e.op("Trilu", [c["input"], k], upper=int(bool(c.attr("upper"))))
 
 
 LOWER = {"matmul": matmul, "gemm": gemm, "triangular": triangular}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
-from webnn_harness.backends.onnxruntime.lower.elementwise import _bound
 
 INT64_MIN = int(np.iinfo(np.int64).min)
 
@@ -30,7 +29,7 @@ def transpose(e: Emitter, c: Call) -> str:
     rank = c.desc("input").rank
     if rank == 0:  # an empty perm attribute has no inferable ONNX type
         return e.op("Identity", [c["input"]])
-    return e.op("Transpose", [c["input"]], perm=list(c.attr("permutation", list(range(rank))[::-1])))
+    return e.op("Transpose", [c["input"]], perm=list(c.attr("permutation")))
 
 
 def where(e: Emitter, c: Call) -> str:
@@ -59,13 +58,13 @@ def _clamped(e: Emitter, c: Call, sizes, per_coordinate: bool = False) -> str:
 
 
 def gather(e: Emitter, c: Call) -> str:
-    axis = int(c.attr("axis", 0))
+    axis = int(c.attr("axis"))
     indices = _clamped(e, c, [c.desc("input").shape[axis]])
     return e.op("Gather", [c["input"], indices], axis=axis)
 
 
 def gather_elements(e: Emitter, c: Call) -> str:
-    axis = int(c.attr("axis", 0))
+    axis = int(c.attr("axis"))
     indices = _clamped(e, c, [c.desc("input").shape[axis]])
     return e.op("GatherElements", [c["input"], indices], axis=axis)
 
@@ -77,7 +76,7 @@ def gather_nd(e: Emitter, c: Call) -> str:
 
 
 def scatter_elements(e: Emitter, c: Call) -> str:
-    axis = int(c.attr("axis", 0))
+    axis = int(c.attr("axis"))
     indices = _clamped(e, c, [c.desc("input").shape[axis]])
     return e.op("ScatterElements", [c["input"], indices, c["updates"]], axis=axis)
 
@@ -95,8 +94,7 @@ def _reversed_range(e: Emitter, x: str, axis: int, start: int, end: int) -> str:
 
 
 def reverse(e: Emitter, c: Call) -> str:
-    rank = c.desc("input").rank
-    axes = list(c.attr("axes", list(range(rank))))
+    axes = list(c.attr("axes"))
     if not axes:
         return e.op("Identity", [c["input"]])
     k = len(axes)
@@ -107,7 +105,7 @@ def pad(e: Emitter, c: Call) -> str:
     desc = c.desc("input")
     begin = list(c.attr("beginningPadding"))
     end = list(c.attr("endingPadding"))
-    mode = c.attr("mode", "constant")
+    mode = c.attr("mode")
     x = c["input"]
     if desc.rank == 0:  # nothing to pad; ORT's Pad rejects 0-D input
         return e.op("Identity", [x])
@@ -124,7 +122,7 @@ def pad(e: Emitter, c: Call) -> str:
     onnx_mode = {"constant": "constant", "edge": "edge", "reflection": "reflect"}[mode]
     inputs = [x, e.i64(begin + end)]
     if mode == "constant":
-        inputs.append(e.scalar(_bound(c.attr("value", 0), desc.data_type), desc.data_type))
+        inputs.append(e.scalar(c.attr("value"), desc.data_type))
     return e.op("Pad", inputs, mode=onnx_mode)
 
 
@@ -132,7 +130,7 @@ def slice_(e: Emitter, c: Call) -> str:
     rank = c.desc("input").rank
     starts = list(c.attr("starts"))
     sizes = list(c.attr("sizes"))
-    strides = list(c.attr("strides", [1] * rank))
+    strides = list(c.attr("strides"))
     if rank == 0:
         return e.op("Identity", [c["input"]])
     ends = [s + n for s, n in zip(starts, sizes)]
@@ -140,7 +138,7 @@ def slice_(e: Emitter, c: Call) -> str:
 
 
 def split(e: Emitter, c: Call) -> list[str]:
-    axis = int(c.attr("axis", 0))
+    axis = int(c.attr("axis"))
     sizes = [d.shape[axis] for d in c.out_descs]
     return e.op("Split", [c["input"], e.i64(sizes)], outputs=[e.fresh("Split") for _ in sizes], axis=axis)
 

@@ -25,8 +25,8 @@ def _normalize(e: Emitter, x: str, mean: str, variance: str, epsilon: float, dat
 
 def batch_normalization(e: Emitter, c: Call) -> str:
     desc = c.desc("input")
-    axis = int(c.attr("axis", 1))
-    epsilon = float(c.attr("epsilon", 1e-5))
+    axis = int(c.attr("axis"))
+    epsilon = float(c.attr("epsilon"))
     channels = desc.shape[axis]
     if axis == 1 and desc.rank >= 2:
         scale = _param(e, c, "scale", 1.0, (channels,), desc.data_type)
@@ -50,20 +50,20 @@ def batch_normalization(e: Emitter, c: Call) -> str:
 
 def instance_normalization(e: Emitter, c: Call) -> str:
     desc = c.desc("input")
-    nhwc = c.attr("layout", "nchw") == "nhwc"
+    nhwc = c.attr("layout") == "nhwc"
     channels = desc.shape[3] if nhwc else desc.shape[1]
     scale = _param(e, c, "scale", 1.0, (channels,), desc.data_type)
     bias = _param(e, c, "bias", 0.0, (channels,), desc.data_type)
     x = e.transpose(c["input"], NHWC_TO_NCHW) if nhwc else c["input"]
-    y = e.op("InstanceNormalization", [x, scale, bias], epsilon=float(c.attr("epsilon", 1e-5)))
+    y = e.op("InstanceNormalization", [x, scale, bias], epsilon=float(c.attr("epsilon")))
     return e.transpose(y, NCHW_TO_NHWC) if nhwc else y
 
 
 def layer_normalization(e: Emitter, c: Call) -> str:
     desc = c.desc("input")
     rank = desc.rank
-    axes = list(c.attr("axes", list(range(1, rank))))
-    epsilon = float(c.attr("epsilon", 1e-5))
+    axes = list(c.attr("axes"))
+    epsilon = float(c.attr("epsilon"))
     trailing = list(range(rank - len(axes), rank))
     if axes and axes == trailing:
         # ONNX LayerNormalization normalizes over axes [axis, rank), scale and

@@ -25,14 +25,14 @@ def _pad_value(onnx_op: str, data_type: str):
 
 def _pool(onnx_op: str, **extra):
     def lower(e: Emitter, c: Call) -> str:
-        nhwc = c.attr("layout", "nchw") == "nhwc"
+        nhwc = c.attr("layout") == "nhwc"
         in_shape = c.desc("input").shape
         in_hw = in_shape[1:3] if nhwc else in_shape[2:4]
         out_hw = c.out.shape[1:3] if nhwc else c.out.shape[2:4]
-        window = list(c.attr("windowDimensions", list(in_hw)))
-        padding = list(c.attr("padding", [0, 0, 0, 0]))
-        strides = list(c.attr("strides", [1, 1]))
-        dilations = list(c.attr("dilations", [1, 1]))
+        window = list(c.attr("windowDimensions"))
+        padding = list(c.attr("padding"))
+        strides = list(c.attr("strides"))
+        dilations = list(c.attr("dilations"))
         # The create steps fixed the output size (floor, ceil or outputSizes).
         # ORT's ceil_mode drops a last window that starts in the end padding,
         # which WebNN keeps, so ceil rounding is expressed as extra end
@@ -66,9 +66,9 @@ def resample2d(e: Emitter, c: Call) -> str:
     sizes, even when scales were given), so the output sizes the create steps
     resolved go to Resize as ``sizes``. Nearest-neighbor picks
     ceil(coordinate - 0.5), i.e. rounds halves down: round_prefer_floor."""
-    mode = c.attr("mode", "nearest-neighbor")
+    mode = c.attr("mode")
     attrs = {"coordinate_transformation_mode": "half_pixel"}
-    axes = sorted(c.attr("axes", [2, 3]))
+    axes = sorted(c.attr("axes"))
     x, out_shape, back = c["input"], list(c.out.shape), None
     if mode == "linear":
         attrs["mode"] = "linear"

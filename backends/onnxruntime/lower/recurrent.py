@@ -41,9 +41,8 @@ def _bias(e: Emitter, c: Call, order, gates: int, hidden: int, directions: int, 
     return e.op("Concat", parts, axis=len(shape) - 1)
 
 
-def _activations(c: Call, defaults, directions: int) -> list[str]:
-    names = c.attr("activations", defaults)
-    return [ACTIVATIONS[a] for a in names] * directions
+def _activations(c: Call, directions: int) -> list[str]:
+    return [ACTIVATIONS[a] for a in c.attr("activations")] * directions
 
 
 def _rnn(e: Emitter, c: Call, kind: str, cell: bool):
@@ -52,9 +51,9 @@ def _rnn(e: Emitter, c: Call, kind: str, cell: bool):
     gates = 4 if is_lstm else 3
     hidden = int(c.attr("hiddenSize"))
     data_type = c.desc("input").data_type
-    layout = c.attr("layout", "iofg" if is_lstm else "zrn")
+    layout = c.attr("layout")
     order = (LSTM_TO_ONNX if is_lstm else GRU_TO_ONNX)[layout]
-    directions = 1 if cell else (2 if c.attr("direction", "forward") == "both" else 1)
+    directions = 1 if cell else (2 if c.attr("direction") == "both" else 1)
     gate_axis = 0 if cell else 1
 
     def seq(name):  # add the step / direction axis the cell form lacks
@@ -71,17 +70,17 @@ def _rnn(e: Emitter, c: Call, kind: str, cell: bool):
     else:
         h0 = c.get("initialHiddenState", "")
         c0 = c.get("initialCellState", "") if is_lstm else ""
-    attrs = dict(hidden_size=hidden, direction="forward" if cell else DIRECTIONS[c.attr("direction", "forward")])
+    attrs = dict(hidden_size=hidden, direction="forward" if cell else DIRECTIONS[c.attr("direction")])
     if is_lstm:
         p = c.get("peepholeWeight", "")
         p = seq(p) if p else ""
         inputs = [x, w, r, b, "", h0, c0, p]
-        attrs["activations"] = _activations(c, ["sigmoid", "tanh", "tanh"], directions)
+        attrs["activations"] = _activations(c, directions)
         outputs = e.op("LSTM", _trim(inputs), outputs=3, **attrs)
     else:
         inputs = [x, w, r, b, "", h0]
-        attrs["activations"] = _activations(c, ["sigmoid", "tanh"], directions)
-        attrs["linear_before_reset"] = int(bool(c.attr("resetAfter", True)))
+        attrs["activations"] = _activations(c, directions)
+        attrs["linear_before_reset"] = int(bool(c.attr("resetAfter")))
         outputs = e.op("GRU", _trim(inputs), outputs=2, **attrs)
     return outputs
 
@@ -94,7 +93,7 @@ def _trim(inputs: list[str]) -> list[str]:
 
 def gru(e: Emitter, c: Call):
     y, y_h = _rnn(e, c, "GRU", cell=False)
-    return [y_h, y] if c.attr("returnSequence", False) else [y_h]
+    return [y_h, y] if c.attr("returnSequence") else [y_h]
 
 
 def gru_cell(e: Emitter, c: Call) -> str:
@@ -137,11 +136,11 @@ def _summed_bias(e: Emitter, c: Call, pick):
 
 def _peephole_lstm(e: Emitter, c: Call):
     hidden = int(c.attr("hiddenSize"))
-    layout = c.attr("layout", "iofg")
-    acts = c.attr("activations", ["sigmoid", "tanh", "tanh"])
+    layout = c.attr("layout")
+    acts = c.attr("activations")
     data_type = c.desc("input").data_type
     steps, batch = c.desc("input").shape[:2]
-    direction = c.attr("direction", "forward")
+    direction = c.attr("direction")
     directions = 2 if direction == "both" else 1
 
     def pick(name, index):
@@ -169,7 +168,7 @@ def _peephole_lstm(e: Emitter, c: Call):
         return names[0] if len(names) == 1 else e.op("Concat", names, axis=axis)
 
     outputs = [joined(hiddens, 0), joined(cells, 0)]
-    if c.attr("returnSequence", False):
+    if c.attr("returnSequence"):
         outputs.append(joined(sequences, 1))
     return outputs
 
@@ -178,15 +177,15 @@ def lstm(e: Emitter, c: Call):
     if c.has("peepholeWeight"):
         return _peephole_lstm(e, c)
     y, y_h, y_c = _rnn(e, c, "LSTM", cell=False)
-    return [y_h, y_c, y] if c.attr("returnSequence", False) else [y_h, y_c]
+    return [y_h, y_c, y] if c.attr("returnSequence") else [y_h, y_c]
 
 
 def lstm_cell(e: Emitter, c: Call):
     if c.has("peepholeWeight"):
         return list(_composed_lstm_cell(
             e, c["input"], c["weight"], c["recurrentWeight"], _summed_bias(e, c, lambda name: name),
-            c["peepholeWeight"], c["hiddenState"], c["cellState"], c.attr("layout", "iofg"),
-            c.attr("activations", ["sigmoid", "tanh", "tanh"]), int(c.attr("hiddenSize"))))
+            c["peepholeWeight"], c["hiddenState"], c["cellState"], c.attr("layout"),
+            c.attr("activations"), int(c.attr("hiddenSize"))))
     _, y_h, y_c = _rnn(e, c, "LSTM", cell=True)
     return [e.squeeze(y_h, [0]), e.squeeze(y_c, [0])]
 

@@ -1,6 +1,7 @@
 """Reductions, argMin/argMax and cumulativeSum."""
 from __future__ import annotations
 
+from webnn_harness.backends.lowering import ONE_ELEMENT_REDUCTION, reduce_over_no_axes
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
 
 _REDUCE = {
@@ -16,17 +17,19 @@ _REDUCE = {
     "reduceSumSquare": "ReduceSumSquare",
 }
 
-# WebNN reduces over no axes by applying the reduction to each single element
-# (spec "reduction operations": axes [] means no dimension is reduced, the
-# function still applies). ONNX's noop_with_empty_axes returns the input
-# unchanged for every reduction, which is wrong for L1, L2, logSum and
-# sumSquare, so the empty-axes case is composed element-wise.
-_NO_AXES = {
-    "reduceL1": lambda e, x: e.op("Abs", [x]),
-    "reduceL2": lambda e, x: e.op("Abs", [x]),
-    "reduceLogSum": lambda e, x: e.op("Log", [x]),
-    "reduceSumSquare": lambda e, x: e.op("Mul", [x, x]),
-}
+# ONNX's noop_with_empty_axes returns the input unchanged for every
+# reduction, which is wrong for L1, L2, logSum and sumSquare over no axes
+# (backends/lowering.py ONE_ELEMENT_REDUCTION): composed element-wise.
+_ONE_ELEMENT_NODES = {"abs": "Abs", "log": "Log", "square": "Mul(x, x)"}
+
+
+def _one_element_steps(e: Emitter):
+    return {
+        "abs": lambda x: e.op("Abs", [x]),
+        "log": lambda x: e.op("Log", [x]),
+        "square": lambda x: e.op("Mul", [x, x]),
+        "identity": lambda x: e.op("Identity", [x]),
+    }
 
 
 def _reduce(op: str):
@@ -34,13 +37,10 @@ def _reduce(op: str):
 
     def lower(e: Emitter, c: Call) -> str:
         x = c["input"]
-        rank = c.desc("input").rank
-        axes = c.attr("axes", list(range(rank)))
-        keep = int(bool(c.attr("keepDimensions", False)))
+        axes = c.attr("axes")
         if not axes:
-            compose = _NO_AXES.get(op)
-            return compose(e, x) if compose else e.op("Identity", [x])
-        return e.op(onnx_op, [x, e.i64(axes)], keepdims=keep)
+            return reduce_over_no_axes(op, x, _one_element_steps(e))
+        return e.op(onnx_op, [x, e.i64(axes)], keepdims=int(c.attr("keepDimensions")))
 
     return lower
 
@@ -49,8 +49,8 @@ def _arg(onnx_op: str):
     def lower(e: Emitter, c: Call) -> str:
         # select_last_index=0: the first extreme index, the usual choice (the
         # spec leaves ties to the implementation).
-        index = e.op(onnx_op, [c["input"]], axis=int(c.attr("axis")),
-                     keepdims=int(bool(c.attr("keepDimensions", False))), select_last_index=0)
+        index = e.op(onnx_op, [c["input"]], axis=c.attr("axis"), keepdims=int(c.attr("keepDimensions")),
+                     select_last_index=0)
         out_type = c.out.data_type
         return index if out_type == "int64" else e.cast(index, out_type)
 
@@ -58,8 +58,8 @@ def _arg(onnx_op: str):
 
 
 def cumulative_sum(e: Emitter, c: Call) -> str:
-    return e.op("CumSum", [c["input"], e.scalar(int(c.attr("axis")), "int64")],
-                exclusive=int(bool(c.attr("exclusive", False))), reverse=int(bool(c.attr("reversed", False))))
+    return e.op("CumSum", [c["input"], e.scalar(c.attr("axis"), "int64")],
+                exclusive=int(c.attr("exclusive")), reverse=int(c.attr("reversed")))
 
 
 LOWER = {
@@ -70,6 +70,6 @@ LOWER = {
 }
 
 EMULATED = {
-    op: f"axes=[]: element-wise {how} (ONNX noop_with_empty_axes would return the input unchanged)"
-    for op, how in {"reduceL1": "Abs", "reduceL2": "Abs", "reduceLogSum": "Log", "reduceSumSquare": "Mul(x, x)"}.items()
+    op: f"axes=[]: element-wise {_ONE_ELEMENT_NODES[step]} (ONNX noop_with_empty_axes would return the input unchanged)"
+    for op, step in ONE_ELEMENT_REDUCTION.items()
 }

@@ -1,11 +1,11 @@
 """Helpers every OpenVINO lowering shares: data-type tables, constants,
 static shapes.
 
-Lowering functions are called as ``fn(out, **operands, **attributes)``:
-``out`` is the tuple of the node's output TensorDescs (from the spec's create
-steps), operands are OpenVINO outputs (a list for list operands such as concat
-``inputs``), attributes are the node's resolved attributes under the spec's
-names. They return one OpenVINO output, or a tuple for ops with several.
+Lowering functions are called as ``fn(e, c)`` (backends/lowering.py): ``e``
+is None (opset functions make the nodes), ``c`` the node's ``Call``: its
+operands are OpenVINO outputs (a list for list operands such as concat
+``inputs``), its attributes resolved by the spec's create steps. They return
+one OpenVINO node or output, or a tuple for ops with several.
 """
 from __future__ import annotations
 
@@ -44,10 +44,6 @@ NUMPY_OF.update({t: NUMPY_OF[c] for t, c in CARRIERS.items()})
 def carried(data_type_name: str) -> str:
     """The WebNN type an OpenVINO tensor of ``data_type_name`` really has."""
     return CARRIERS.get(data_type_name, data_type_name)
-
-
-class LoweringUnsupported(Exception):
-    """An option combination this adapter cannot express with OpenVINO ops."""
 
 
 def output(x) -> ov.Output:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import openvino.opset16 as ops
 
+from webnn_harness.backends.lowering import Call
 from webnn_harness.backends.openvino.lower.base import along_axis, output, reshape, shape, transpose
 
 NHWC_TO_NCHW = (0, 3, 1, 2)
@@ -31,32 +32,35 @@ def _from_nchw(result, layout, bias):
     return transpose(result, NCHW_TO_NHWC) if layout == "nhwc" else output(result)
 
 
-def conv2d(out, input, filter, padding, strides, dilations, groups, inputLayout, filterLayout, bias=None):
-    x = _to_nchw(input, inputLayout)
-    perm = CONV_FILTER_TO_OIHW[filterLayout]
-    w = transpose(filter, perm) if perm else output(filter)
-    begin, end = _pads(padding)
+def conv2d(e, c: Call):
+    strides, dilations, groups = c.attr("strides"), c.attr("dilations"), c.attr("groups")
+    layout = c.attr("inputLayout")
+    x = _to_nchw(c["input"], layout)
+    perm = CONV_FILTER_TO_OIHW[c.attr("filterLayout")]
+    w = transpose(c["filter"], perm) if perm else output(c["filter"])
+    begin, end = _pads(c.attr("padding"))
     if groups == 1:
         result = ops.convolution(x, w, strides, begin, end, dilations)
     else:
         o, i, kh, kw = shape(w)
         w = reshape(w, [groups, o // groups, i, kh, kw])
         result = ops.group_convolution(x, w, strides, begin, end, dilations)
-    return _from_nchw(result, inputLayout, bias)
+    return _from_nchw(result, layout, c.get("bias"))
 
 
-def conv_transpose2d(out, input, filter, padding, strides, dilations, outputPadding, outputSizes, groups,
-                     inputLayout, filterLayout, bias=None):
-    x = _to_nchw(input, inputLayout)
-    perm = CONV_TRANSPOSE_FILTER_TO_IOHW[filterLayout]
-    w = transpose(filter, perm) if perm else output(filter)
-    begin, end = _pads(padding)
+def conv_transpose2d(e, c: Call):
+    strides, dilations, groups = c.attr("strides"), c.attr("dilations"), c.attr("groups")
+    layout = c.attr("inputLayout")
+    x = _to_nchw(c["input"], layout)
+    perm = CONV_TRANSPOSE_FILTER_TO_IOHW[c.attr("filterLayout")]
+    w = transpose(c["filter"], perm) if perm else output(c["filter"])
+    begin, end = _pads(c.attr("padding"))
     i, o_per_group, kh, kw = shape(w)
     # The output size comes from the create steps (outputSizes when given);
     # OpenVINO gets it as the output padding that yields it, so the explicit
     # pads keep their meaning (an output_shape input would re-derive pads).
     in_h, in_w = shape(x)[2:]
-    wanted = out[0].shape[1:3] if inputLayout == "nhwc" else out[0].shape[2:4]
+    wanted = c.out.shape[1:3] if layout == "nhwc" else c.out.shape[2:4]
     extra = []
     for axis, (size, k) in enumerate(zip((in_h, in_w), (kh, kw))):
         base = (size - 1) * strides[axis] + (k - 1) * dilations[axis] + 1 - begin[axis] - end[axis]
@@ -66,11 +70,11 @@ def conv_transpose2d(out, input, filter, padding, strides, dilations, outputPadd
     else:
         w = reshape(w, [groups, i // groups, o_per_group, kh, kw])
         result = ops.group_convolution_backprop_data(x, w, strides, None, begin, end, dilations, "explicit", extra)
-    return _from_nchw(result, inputLayout, bias)
+    return _from_nchw(result, layout, c.get("bias"))
 
 
 LOWER = {"conv2d": conv2d, "convTranspose2d": conv_transpose2d}
-EMULATIONS = {}
+EMULATED = {}
 LAYOUT_NOTES = {
     "conv2d": "nhwc input and hwio/ohwi/ihwo filters are transposed to NCHW/OIHW; bias added after",
     "convTranspose2d": "nhwc input and hwoi/ohwi filters are transposed to NCHW/IOHW; outputSizes as output_padding",

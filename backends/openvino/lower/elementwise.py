@@ -2,10 +2,9 @@
 activations, cast, clamp, where."""
 from __future__ import annotations
 
-import math
-
 import openvino.opset16 as ops
 
+from webnn_harness.backends.lowering import Call, clamp_bounds
 from webnn_harness.backends.openvino.lower.base import (
     const,
     convert,
@@ -18,68 +17,71 @@ from webnn_harness.backends.openvino.lower.base import (
 
 
 def _binary(ov_fn):
-    def lower(out, a, b):
-        return output(ov_fn(a, b))
+    def lower(e, c: Call):
+        return output(ov_fn(c["a"], c["b"]))
 
     return lower
 
 
 def _compare(ov_fn):
     # WebNN comparisons return uint8 0/1 (spec: "element-wise comparison ... output data type uint8").
-    def lower(out, a, b):
-        return from_bool(ov_fn(a, b))
+    def lower(e, c: Call):
+        return from_bool(ov_fn(c["a"], c["b"]))
 
     return lower
 
 
 def _logical(ov_fn):
-    def lower(out, a, b):
-        return from_bool(ov_fn(to_bool(a), to_bool(b)))
+    def lower(e, c: Call):
+        return from_bool(ov_fn(to_bool(c["a"]), to_bool(c["b"])))
 
     return lower
 
 
 def _unary(ov_fn):
-    def lower(out, input):
-        return output(ov_fn(input))
+    def lower(e, c: Call):
+        return output(ov_fn(c["input"]))
 
     return lower
 
 
-def logical_not(out, a):
+def logical_not(e, c: Call):
+    a = c["a"]
     return from_bool(ops.equal(a, const(0, a)))
 
 
-def is_nan(out, a):
+def is_nan(e, c: Call):
+    a = c["a"]
     if not is_float(a):  # integers are never NaN
         return from_bool(ops.not_equal(a, a))
     return from_bool(ops.is_nan(a))
 
 
-def is_infinite(out, a):
+def is_infinite(e, c: Call):
+    a = c["a"]
     if not is_float(a):
         return from_bool(ops.not_equal(a, a))
     return from_bool(ops.is_inf(a, {"detect_positive": True, "detect_negative": True}))
 
 
-def reciprocal(out, input):
-    return output(ops.divide(const(1, input), input))
+def reciprocal(e, c: Call):
+    return output(ops.divide(const(1, c["input"]), c["input"]))
 
 
-def round_even(out, input):
-    return output(ops.round(input, "half_to_even"))
+def round_even(e, c: Call):
+    return output(ops.round(c["input"], "half_to_even"))
 
 
-def cast(out, input, dataType):
-    return convert(input, dataType)
+def cast(e, c: Call):
+    return convert(c["input"], c.attr("dataType"))
 
 
-def clamp(out, input, minValue, maxValue):
+def clamp(e, c: Call):
     # Max/Minimum with constants of the input's own type, not OpenVINO Clamp,
     # whose bounds are doubles: int64/uint64 bounds beyond 2^53 stay exact.
-    result = output(input)
-    dt = data_type(input)
-    lo, hi = _clip_bounds(dt, minValue, maxValue)
+    result = output(c["input"])
+    dt = data_type(result)
+    lo, hi = clamp_bounds(c.attr("minValue"), c.attr("maxValue"), dt, drop_limits=True)
     if lo is not None:
         result = output(ops.maximum(result, const(lo, dt)))
     if hi is not None:
@@ -87,77 +89,66 @@ def clamp(out, input, minValue, maxValue):
     return result
 
 
-def _clip_bounds(dt, lo, hi):
-    """Bounds as values of the data type; None where the bound clips nothing."""
-    import numpy as np
-
-    if dt in ("float32", "float16"):
-        # A NaN bound clamps nothing (the spec's max(x, NaN) is left to
-        # implementations; the reference keeps x).
-        lo = None if lo is None or lo == -math.inf or math.isnan(lo) else lo
-        hi = None if hi is None or hi == math.inf or math.isnan(hi) else hi
-        return lo, hi
-    info = np.iinfo(np.dtype(dt))
-    lo = None if lo is None or lo <= info.min else (math.ceil(lo) if isinstance(lo, float) else lo)
-    hi = None if hi is None or hi >= info.max else (math.floor(hi) if isinstance(hi, float) else hi)
-    return lo, hi
-
-
-def elu(out, input, alpha):
+def elu(e, c: Call):
     # OpenVINO Elu: x if x > 0 else alpha * (exp(x) - 1), the spec's formula.
-    return output(ops.elu(input, float(alpha)))
+    return output(ops.elu(c["input"], float(c.attr("alpha"))))
 
 
-def gelu(out, input):
-    return output(ops.gelu(input, "erf"))
+def gelu(e, c: Call):
+    return output(ops.gelu(c["input"], "erf"))
 
 
-def hard_sigmoid(out, input, alpha, beta):
-    return output(ops.hard_sigmoid(input, const(alpha, input), const(beta, input)))
+def hard_sigmoid(e, c: Call):
+    x = c["input"]
+    return output(ops.hard_sigmoid(x, const(c.attr("alpha"), x), const(c.attr("beta"), x)))
 
 
-def hard_swish(out, input):
-    return output(ops.hswish(input))
+def hard_swish(e, c: Call):
+    return output(ops.hswish(c["input"]))
 
 
-def leaky_relu(out, input, alpha):
+def leaky_relu(e, c: Call):
     # Select, not PRelu: PRelu's slope must broadcast along channels.
-    return output(ops.select(ops.less(input, const(0, input)), ops.multiply(input, const(alpha, input)), input))
+    x = c["input"]
+    return output(ops.select(ops.less(x, const(0, x)), ops.multiply(x, const(c.attr("alpha"), x)), x))
 
 
-def linear(out, input, alpha, beta):
-    return output(ops.add(ops.multiply(input, const(alpha, input)), const(beta, input)))
+def linear(e, c: Call):
+    x = c["input"]
+    return output(ops.add(ops.multiply(x, const(c.attr("alpha"), x)), const(c.attr("beta"), x)))
 
 
-def prelu(out, input, slope):
+def prelu(e, c: Call):
     # Spec: max(0, x) + slope * min(0, x), with bidirectional broadcasting,
     # which OpenVINO PRelu (slope per channel) does not offer.
-    return output(ops.select(ops.less(input, const(0, input)), ops.multiply(input, slope), input))
+    x = c["input"]
+    return output(ops.select(ops.less(x, const(0, x)), ops.multiply(x, c["slope"]), x))
 
 
-def relu(out, input):
-    return output(ops.relu(input))
+def relu(e, c: Call):
+    return output(ops.relu(c["input"]))
 
 
-def softmax(out, input, axis):
-    return output(ops.softmax(input, axis))
+def softmax(e, c: Call):
+    return output(ops.softmax(c["input"], c.attr("axis")))
 
 
-def where(out, condition, trueValue, falseValue):
-    return output(ops.select(to_bool(condition), trueValue, falseValue))
+def where(e, c: Call):
+    return output(ops.select(to_bool(c["condition"]), c["trueValue"], c["falseValue"]))
 
 
-def sign(out, input):
+def sign(e, c: Call):
     # Spec: 1 if > 0, -1 if < 0, "and 0 otherwise": NaN gives 0, where
     # OpenVINO Sign gives NaN.
+    input = c["input"]
     result = output(ops.sign(input))
     if not is_float(input):
         return result
     return output(ops.select(ops.is_nan(input), const(0, input), result))
 
 
-def identity(out, input):
-    return output(ops.identity(input))
+def identity(e, c: Call):
+    return output(ops.identity(c["input"]))
 
 
 LOWER = {
@@ -215,7 +206,7 @@ LOWER = {
     "where": where,
 }
 
-EMULATIONS = {
+EMULATED = {
     "notEqual": "NotEqual, Convert to u8",
     "logicalNot": "Equal(a, 0), Convert to u8 (WebNN booleans are uint8, non-zero is true)",
     "logicalAnd": "NotEqual(x, 0) on both operands, LogicalAnd, Convert to u8",

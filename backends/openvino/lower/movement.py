@@ -5,18 +5,20 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
+from webnn_harness.backends.lowering import Call
 from webnn_harness.backends.openvino.lower.base import const, constant, convert, data_type, i64, output, reshape, shape
 
 
-def concat(out, inputs, axis):
-    return output(ops.concat(list(inputs), axis))
+def concat(e, c: Call):
+    return output(ops.concat(list(c["inputs"]), c.attr("axis")))
 
 
-def expand(out, input, newShape):
-    if shape(input) == tuple(out[0].shape):
+def expand(e, c: Call):
+    x = c["input"]
+    if shape(x) == tuple(c.out.shape):
         # Broadcast to the same shape is a copy (and 0-D to 0-D crashes the CPU plugin).
-        return output(ops.identity(input))
-    return output(ops.broadcast(input, i64(list(out[0].shape)), None, "NUMPY"))
+        return output(ops.identity(x))
+    return output(ops.broadcast(x, i64(list(c.out.shape)), None, "NUMPY"))
 
 
 def _indices(indices, sizes):
@@ -32,44 +34,51 @@ def _indices(indices, sizes):
     return output(ops.maximum(ops.minimum(idx, hi), lo))
 
 
-def gather(out, input, indices, axis):
-    return output(ops.gather(input, _indices(indices, shape(input)[axis]), i64(axis), 0))
+def gather(e, c: Call):
+    x, axis = c["input"], c.attr("axis")
+    return output(ops.gather(x, _indices(c["indices"], shape(x)[axis]), i64(axis), 0))
 
 
-def gather_elements(out, input, indices, axis):
-    return output(ops.gather_elements(input, _indices(indices, shape(input)[axis]), axis))
+def gather_elements(e, c: Call):
+    x, axis = c["input"], c.attr("axis")
+    return output(ops.gather_elements(x, _indices(c["indices"], shape(x)[axis]), axis))
 
 
-def gather_nd(out, input, indices):
+def gather_nd(e, c: Call):
+    x, indices = c["input"], c["indices"]
     k = shape(indices)[-1]
-    return output(ops.gather_nd(input, _indices(indices, list(shape(input)[:k])), 0))
+    return output(ops.gather_nd(x, _indices(indices, list(shape(x)[:k])), 0))
 
 
-def scatter_elements(out, input, indices, updates, axis):
-    idx = _indices(indices, shape(input)[axis])
-    return output(ops.scatter_elements_update(input, idx, updates, i64(axis), "none"))
+def scatter_elements(e, c: Call):
+    x, axis = c["input"], c.attr("axis")
+    idx = _indices(c["indices"], shape(x)[axis])
+    return output(ops.scatter_elements_update(x, idx, c["updates"], i64(axis), "none"))
 
 
-def scatter_nd(out, input, indices, updates):
+def scatter_nd(e, c: Call):
+    x, indices = c["input"], c["indices"]
     k = shape(indices)[-1]
-    return output(ops.scatter_nd_update(input, _indices(indices, list(shape(input)[:k])), updates, "none"))
+    return output(ops.scatter_nd_update(x, _indices(indices, list(shape(x)[:k])), c["updates"], "none"))
 
 
 PAD_MODES = {"constant": "constant", "edge": "edge", "reflection": "reflect"}
 
 
-def pad(out, input, beginningPadding, endingPadding, mode, value):
-    if not beginningPadding:  # a 0-D input has nothing to pad (OpenVINO Pad needs rank >= 1)
-        return output(ops.identity(input))
-    pad_value = const(value, input) if mode == "constant" else None
-    return output(ops.pad(input, i64(beginningPadding), i64(endingPadding), PAD_MODES[mode], pad_value))
+def pad(e, c: Call):
+    x, beginning, mode = c["input"], c.attr("beginningPadding"), c.attr("mode")
+    if not beginning:  # a 0-D input has nothing to pad (OpenVINO Pad needs rank >= 1)
+        return output(ops.identity(x))
+    pad_value = const(c.attr("value"), x) if mode == "constant" else None
+    return output(ops.pad(x, i64(beginning), i64(c.attr("endingPadding")), PAD_MODES[mode], pad_value))
 
 
-def reshape_(out, input, newShape):
-    return reshape(input, newShape)
+def reshape_(e, c: Call):
+    return reshape(c["input"], c.attr("newShape"))
 
 
-def reverse(out, input, axes):
+def reverse(e, c: Call):
+    input, axes = c["input"], c.attr("axes")
     if not axes:
         return output(ops.identity(input))
     dims = shape(input)
@@ -78,7 +87,8 @@ def reverse(out, input, axes):
     return output(ops.slice(input, i64(starts), i64(stops), i64([-1] * len(axes)), i64(axes)))
 
 
-def slice_(out, input, starts, sizes, strides):
+def slice_(e, c: Call):
+    input, starts, sizes, strides = c["input"], c.attr("starts"), c.attr("sizes"), c.attr("strides")
     if not starts:
         return output(ops.identity(input))
     # Spec: sizes is the extent of the window in the input; strides step
@@ -88,34 +98,37 @@ def slice_(out, input, starts, sizes, strides):
     return output(ops.slice(input, i64(starts), i64(stops), i64(strides), i64(list(range(len(starts))))))
 
 
-def split(out, input, splits, axis):
+def split(e, c: Call):
+    splits, axis = c.attr("splits"), c.attr("axis")
     if isinstance(splits, int):
-        node = ops.split(input, i64(axis), splits)
+        node = ops.split(c["input"], i64(axis), splits)
     else:
-        node = ops.variadic_split(input, i64(axis), i64(list(splits)))
+        node = ops.variadic_split(c["input"], i64(axis), i64(list(splits)))
     return tuple(node.outputs())
 
 
-def tile(out, input, repetitions):
+def tile(e, c: Call):
+    repetitions = c.attr("repetitions")
     if not repetitions:  # 0-D input
-        return output(ops.identity(input))
-    return output(ops.tile(input, i64(list(repetitions))))
+        return output(ops.identity(c["input"]))
+    return output(ops.tile(c["input"], i64(list(repetitions))))
 
 
-def transpose_(out, input, permutation):
-    return output(ops.transpose(input, i64(list(permutation))))
+def transpose_(e, c: Call):
+    return output(ops.transpose(c["input"], i64(list(c.attr("permutation")))))
 
 
-def triangular(out, input, upper, diagonal):
+def triangular(e, c: Call):
     # Spec: keep elements on and above (upper) or on and below (lower) the
     # diagonal shifted by `diagonal` in the last two dimensions; zero the rest.
+    input, upper, diagonal = c["input"], c.attr("upper"), c.attr("diagonal")
     rows, cols = shape(input)[-2:]
     offset = np.arange(cols)[None, :] - np.arange(rows)[:, None]
     keep = offset >= diagonal if upper else offset <= diagonal
     return output(ops.select(constant(keep), input, const(0, input)))
 
 
-def resample2d(out, input, mode, scales, sizes, axes):
+def resample2d(e, c: Call):
     # Spec: inputCoordinate = clamp((outputCoordinate + 0.5) / scale - 0.5,
     # 0, inputSize - 1) with scale = outputSize / inputSize: Interpolate's
     # half_pixel transform with sizes taken from the create steps' output
@@ -123,9 +136,10 @@ def resample2d(out, input, mode, scales, sizes, axes):
     # Nearest: ceil(c - 0.5) is round_prefer_floor. Linear: linear_onnx
     # clamps coordinates to the input like the spec (plain "linear" is a
     # triangle filter).
-    target = [out[0].shape[a] for a in axes]
-    ov_mode = "nearest" if mode == "nearest-neighbor" else "linear_onnx"
-    return output(ops.interpolate(input, i64(target), ov_mode, "sizes", [0] * 4, [0] * 4, "half_pixel",
+    axes = c.attr("axes")
+    target = [c.out.shape[a] for a in axes]
+    ov_mode = "nearest" if c.attr("mode") == "nearest-neighbor" else "linear_onnx"
+    return output(ops.interpolate(c["input"], i64(target), ov_mode, "sizes", [0] * 4, [0] * 4, "half_pixel",
                                   "round_prefer_floor", False, -0.75, i64(list(axes))))
 
 
@@ -148,7 +162,7 @@ LOWER = {
     "triangular": triangular,
 }
 _CLAMP = "indices clamped to [-N, N-1] (Minimum, Maximum; spec note on clamping), then "
-EMULATIONS = {
+EMULATED = {
     "gather": _CLAMP + "Gather",
     "gatherElements": _CLAMP + "GatherElements",
     "gatherND": _CLAMP + "GatherND",

@@ -4,10 +4,13 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
+from webnn_harness.backends.lowering import Call
 from webnn_harness.backends.openvino.lower.base import along_axis, const, i64, output, rank, reshape, shape, transpose
 
 
-def batch_normalization(out, input, mean, variance, axis, epsilon, scale=None, bias=None):
+def batch_normalization(e, c: Call):
+    input, mean, variance, scale, bias = c["input"], c["mean"], c["variance"], c.get("scale"), c.get("bias")
+    axis, epsilon = c.attr("axis"), c.attr("epsilon")
     if axis == 1 and rank(input) >= 2 and scale is not None and bias is not None:
         return output(ops.batch_norm_inference(input, scale, bias, mean, variance, epsilon))
     # Spec: (x - mean) / sqrt(variance + epsilon) * scale + bias along axis.
@@ -23,9 +26,10 @@ def batch_normalization(out, input, mean, variance, axis, epsilon, scale=None, b
     return output(result)
 
 
-def instance_normalization(out, input, epsilon, layout, scale=None, bias=None):
-    spatial, channel = ([2, 3], 1) if layout == "nchw" else ([1, 2], 3)
-    result = ops.mvn(input, i64(spatial), True, epsilon, "inside_sqrt")
+def instance_normalization(e, c: Call):
+    scale, bias = c.get("scale"), c.get("bias")
+    spatial, channel = ([2, 3], 1) if c.attr("layout") == "nchw" else ([1, 2], 3)
+    result = ops.mvn(c["input"], i64(spatial), True, c.attr("epsilon"), "inside_sqrt")
     if scale is not None:
         result = ops.multiply(result, along_axis(scale, channel, 4))
     if bias is not None:
@@ -43,7 +47,8 @@ def _over_axes(operand, axes, input_shape):
     return reshape(operand, dims)
 
 
-def layer_normalization(out, input, axes, epsilon, scale=None, bias=None):
+def layer_normalization(e, c: Call):
+    input, axes, epsilon, scale, bias = c["input"], c.attr("axes"), c.attr("epsilon"), c.get("scale"), c.get("bias")
     if axes:
         result = ops.mvn(input, i64(axes), True, epsilon, "inside_sqrt")
     else:
@@ -62,7 +67,7 @@ LOWER = {
     "instanceNormalization": instance_normalization,
     "layerNormalization": layer_normalization,
 }
-EMULATIONS = {
+EMULATED = {
     "batchNormalization": "BatchNormInference when axis is 1 with scale and bias; otherwise "
     "(x - mean) / sqrt(variance + epsilon) * scale + bias",
     "instanceNormalization": "MVN over spatial axes (eps inside sqrt), Multiply scale, Add bias",

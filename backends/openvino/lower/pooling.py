@@ -4,15 +4,17 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
+from webnn_harness.backends.lowering import Call
 from webnn_harness.backends.openvino.lower.base import NUMPY_OF, constant, data_type, output, shape, transpose
 from webnn_harness.backends.openvino.lower.convolution import NCHW_TO_NHWC, NHWC_TO_NCHW
+from webnn_harness.spec.graph import TensorDesc
 
 
-def _geometry(out, x, windowDimensions, padding, strides, dilations, layout):
-    """Pads and rounding that give the output size the create steps computed
-    (from outputShapeRounding or outputSizes)."""
+def _geometry(out: TensorDesc, x, windowDimensions, padding, strides, dilations, layout):
+    """Pads and rounding that give ``out``, the output the create steps
+    computed (from outputShapeRounding or outputSizes)."""
     in_size = shape(x)[2:]
-    wanted = out[0].shape[1:3] if layout == "nhwc" else out[0].shape[2:4]
+    wanted = out.shape[1:3] if layout == "nhwc" else out.shape[2:4]
     begin, end = [padding[0], padding[2]], [padding[1], padding[3]]
     rounding = "floor"
     floor_sizes = []
@@ -25,11 +27,12 @@ def _geometry(out, x, windowDimensions, padding, strides, dilations, layout):
 
 
 def _pool(compute):
-    def lower(out, input, windowDimensions, padding, strides, dilations, layout, outputShapeRounding,
-              outputSizes):
-        x = transpose(input, NHWC_TO_NCHW) if layout == "nhwc" else output(input)
-        geometry = _geometry(out, x, windowDimensions, padding, strides, dilations, layout)
-        result = compute(x, windowDimensions, strides, dilations, *geometry)
+    def lower(e, c: Call):
+        layout, window = c.attr("layout"), c.attr("windowDimensions")
+        strides, dilations = c.attr("strides"), c.attr("dilations")
+        x = transpose(c["input"], NHWC_TO_NCHW) if layout == "nhwc" else output(c["input"])
+        geometry = _geometry(c.out, x, window, c.attr("padding"), strides, dilations, layout)
+        result = compute(x, window, strides, dilations, *geometry)
         return transpose(result, NCHW_TO_NHWC) if layout == "nhwc" else output(result)
 
     return lower
@@ -75,7 +78,7 @@ LOWER = {
     "l2Pool2d": _pool(_l2),
     "maxPool2d": _pool(_max),
 }
-EMULATIONS = {
+EMULATED = {
     "averagePool2d": "AvgPool(exclude_pad); where padding is as wide as the window (AvgPool rejects it): "
     "window sum / count of real elements, both as GroupConvolution with ones",
     "l2Pool2d": "sqrt(GroupConvolution(x*x, ones)) (depthwise window sum of squares)",

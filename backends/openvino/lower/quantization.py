@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
+from webnn_harness.backends.lowering import Call
 from webnn_harness.backends.openvino.lower.base import carried, const, convert, data_type, i64, output, reshape, shape
 from webnn_harness.spec.dtypes import integer_range
 
@@ -25,15 +26,15 @@ def blockwise(operand, target_shape):
     return reshape(x, target_shape)
 
 
-def quantize_linear(out, input, scale, zeroPoint):
+def quantize_linear(e, c: Call):
     # Spec: clamp(roundEven(input / scale) + zeroPoint, range of the output
     # type). Computed in float32 (float16 inputs are widened first, so the
     # quotient is rounded once, as the reference does).
-    target = shape(input)
-    x = convert(input, "float32")
-    q = ops.round(ops.divide(x, blockwise(convert(scale, "float32"), target)), "half_to_even")
-    q = ops.add(q, blockwise(convert(zeroPoint, "float32"), target))
-    out_type = out[0].data_type  # zeroPoint's type; int4/uint4 arrive in an 8-bit carrier
+    target = shape(c["input"])
+    x = convert(c["input"], "float32")
+    q = ops.round(ops.divide(x, blockwise(convert(c["scale"], "float32"), target)), "half_to_even")
+    q = ops.add(q, blockwise(convert(c["zeroPoint"], "float32"), target))
+    out_type = c.out.data_type  # zeroPoint's type; int4/uint4 arrive in an 8-bit carrier
     low, high = integer_range(out_type)
     # Bounds representable in float32 (2^31 - 1 is not: it rounds up to 2^31).
     lo = np.float32(low)
@@ -42,18 +43,18 @@ def quantize_linear(out, input, scale, zeroPoint):
     return convert(q, carried(out_type))
 
 
-def dequantize_linear(out, input, scale, zeroPoint):
+def dequantize_linear(e, c: Call):
     # Spec: (input - zeroPoint) * scale, in float32 (exact for 8-bit inputs;
     # the CPU plugin runs int64 as int32, so integer subtraction would not
     # be wider).
-    target = shape(input)
-    diff = ops.subtract(convert(input, "float32"), blockwise(convert(zeroPoint, "float32"), target))
-    result = ops.multiply(diff, blockwise(convert(scale, "float32"), target))
-    return convert(result, data_type(scale))
+    target = shape(c["input"])
+    diff = ops.subtract(convert(c["input"], "float32"), blockwise(convert(c["zeroPoint"], "float32"), target))
+    result = ops.multiply(diff, blockwise(convert(c["scale"], "float32"), target))
+    return convert(result, data_type(c["scale"]))
 
 
 LOWER = {"quantizeLinear": quantize_linear, "dequantizeLinear": dequantize_linear}
-EMULATIONS = {
+EMULATED = {
     "quantizeLinear": "Convert to f32, Divide by blockwise-broadcast scale, Round(half_to_even), "
     "Add zero point, clamp to the output range, Convert",
     "dequantizeLinear": "Convert to f32, Subtract blockwise-broadcast zero point, Multiply by scale, Convert",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
+from webnn_harness.backends.lowering import Call
 from webnn_harness.backends.openvino.lower.base import const, constant, output, shape, slice_axis, squeeze, transpose, unsqueeze
 
 GRU_ORDER = {"zrn": (0, 1, 2), "rzn": (1, 0, 2)}  # WebNN layout -> positions of z, r, n
@@ -49,30 +50,31 @@ def _gru_bias(input, bias, recurrentBias, hidden, layout, resetAfter, lead):
     return output(ops.concat([zr, slice_axis(b, axis, 2 * hidden, hidden), slice_axis(rb, axis, 2 * hidden, hidden)], axis))
 
 
-def gru_cell(out, input, weight, recurrentWeight, hiddenState, hiddenSize, resetAfter, layout, activations,
-             bias=None, recurrentBias=None):
+def gru_cell(e, c: Call):
+    input, hidden, layout, reset_after = c["input"], c.attr("hiddenSize"), c.attr("layout"), c.attr("resetAfter")
     order = GRU_ORDER[layout]
-    w = _reorder(weight, 0, hiddenSize, order)
-    r = _reorder(recurrentWeight, 0, hiddenSize, order)
-    b = _gru_bias(input, bias, recurrentBias, hiddenSize, layout, resetAfter, [])
-    return output(ops.gru_cell(input, hiddenState, w, r, b, hiddenSize, list(activations),
-                               linear_before_reset=resetAfter))
+    w = _reorder(c["weight"], 0, hidden, order)
+    r = _reorder(c["recurrentWeight"], 0, hidden, order)
+    b = _gru_bias(input, c.get("bias"), c.get("recurrentBias"), hidden, layout, reset_after, [])
+    return output(ops.gru_cell(input, c["hiddenState"], w, r, b, hidden, list(c.attr("activations")),
+                               linear_before_reset=reset_after))
 
 
-def gru(out, input, weight, recurrentWeight, steps, hiddenSize, resetAfter, returnSequence, direction, layout,
-        activations, bias=None, recurrentBias=None, initialHiddenState=None):
+def gru(e, c: Call):
+    input, hidden, layout, reset_after = c["input"], c.attr("hiddenSize"), c.attr("layout"), c.attr("resetAfter")
     _, batch, _ = shape(input)
-    num_dir = shape(weight)[0]
+    num_dir = shape(c["weight"])[0]
     order = GRU_ORDER[layout]
-    w = _reorder(weight, 1, hiddenSize, order)
-    r = _reorder(recurrentWeight, 1, hiddenSize, order)
-    b = _gru_bias(input, bias, recurrentBias, hiddenSize, layout, resetAfter, [num_dir])
-    h0 = _batch_major_state(input, initialHiddenState, num_dir, batch, hiddenSize)
-    seq = ops.gru_sequence(transpose(input, (1, 0, 2)), h0, _lengths(batch, steps), w, r, b, hiddenSize,
-                           _direction(direction), list(activations), linear_before_reset=resetAfter)
+    w = _reorder(c["weight"], 1, hidden, order)
+    r = _reorder(c["recurrentWeight"], 1, hidden, order)
+    b = _gru_bias(input, c.get("bias"), c.get("recurrentBias"), hidden, layout, reset_after, [num_dir])
+    h0 = _batch_major_state(input, c.get("initialHiddenState"), num_dir, batch, hidden)
+    seq = ops.gru_sequence(transpose(input, (1, 0, 2)), h0, _lengths(batch, c.attr("steps")), w, r, b, hidden,
+                           _direction(c.attr("direction")), list(c.attr("activations")),
+                           linear_before_reset=reset_after)
     y, h = seq.output(0), seq.output(1)
     outs = [transpose(h, (1, 0, 2))]
-    if returnSequence:
+    if c.attr("returnSequence"):
         outs.append(transpose(y, (2, 1, 0, 3)))
     return tuple(outs)
 
@@ -99,16 +101,18 @@ def _lstm_bias(input, bias, recurrentBias, hidden, layout, lead):
     return parts[0] if len(parts) == 1 else output(ops.add(*parts))
 
 
-def lstm_cell(out, input, weight, recurrentWeight, hiddenState, cellState, hiddenSize, layout, activations,
-              bias=None, recurrentBias=None, peepholeWeight=None):
-    if peepholeWeight is not None:
-        return _composed_lstm_cell(input, weight, recurrentWeight, hiddenState, cellState, hiddenSize, layout,
-                                   activations, bias, recurrentBias, peepholeWeight)
+def lstm_cell(e, c: Call):
+    input, weight, recurrent_weight = c["input"], c["weight"], c["recurrentWeight"]
+    bias, recurrent_bias, peephole = c.get("bias"), c.get("recurrentBias"), c.get("peepholeWeight")
+    hidden, layout, activations = c.attr("hiddenSize"), c.attr("layout"), c.attr("activations")
+    if peephole is not None:
+        return _composed_lstm_cell(input, weight, recurrent_weight, c["hiddenState"], c["cellState"], hidden, layout,
+                                   activations, bias, recurrent_bias, peephole)
     order = LSTM_TO_FICO[layout]
-    w = _reorder(weight, 0, hiddenSize, order)
-    r = _reorder(recurrentWeight, 0, hiddenSize, order)
-    b = _lstm_bias(input, bias, recurrentBias, hiddenSize, layout, [])
-    cell = ops.lstm_cell(input, hiddenState, cellState, w, r, b, hiddenSize, list(activations))
+    w = _reorder(weight, 0, hidden, order)
+    r = _reorder(recurrent_weight, 0, hidden, order)
+    b = _lstm_bias(input, bias, recurrent_bias, hidden, layout, [])
+    cell = ops.lstm_cell(input, c["hiddenState"], c["cellState"], w, r, b, hidden, list(activations))
     return cell.output(0), cell.output(1)
 
 
@@ -150,24 +154,28 @@ def _composed_lstm_step(x, h, c, parts, activations):
     return output(h_new), output(c_new)
 
 
-def lstm(out, input, weight, recurrentWeight, steps, hiddenSize, returnSequence, direction, layout, activations,
-         bias=None, recurrentBias=None, peepholeWeight=None, initialHiddenState=None, initialCellState=None):
+def lstm(e, c: Call):
+    input, weight, recurrent_weight = c["input"], c["weight"], c["recurrentWeight"]
+    bias, recurrent_bias, peephole = c.get("bias"), c.get("recurrentBias"), c.get("peepholeWeight")
+    initial_hidden, initial_cell = c.get("initialHiddenState"), c.get("initialCellState")
+    steps, hidden, layout, activations = c.attr("steps"), c.attr("hiddenSize"), c.attr("layout"), c.attr("activations")
+    direction, return_sequence = c.attr("direction"), c.attr("returnSequence")
     _, batch, _ = shape(input)
     num_dir = shape(weight)[0]
-    if peepholeWeight is not None:
-        return _unrolled_lstm(input, weight, recurrentWeight, steps, hiddenSize, returnSequence, direction, layout,
-                              activations, bias, recurrentBias, peepholeWeight, initialHiddenState,
-                              initialCellState, batch, num_dir)
+    if peephole is not None:
+        return _unrolled_lstm(input, weight, recurrent_weight, steps, hidden, return_sequence, direction, layout,
+                              activations, bias, recurrent_bias, peephole, initial_hidden, initial_cell, batch,
+                              num_dir)
     order = LSTM_TO_FICO[layout]
-    w = _reorder(weight, 1, hiddenSize, order)
-    r = _reorder(recurrentWeight, 1, hiddenSize, order)
-    b = _lstm_bias(input, bias, recurrentBias, hiddenSize, layout, [num_dir])
-    h0 = _batch_major_state(input, initialHiddenState, num_dir, batch, hiddenSize)
-    c0 = _batch_major_state(input, initialCellState, num_dir, batch, hiddenSize)
-    seq = ops.lstm_sequence(transpose(input, (1, 0, 2)), h0, c0, _lengths(batch, steps), w, r, b, hiddenSize,
+    w = _reorder(weight, 1, hidden, order)
+    r = _reorder(recurrent_weight, 1, hidden, order)
+    b = _lstm_bias(input, bias, recurrent_bias, hidden, layout, [num_dir])
+    h0 = _batch_major_state(input, initial_hidden, num_dir, batch, hidden)
+    c0 = _batch_major_state(input, initial_cell, num_dir, batch, hidden)
+    seq = ops.lstm_sequence(transpose(input, (1, 0, 2)), h0, c0, _lengths(batch, steps), w, r, b, hidden,
                             _direction(direction), list(activations))
     outs = [transpose(seq.output(1), (1, 0, 2)), transpose(seq.output(2), (1, 0, 2))]
-    if returnSequence:
+    if return_sequence:
         outs.append(transpose(seq.output(0), (2, 1, 0, 3)))
     return tuple(outs)
 
@@ -204,7 +212,7 @@ def _unrolled_lstm(input, weight, recurrentWeight, steps, hidden, returnSequence
 
 
 LOWER = {"gru": gru, "gruCell": gru_cell, "lstm": lstm, "lstmCell": lstm_cell}
-EMULATIONS = {
+EMULATED = {
     "lstm": "LSTMSequence (gates reordered to fico, biases summed, batch-major transposes); with "
     "peepholeWeight: unrolled MatMul/activation cells per the spec's emulation note",
     "lstmCell": "LSTMCell (gates reordered to fico, biases summed); with peepholeWeight: MatMul/activation "
