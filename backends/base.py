@@ -23,13 +23,17 @@ Registration
 
 Facts (optional): create.facts = BackendFacts(...)
     What the harness needs to know about a backend before it makes one, said
-    by the backend: the factory's ``facts`` attribute, read by importing the
-    entry point's module without calling the factory (``declared_facts``).
-    Keep that module's import light: import the runtime (onnxruntime,
-    openvino, ai_edge_litert) inside functions, as ours do, so reading a
-    backend's facts costs no more than numpy and the harness's own modules.
-    Without ``facts`` every field is its default (nothing preloaded, no
-    threads set, no options repeated)::
+    by the backend (the harness keeps no table of backends): the factory's
+    ``facts`` attribute, read by importing the entry point's module without
+    calling the factory (``declared_facts``; ``webnn_harness.backends.facts``
+    by name). The fork server reads them, and so do the bench and the report
+    pages (for a backend a record names: a registered name only). Keep that
+    module's import light: import the runtime (onnxruntime, openvino,
+    ai_edge_litert) inside functions, as ours do, so reading a backend's
+    facts costs no more than numpy and the harness's own modules (about 0.3
+    CPU-s, which every command imports anyway) and the module itself (ours:
+    0.01 to 0.04 CPU-s). Without ``facts`` every field is its default
+    (nothing preloaded, no threads set, no options repeated)::
 
         create.facts = BackendFacts(
             preload=("mylib", "mypackage.webnn.lower"),
@@ -64,9 +68,11 @@ Methods
         ``threads`` (the threads it computes on) and ``precision`` (a short
         label of the precision it computes in, e.g. ``float32``) are what the
         performance pages show beside each backend's figures; None where it
-        cannot say (the pages then show the bench's thread count and
-        "as authored"). ``host_cpu`` is False for an accelerator (a GPU, an
-        NPU): the performance page draws no roofline of the host's peaks for it.
+        has nothing to say (the pages then look in ``settings`` under the
+        usual keys, ``threads`` and ``precision``, else show the bench's
+        thread count and "as authored"). ``host_cpu`` is False for an
+        accelerator (a GPU, an NPU): the performance page draws no roofline
+        of the host's peaks for it.
 
     backend.build(graph) -> compiled
         ``graph`` (webnn_harness.spec.graph.Graph, also importable as webnn_harness.graph.Graph) has every operand's descriptor

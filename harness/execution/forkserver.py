@@ -1,7 +1,8 @@
 """The fork server that worker processes are forked from (harness/execution/pool.py).
 
 A fresh interpreter started by ``prestart``: it imports the worker's
-modules and the backend's packages once, while the run's own process goes
+modules and the packages each backend declares (its facts' ``preload``,
+read in the server: backend_preload.py) once, while the run's own process goes
 on importing and loading cases, and forks each worker from there (a spawned
 worker imported numpy, onnx and onnxruntime again, about 0.5 CPU-s each).
 This module imports no more than multiprocessing, so that ``run`` can start
