@@ -9,11 +9,12 @@ test backend without installing anything.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from importlib.metadata import entry_points
 from typing import Callable, Mapping
 
-from webnn_harness.backends.base import Backend, BackendError, BackendInfo, Unsupported
+from webnn_harness.backends.base import Backend, BackendError, BackendFacts, BackendInfo, Unsupported, declared_facts
 
 ENTRY_POINT_GROUP = "webnn_harness.backends"
 DEFAULT_BACKENDS = ("reference", "onnxruntime", "openvino", "litert")
@@ -55,9 +56,35 @@ def create(name: str, options: Mapping[str, str] | None = None) -> Backend:
     return factory(name)(dict(options or {}))
 
 
+def facts(name: str) -> BackendFacts:
+    """What backend ``name`` (registered, or package.module:factory) says
+    about itself (base.py, "Facts"): its module is imported, its factory not
+    called. Raises as ``factory`` does."""
+    return declared_facts(factory(name))
+
+
+def facts_or_defaults(name: str) -> BackendFacts:
+    """``facts``, or the defaults for a backend that cannot be loaded: for a
+    caller that goes on to make it, which then says why, as it always has."""
+    try:
+        return facts(name)
+    except (BackendError, UnknownBackend):
+        return BackendFacts()
+
+
+@functools.lru_cache(maxsize=None)
+def recorded_facts(name: str) -> BackendFacts:
+    """``facts`` of a backend named by a file we read (a record): a
+    registered one only, since a ``module:factory`` written in a file is never
+    imported (data does not choose code); the defaults for one not installed
+    here or that cannot be loaded (a page still renders)."""
+    return facts_or_defaults(name) if name in available() else BackendFacts()
+
+
 __all__ = [
     "Backend",
     "BackendError",
+    "BackendFacts",
     "BackendInfo",
     "DEFAULT_BACKENDS",
     "Unsupported",
@@ -65,4 +92,7 @@ __all__ = [
     "available",
     "create",
     "factory",
+    "facts",
+    "facts_or_defaults",
+    "recorded_facts",
 ]

@@ -21,12 +21,58 @@ Registration
         called once in the parent process (for ``info()``) and once in each
         worker process (spawned, so nothing is shared: open devices there).
 
+Facts (optional): create.facts = BackendFacts(...)
+    What the harness needs to know about a backend before it makes one, said
+    by the backend (the harness keeps no table of backends): the factory's
+    ``facts`` attribute, read by importing the entry point's module without
+    calling the factory (``declared_facts``; ``webnn_harness.backends.facts``
+    by name). The fork server reads them, and so do the bench and the report
+    pages (for a backend a record names: a registered name only). Keep that
+    module's import light: import the runtime (onnxruntime, openvino,
+    ai_edge_litert) inside functions, as ours do, so reading a backend's
+    facts costs no more than numpy and the harness's own modules (about 0.3
+    CPU-s, which every command imports anyway) and the module itself (ours:
+    0.01 to 0.04 CPU-s). Without ``facts`` every field is its default
+    (nothing preloaded, no threads set, no options repeated)::
+
+        create.facts = BackendFacts(
+            preload=("mylib", "mypackage.webnn.lower"),
+            threads_option=True,
+            bench_options={"spinning": "0"},
+            rerun_options=(SettingOption("device", "device", "CPU"),))
+
+    preload: tuple of module names
+        what the fork server imports before it forks this backend's workers
+        (harness/execution/forkserver.py): the heavy runtime, so each worker
+        does not import it again. A module missing here is skipped.
+    threads_option: bool
+        the backend takes ``-o threads=N``, the threads it computes on; the
+        bench sets it (to every usable core unless ``-o threads=`` or
+        ``bench --threads`` says otherwise).
+    bench_options: {option: value}
+        options the bench sets unless ``-o`` gives them (ONNX Runtime:
+        ``spinning=0``, so idle sessions' threads leave the cores to the one
+        being timed).
+    rerun_options: tuple of SettingOption(setting, option, default)
+        how ``info().settings[setting]`` maps back to ``-o option=value``, so
+        that the re-run command printed for a record (report pages, JUnit)
+        repeats the options it ran with when the run's command line is not
+        recorded; a value equal to ``default`` is not repeated.
+
 Methods
-    backend.info() -> BackendInfo(name, version, device, settings)
+    backend.info() -> BackendInfo(name, version, device, settings, host_cpu, threads, precision)
         Named in every record, report, capability file and JUnit suite.
         ``version`` is matched by expectation entries' ``versions`` ranges;
         ``settings`` should hold every option in force, defaults included
         (precision, threads, provider), so two runs can be told apart.
+        ``threads`` (the threads it computes on) and ``precision`` (a short
+        label of the precision it computes in, e.g. ``float32``) are what the
+        performance pages show beside each backend's figures; None where it
+        has nothing to say (the pages then look in ``settings`` under the
+        usual keys, ``threads`` and ``precision``, else show the bench's
+        thread count and "as authored"). ``host_cpu`` is False for an
+        accelerator (a GPU, an NPU): the performance page draws no roofline
+        of the host's peaks for it.
 
     backend.build(graph) -> compiled
         ``graph`` (webnn_harness.spec.graph.Graph, also importable as webnn_harness.graph.Graph) has every operand's descriptor
@@ -160,12 +206,54 @@ class BackendInfo:
     # the host CPU: the bench's measured peaks are the host's, so the
     # performance page draws no roofline for it. Written only when False.
     host_cpu: bool = True
+    # The threads it computes on and a label of the precision it computes in,
+    # as the performance pages show them. Written only when said, so records
+    # of a backend that says neither are as they were.
+    threads: int | None = None
+    precision: str | None = None
 
     def to_json(self) -> dict:
         out = {"name": self.name, "version": self.version, "device": self.device, "settings": dict(self.settings)}
         if not self.host_cpu:
             out["hostCpu"] = False
+        if self.threads is not None:
+            out["threads"] = self.threads
+        if self.precision is not None:
+            out["precision"] = self.precision
         return out
+
+
+@dataclass(frozen=True)
+class SettingOption:
+    """One ``-o`` option as the backend's info() reports it: ``setting``, the
+    key in ``info().settings``; ``option``, the ``-o`` key that chose it;
+    ``default``, its value when not given (not repeated in a re-run command)."""
+
+    setting: str
+    option: str
+    default: str
+
+
+@dataclass(frozen=True)
+class BackendFacts:
+    """What a backend says about itself before one is made: its factory's
+    ``facts`` attribute (see "Facts" in the module's docstring)."""
+
+    preload: tuple[str, ...] = ()
+    threads_option: bool = False
+    bench_options: Mapping[str, str] = field(default_factory=dict)
+    rerun_options: tuple[SettingOption, ...] = ()
+
+
+def declared_facts(factory: Any) -> BackendFacts:
+    """The facts a backend factory declares (its ``facts`` attribute; the
+    defaults without one), read without calling it. Facts of another type
+    are the backend's bug: TypeError."""
+    facts = getattr(factory, "facts", BackendFacts())
+    if not isinstance(facts, BackendFacts):
+        raise TypeError(f"backend factory {getattr(factory, '__qualname__', factory)!r}: "
+                        f"its facts are a {type(facts).__name__}, not a BackendFacts")
+    return facts
 
 
 @runtime_checkable

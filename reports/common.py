@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from webnn_harness.outputs.rerun_commands import (  # noqa: F401 - re-exported for the pages
-    OPTIONS_FROM_SETTINGS, corpus_paths_from_command, options_from_command, options_from_settings,
+    corpus_paths_from_command, options_from_command, options_from_settings,
     published_rerun_command, recorded_run_command, rerun_command, shown_path, with_shortened_note)
 
 LIMITS_SUFFIX = "-opSupportLimits.json"

@@ -47,8 +47,10 @@ SLOW_TIER_FACTOR = 3.0
 # under half the steady-state median means the timed runs were slowed (issue 28:
 # a host variant's first run at 0.07x its median); the page says so.
 FIRST_RUN_FAST = 0.5
-# Settings keys that name the thread count and the precision, per backend
-# (onnxruntime: intra_op_threads; openvino: inference_num_threads, precision).
+# A backend says its thread count and precision label in its info (BackendInfo
+# threads and precision, in each record's backend). Records written before it
+# did, which archives keep, say them only in their settings, under one of
+# these keys: read there when the backend says nothing.
 THREAD_KEYS = ("threads", "intra_op_threads", "inference_num_threads", "num_threads")
 PRECISION_KEYS = ("precision", "inference_precision", "inference_precision_hint")
 
@@ -652,6 +654,16 @@ def _host_cpu(raw: Mapping[str, Any]) -> bool:
     return backend.get("hostCpu", True) is not False
 
 
+def _threads_and_precision(raw: Mapping[str, Any]) -> tuple[str, str]:
+    """The thread count and precision label a record's backend said
+    (BackendInfo), each else read from its settings (THREAD_KEYS,
+    PRECISION_KEYS); "" where neither says."""
+    backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
+    settings = backend.get("settings") if isinstance(backend.get("settings"), Mapping) else {}
+    return (_setting(backend, ("threads",)) or _setting(settings, THREAD_KEYS),
+            _setting(backend, ("precision",)) or _setting(settings, PRECISION_KEYS))
+
+
 def machine_label(machine: Mapping[str, Any]) -> str:
     """A machine in a few words: host, CPU and cores."""
     cores = f"{machine['cores']} cores" if machine.get("cores") else ""
@@ -664,7 +676,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     records: list[BenchRecord] = []
     # Columns by backend identity (name, version, device, settings), each with
     # the (benchmark, variant) pairs it holds and the runs it came from.
-    columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list]] = {}
+    columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list, bool, tuple[str, str]]] = {}
     by_identity: dict[str, list[str]] = defaultdict(list)
     folder_labels: dict[Path, str] = {}
     problems: list[str] = []
@@ -690,17 +702,18 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
                     name, version, device, settings = _backend_key(group[0][1])
                     bid = ids.get(name, version, device, f"{identity}#{len(by_identity[identity])}")
                     slug = bid.slug
-                    columns[slug] = (bid, settings, set(), [], _host_cpu(group[0][1]))
+                    columns[slug] = (bid, settings, set(), [], _host_cpu(group[0][1]),
+                                     _threads_and_precision(group[0][1]))
                     by_identity[identity].append(slug)
                 columns[slug][2].update(pairs)
                 columns[slug][3].append(index)
                 for number, raw in group:
                     records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
     built = []
-    for bid, settings, _, run_indexes, host_cpu in columns.values():
+    for bid, settings, _, run_indexes, host_cpu, (threads, precision) in columns.values():
         first = runs[run_indexes[0]]
-        threads = _setting(settings, THREAD_KEYS) or (str(first.peaks.threads) if first.peaks.threads else "")
-        built.append(BenchColumn(bid, settings, threads, _setting(settings, PRECISION_KEYS), tuple(run_indexes),
+        threads = threads or (str(first.peaks.threads) if first.peaks.threads else "")
+        built.append(BenchColumn(bid, settings, threads, precision, tuple(run_indexes),
                                  machine_label(first.machine), host_cpu))
     ordered = tuple(sorted(built, key=lambda c: (c.backend.name, _version_key(c.backend.version), c.runs,
                                                  c.backend.slug)))

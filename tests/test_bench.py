@@ -367,7 +367,7 @@ def test_run_bench_sets_threads_and_records_them(tmp_path):
                        BenchOptions(policy=QUICK, threads=1, peaks=TINY_PEAKS))
     settings = result.records[0]["backend"]["settings"]
     assert settings["threads"] == 1 and settings["intra_op_threads"] == 1 and settings["hostThreads"] == 1
-    # the bench turns ORT's idle spinning off unless asked (harness/bench/driver.py BENCH_DEFAULTS)
+    # the bench turns ORT's idle spinning off unless asked (its facts' bench_options: backends/onnxruntime)
     assert settings["intra_op_spinning"] is False
     result = run_bench(suite, [("onnxruntime", {"spinning": "1"})], tmp_path / "out",
                        BenchOptions(policy=QUICK, threads=1, peaks=TINY_PEAKS), overwrite=True)

@@ -8,9 +8,13 @@ import json
 import pytest
 
 from conftest import REPO
+from test_bench import QUICK, TINY_PEAKS, one_op_graph, suite_file
 from webnn_harness import backends
+from webnn_harness.bench.driver import BenchOptions, run_bench, thread_options
+from webnn_harness.bench.suite import load_suite
 from webnn_harness.cli import main
 from webnn_harness.outputs.records import read_records
+from webnn_harness.outputs.rerun_commands import options_from_settings, rerun_command
 
 EXAMPLE = REPO / "examples" / "numpy_float32"
 LEAKY_RELU = REPO / "cases" / "elementwise" / "leaky_relu.json"
@@ -27,7 +31,7 @@ def test_backends_lists_it_through_its_entry_point(capsys):
     assert backends.available()["example-numpy"] == "webnn_example_numpy:create"
     assert main(["backends", "--json"]) == 0
     (row,) = [r for r in json.loads(capsys.readouterr().out) if r["name"] == "example-numpy"]
-    assert row["version"] == "0.1.0" and row["settings"] == {"leaky_relu": "buggy", "precision": "float32"}
+    assert row["version"] == "0.1.0" and row["settings"] == {"leaky_relu": "buggy", "precision": "float32", "threads": 1}
 
 
 def test_its_bug_fails_the_run_and_its_expectations_file_makes_it_pass(tmp_path, capsys):
@@ -105,3 +109,39 @@ def test_the_readme_ci_recipe_runs_as_written_on_the_example(tmp_path, monkeypat
     assert "4 regressions" in (tmp_path / "out" / "diff.md").read_text()
     assert (tmp_path / "out" / "site" / "index.html").is_file()
     assert len(read_records(tmp_path / "out" / "run" / "results.jsonl")) == 18
+
+
+def test_the_bench_sets_its_threads_through_the_facts_it_declares(tmp_path):
+    """Its factory's facts (backends/base.py, "Facts") say it takes -o threads=N:
+    the bench sets it as for our own backends, and its info says the threads
+    and precision the performance pages show."""
+    declared = backends.facts("example-numpy")
+    assert declared.threads_option and declared.preload == () and dict(declared.bench_options) == {}
+    assert thread_options("example-numpy", {}, 3) == {"threads": "3"}
+    assert thread_options("example-numpy", {"threads": "2", "leaky_relu": "fixed"}, 3) == {
+        "threads": "2", "leaky_relu": "fixed"}  # -o wins
+
+    suite = load_suite(str(suite_file(tmp_path, [
+        {"id": "relu", "kind": "op", "variants": ["graph"], "graph": one_op_graph("relu")}])))
+    result = run_bench(suite, [("example-numpy", {})], tmp_path / "out", BenchOptions(policy=QUICK, threads=2,
+                                                                                     peaks=TINY_PEAKS))
+    (record,) = result.records
+    assert record["status"] == "ok"
+    backend = record["backend"]
+    assert backend["threads"] == 2 and backend["precision"] == "float32"
+    assert backend["settings"]["threads"] == 2 and backend["settings"]["hostThreads"] == 2
+
+
+def test_a_rerun_command_repeats_its_options_through_the_facts_it_declares(tmp_path):
+    """Where a run's command line is not recorded, the options of a re-run
+    command come from the record's settings as its facts map them back
+    (rerun_options): the options it ran with, not its defaults."""
+    common = ["run", "--backend", "example-numpy", "--cases", str(LEAKY_RELU), "--workers", "1", "-q"]
+    assert main([*common, "--out", str(tmp_path / "fixed"), "-o", "leaky_relu=fixed", "-o", "threads=2"]) == 0
+    assert main([*common, "--out", str(tmp_path / "default")]) == 1
+    fixed = read_records(tmp_path / "fixed" / "results.jsonl")[0]
+    assert options_from_settings(fixed.backend) == ["leaky_relu=fixed", "threads=2"]
+    assert "--backend example-numpy -o leaky_relu=fixed -o threads=2 " in rerun_command(
+        fixed.backend, options_from_settings(fixed.backend), fixed.file, fixed.case)
+    default = read_records(tmp_path / "default" / "results.jsonl")[0]
+    assert options_from_settings(default.backend) == []  # its defaults are not repeated

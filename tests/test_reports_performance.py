@@ -447,3 +447,17 @@ def test_an_accelerator_is_drawn_under_the_peaks_it_attained_itself(tmp_path, be
     build_site([gpu, peaks], out)
     page = (out / "performance.html").read_text()
     assert "attained by the backend" in page and "roofline-1.svg" in page
+
+
+def test_a_backend_says_its_threads_and_precision_and_older_records_keep_their_labels(tmp_path):
+    """BackendInfo's threads and precision, written in each record's backend,
+    label its column whatever its settings call them; records written before
+    backends said them (archives keep them) are labelled from their settings,
+    as they always were."""
+    vendor = {"name": "vendor-npu", "version": "3.1", "device": "CPU",
+              "settings": {"cpu_threads": 3, "weights": "int8"}, "threads": 3, "precision": "int8 weights"}
+    said = write_bench(tmp_path / "said", [record("seed", "host", [1e-3] * 5, backend=vendor)], backends=(vendor,))
+    older = write_bench(tmp_path / "older", [record("seed", "host", [1e-3] * 5, backend=ORT),
+                                              record("seed", "host", [1e-3] * 5, backend=OV)], backends=(ORT, OV))
+    columns = {c.backend.name: (c.threads, c.precision) for c in build_performance([said, older]).columns}
+    assert columns == {"vendor-npu": ("3", "int8 weights"), "onnxruntime": ("2", ""), "openvino": ("2", "exact")}

@@ -44,7 +44,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendInfo, BuildFailure, Unsupported
+from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -95,6 +95,9 @@ class LiteRtBackend:
             name=self.name,
             version=importlib.metadata.version("ai-edge-litert"),
             device=f"CPU ({platform.machine()})",
+            threads=self.threads,
+            # float16=native runs a float16 graph as authored (the pages' default label).
+            precision="float16 graphs in float32" if self.float16 == "float32" else None,
             settings={
                 "delegate": self.delegate,
                 "op_resolver": resolver,
@@ -214,6 +217,14 @@ def build_error(exc: Exception) -> Exception:
 
 def create(options: Mapping[str, str]) -> LiteRtBackend:
     return LiteRtBackend(options)
+
+
+create.facts = BackendFacts(  # what the harness reads before making one (backends/base.py, "Facts")
+    preload=("ai_edge_litert.interpreter", "webnn_harness.backends.litert.lower"),
+    threads_option=True,
+    rerun_options=(SettingOption("delegate", "delegate", "xnnpack"), SettingOption("threads", "threads", "1"),
+                   SettingOption("float16", "float16", "float32")),
+)
 
 
 # Known failures: backends/litert/known_failures.json (harness/outputs/expectations.py format).

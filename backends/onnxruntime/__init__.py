@@ -40,7 +40,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendInfo, BuildFailure, Unsupported
+from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported
 from webnn_harness.backends.onnxruntime.opsets import (
     CPU, OLDEST_OPSET, KernelTable, is_cpu_fallback_refusal, loadable_opset, providers_argument)
 from webnn_harness.spec.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
@@ -178,6 +178,7 @@ class OnnxRuntimeBackend:
             version=self._ort.__version__,
             device=f"{self.provider} ({_device_name(self.provider, self._effective_provider_options)})",
             host_cpu=self.provider in HOST_CPU_PROVIDERS,
+            threads=self.threads,
             settings={
                 "provider": self.provider,
                 "cpu_fallback": "allowed" if self.provider == CPU else "disabled",
@@ -457,6 +458,24 @@ def _ort_message(exc: Exception) -> str:
 
 def create(options: Mapping[str, str]) -> OnnxRuntimeBackend:
     return OnnxRuntimeBackend(options)
+
+
+create.facts = BackendFacts(  # what the harness reads before making one (backends/base.py, "Facts")
+    preload=("onnx", "onnxruntime", "webnn_harness.backends.onnxruntime.lower",
+             "webnn_harness.backends.onnxruntime.batch"),
+    threads_option=True,
+    # ORT's intra-op threads spin while idle by default; the op-by-op and
+    # deviceTensor variants keep a session per op alive, and on a few cores
+    # every idle session's spinning pool steals the cores from the one running
+    # (seed deviceTensor: 63 ms spinning vs 31 ms not, 2 cores), so the bench
+    # turns spinning off: a figure that measures ORT's ops, not its pools
+    # fighting. -o spinning=1 restores ORT's default; the record's settings
+    # say which was used (issue #11).
+    bench_options={"spinning": "0"},
+    rerun_options=(SettingOption("provider", "ep", CPU),
+                   SettingOption("graph_optimization_level", "opt_level", "all"),
+                   SettingOption("intra_op_threads", "threads", "1")),
+)
 
 
 # Known failures: backends/onnxruntime/known_failures.json, in the expectations

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendInfo
+from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, SettingOption
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -138,6 +138,8 @@ class OpenVINOBackend:
             device=str(self._property("FULL_DEVICE_NAME") or self.device),
             # AUTO, HETERO and MULTI may place work off the CPU: only "CPU" is the host for sure.
             host_cpu=self.device.split(".")[0] == "CPU",
+            threads=int(self.threads) if self.threads else None,
+            precision=self.precision,
             settings={
                 "device": self.device,
                 "precision": self.precision,
@@ -340,6 +342,13 @@ def _chunks(members, graphs):
 
 def create(options: Mapping[str, str]) -> OpenVINOBackend:
     return OpenVINOBackend(options)
+
+
+create.facts = BackendFacts(  # what the harness reads before making one (backends/base.py, "Facts")
+    preload=("openvino",),
+    threads_option=True,
+    rerun_options=(SettingOption("device", "device", "CPU"), SettingOption("precision", "precision", "exact")),
+)
 
 
 __all__ = ["OpenVINOBackend", "create"]

@@ -9,7 +9,7 @@ from typing import Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendInfo, Unsupported
+from webnn_harness.backends.base import BackendFacts, BackendInfo, Unsupported
 from webnn_harness.backends.reference.evaluate import PRECISIONS, ReferenceOutput, evaluate
 from webnn_harness.backends.reference import memo
 from webnn_harness import __version__
@@ -28,12 +28,14 @@ class ReferenceBackend:
             raise ValueError(f"reference -o precision={self.precision}: one of {', '.join(PRECISIONS)}")
 
     def info(self) -> BackendInfo:
+        precision = ("float64 compute, rounded once to the output type" if self.precision == "float64"
+                     else "operand type compute (float32 in float32, float16 as numpy computes it), rounded to the output type")
         return BackendInfo(
             name=self.name,
             version=__version__,
             device=f"cpu ({platform.machine()}), numpy {np.__version__}",
-            settings={"precision": "float64 compute, rounded once to the output type" if self.precision == "float64"
-                      else "operand type compute (float32 in float32, float16 as numpy computes it), rounded to the output type"},
+            settings={"precision": precision},
+            precision=precision,
         )
 
     def build(self, graph: Graph) -> Graph:
@@ -53,6 +55,13 @@ class ReferenceBackend:
 
 def create(options: Mapping[str, str]) -> ReferenceBackend:
     return ReferenceBackend(options)
+
+
+# All defaults, said here as a vendor would: the worker imports the reference
+# anyway (it judges every backend against it), numpy's threads are not its
+# option, and its one option is reported as a sentence rather than the
+# option's value, so a re-run command cannot repeat it from the settings.
+create.facts = BackendFacts()
 
 
 __all__ = ["ReferenceBackend", "ReferenceOutput", "create", "evaluate"]

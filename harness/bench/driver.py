@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from webnn_harness.outputs.writing import OutputFolderError, OwnedFolder, open_append, write_atomic
 from webnn_harness import __version__
+from webnn_harness.backends import facts_or_defaults
 from webnn_harness.bench.machine import machine_info, measure_peaks, usable_cores
 from webnn_harness.bench.measure import TimingPolicy, timer_overhead
 from webnn_harness.bench.record import STATUSES, BenchRecord
@@ -27,17 +28,6 @@ from webnn_harness.bench.suite import Suite
 from webnn_harness.bench.worker import Task, worker_main
 from webnn_harness.execution.pool import RunOptions, WorkerPool
 
-# Backends whose ``threads`` option the bench sets (to every usable core
-# unless -o threads= or --threads says otherwise); others get only their -o.
-THREADED = ("onnxruntime", "openvino")
-# Options the bench sets unless -o says otherwise. ORT's intra-op threads
-# spin while idle by default; the op-by-op and deviceTensor variants keep a
-# session per op alive, and on a few cores every idle session's spinning pool
-# steals the cores from the one running (seed deviceTensor: 63 ms spinning
-# vs 31 ms not, 2 cores), so the bench turns spinning off: a figure
-# that measures ORT's ops, not its pools fighting. -o spinning=1 restores
-# ORT's default; the record's settings say which was used (issue #11).
-BENCH_DEFAULTS = {"onnxruntime": {"spinning": "0"}}
 
 
 class BenchExecutor(Protocol):
@@ -157,12 +147,16 @@ def _write_summary(out: Path, header: dict, suite: Suite, backends, records, com
 
 
 def thread_options(name: str, backend_options: Mapping[str, str], threads: int) -> dict[str, str]:
-    """The backend options a bench uses: ``threads`` set where the bench sets
-    it, and the bench's defaults (BENCH_DEFAULTS), unless -o gave them."""
+    """The backend options a bench uses, unless -o gave them: ``threads``
+    (to every usable core unless -o threads= or --threads says otherwise) for
+    a backend that takes it, and the options it asks the bench to set; both
+    from the backend's facts (backends/base.py, "Facts"). A backend that
+    cannot be loaded gets none: its worker says why."""
+    declared = facts_or_defaults(name)
     backend_options = dict(backend_options)
-    if name in THREADED:
+    if declared.threads_option:
         backend_options.setdefault("threads", str(threads))
-    for key, value in BENCH_DEFAULTS.get(name, {}).items():
+    for key, value in declared.bench_options.items():
         backend_options.setdefault(key, value)
     return backend_options
 

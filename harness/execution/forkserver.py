@@ -5,10 +5,11 @@ harness/bench/driver.py) and the probe's isolated measurements
 (harness/probe/isolate.py).
 
 The server is a fresh interpreter, started (``prestart``) with the first
-child: it imports the worker's modules and the backends' packages once,
-while the command's own process goes on loading cases, and forks each child
-from there (a spawned worker imported numpy, onnx and onnxruntime again,
-about 0.5 CPU-s each). This module imports no more than multiprocessing.
+child: it imports the worker's modules and the packages each backend declares
+(its facts' ``preload``, read in the server: backend_preload.py) once, while
+the command's own process goes on loading cases, and forks each child from
+there (a spawned worker imported numpy, onnx and onnxruntime again, about
+0.5 CPU-s each). This module imports no more than multiprocessing.
 """
 from __future__ import annotations
 
@@ -25,13 +26,14 @@ START_METHOD = "forkserver" if "forkserver" in mp.get_all_start_methods() else "
 CONTEXT = mp.get_context(START_METHOD)
 
 # What the fork server imports before forking workers: the worker itself
-# (numpy, the harness, the reference), and per backend its heavy packages.
+# (numpy, the harness, the reference), then BACKEND_PRELOAD, which imports
+# what each of the run's backends says its workers need (its facts' preload:
+# backends/base.py, "Facts"). The backends' facts are read there, in the
+# server, from the names in PRELOAD_BACKENDS of its environment: this process
+# imports no backend to start it.
 WORKER_MODULES = ("webnn_harness.execution.worker", "webnn_harness.backends.reference.evaluate")
-BACKEND_MODULES = {
-    "onnxruntime": ("onnx", "onnxruntime", "webnn_harness.backends.onnxruntime.lower",
-                    "webnn_harness.backends.onnxruntime.batch"),
-    "openvino": ("openvino",),
-}
+BACKEND_PRELOAD = "webnn_harness.execution.backend_preload"
+PRELOAD_BACKENDS = "WEBNN_HARNESS_PRELOAD_BACKENDS"
 
 
 # The server's own environment, over the run's. `import openvino` sends a
@@ -47,6 +49,12 @@ BACKEND_MODULES = {
 SERVER_ENVIRONMENT = {"CI": "true"}
 
 
+def server_environment(backends: Iterable[str]) -> dict[str, str]:
+    """What the server starts with over the run's environment: SERVER_ENVIRONMENT,
+    and the backends whose declared modules it preloads (one name a line)."""
+    return {**SERVER_ENVIRONMENT, PRELOAD_BACKENDS: "\n".join(backends)}
+
+
 def prestart(backends: Iterable[str] = ()) -> None:
     """Start the fork server now (it imports while the caller goes on), with
     the modules the workers of ``backends`` need; called by ``start_process``.
@@ -57,10 +65,10 @@ def prestart(backends: Iterable[str] = ()) -> None:
     server = mp_forkserver._forkserver
     starting = server._forkserver_pid is None
     if starting:
-        CONTEXT.set_forkserver_preload([*WORKER_MODULES, *(m for b in backends for m in BACKEND_MODULES.get(b, ()))])
+        CONTEXT.set_forkserver_preload([*WORKER_MODULES, BACKEND_PRELOAD])
         atexit.register(_reap_server)
     # SIGINT blocked: inherited across its exec, by the server and so by every worker it forks.
-    with sigint_blocked(), (child_environment(SERVER_ENVIRONMENT) if starting else contextlib.nullcontext()):
+    with sigint_blocked(), (child_environment(server_environment(backends)) if starting else contextlib.nullcontext()):
         server.ensure_running()
 
 

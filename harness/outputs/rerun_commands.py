@@ -20,16 +20,6 @@ from typing import Any, Mapping, Sequence
 
 from webnn_harness.loading.caseid import BUNDLED_CORPUS, case_id
 
-# When a run's command line is not recorded, the options a backend was made
-# with are recovered from the settings its info() reports: settings key ->
-# (option name, the backend's default, which need not be repeated).
-OPTIONS_FROM_SETTINGS: dict[str, tuple[tuple[str, str, str], ...]] = {
-    "onnxruntime": (("provider", "ep", "CPUExecutionProvider"),
-                    ("graph_optimization_level", "opt_level", "all"),
-                    ("intra_op_threads", "threads", "1")),
-    "openvino": (("device", "device", "CPU"), ("precision", "precision", "exact")),
-}
-
 
 SHORTENED = "# a path outside the folder this ran in is shortened to its last component"
 
@@ -114,11 +104,17 @@ def options_from_command(command: str | None) -> list[str] | None:
 
 
 def options_from_settings(backend: Mapping[str, Any]) -> list[str]:
+    """When a run's command line is not recorded, the options a backend was
+    made with, recovered from the settings its info() reported, as the
+    backend maps them back (its facts' ``rerun_options``); a default is not
+    repeated."""
+    from webnn_harness.backends import recorded_facts  # the registry (numpy): only where a command is not recorded
+
     settings = backend.get("settings") or {}
     out = []
-    for key, option, default in OPTIONS_FROM_SETTINGS.get(backend.get("name", ""), ()):
-        if key in settings and str(settings[key]) != default:
-            out.append(f"{option}={settings[key]}")
+    for known in recorded_facts(str(backend.get("name", ""))).rerun_options:
+        if known.setting in settings and str(settings[known.setting]) != known.default:
+            out.append(f"{known.option}={settings[known.setting]}")
     return out
 
 

@@ -6,6 +6,17 @@ computed in float32 numpy (the protocol is documented in
 
 Options (``-o key=value``):
     leaky_relu  ``buggy`` (default) or ``fixed``: see the deliberate bug below.
+    threads     the threads it may compute on (default 1). numpy's elementwise
+                ops use one and its matmul as many as its BLAS was started
+                with (the bench starts it with its thread count), so this
+                example only records it; a real backend passes it to its
+                runtime. Declared in ``create.facts``, so the bench sets it.
+
+What the harness needs to know before making one is declared on the factory
+(``create.facts``: a ``BackendFacts``): that it takes ``threads``, and how
+its settings map back to ``-o`` options for the re-run commands printed for
+its records. Its info() says its thread count and precision label for the
+performance pages.
 
 The deliberate bug: with ``leaky_relu=buggy``, leakyRelu ignores its
 ``alpha`` option and always uses the spec's default 0.01, so every case with
@@ -18,7 +29,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendInfo, Unsupported
+from webnn_harness.backends.base import BackendFacts, BackendInfo, SettingOption, Unsupported
 from webnn_harness.graph import Graph
 
 __version__ = "0.1.0"
@@ -54,7 +65,7 @@ OPS: dict[str, Callable[..., np.ndarray]] = {
 # Ops this backend composes from others rather than having natively; the
 # probe reports them as "emulated".
 EMULATIONS = {"sigmoid": "1 / (1 + exp(-x)) in float32"}
-OPTIONS = {"leaky_relu": ("buggy", "fixed")}
+OPTIONS = {"leaky_relu": ("buggy", "fixed"), "threads": None}  # None: any positive integer
 
 
 class NumpyFloat32Backend:
@@ -64,15 +75,20 @@ class NumpyFloat32Backend:
         for key, value in options.items():
             if key not in OPTIONS:
                 raise ValueError(f"example-numpy: unknown option {key!r} (known: {', '.join(OPTIONS)})")
-            if value not in OPTIONS[key]:
+            if OPTIONS[key] is None and not (value.isdigit() and int(value) > 0):
+                raise ValueError(f"example-numpy: {key} must be a positive integer, not {value!r}")
+            if OPTIONS[key] is not None and value not in OPTIONS[key]:
                 raise ValueError(f"example-numpy: {key} must be one of {', '.join(OPTIONS[key])}, not {value!r}")
-        self.settings = {"leaky_relu": options.get("leaky_relu", "buggy"), "precision": "float32"}
+        self.threads = int(options.get("threads", "1"))
+        self.settings = {"leaky_relu": options.get("leaky_relu", "buggy"), "precision": "float32",
+                         "threads": self.threads}
         self.ops = dict(OPS)
         if self.settings["leaky_relu"] == "fixed":
             self.ops["leakyRelu"] = _leaky_relu
 
     def info(self) -> BackendInfo:
-        return BackendInfo(self.name, __version__, f"cpu, numpy {np.__version__}", self.settings)
+        return BackendInfo(self.name, __version__, f"cpu, numpy {np.__version__}", self.settings,
+                           threads=self.threads, precision="float32")
 
     def build(self, graph: Graph) -> Graph:
         # Refuse at build time, with a message saying why: the case is
@@ -100,3 +116,12 @@ class NumpyFloat32Backend:
 
 def create(options: Mapping[str, str]) -> NumpyFloat32Backend:
     return NumpyFloat32Backend(options)
+
+
+# What the harness reads before making one (webnn_harness.backends.base, "Facts"):
+# the bench sets -o threads=N, and a re-run command repeats the options the
+# settings of a record say were not the defaults. Nothing heavy to preload.
+create.facts = BackendFacts(
+    threads_option=True,
+    rerun_options=(SettingOption("leaky_relu", "leaky_relu", "buggy"), SettingOption("threads", "threads", "1")),
+)
