@@ -33,7 +33,7 @@ def add_arguments(be: argparse.ArgumentParser) -> None:
     be.add_argument("--profile", type=positive_int, nargs="?", const=10, metavar="RUNS",
                     help="after the timed runs, run each variant with the backend's profiler on at least RUNS "
                          "times (default 10) and for --min-time, in blocks between runs of the timed graph, and "
-                         "record per-node times and the profiler's cost (ORT session profiling, OpenVINO PERF_COUNT)")
+                         "record per-node times and the profiler's cost (from the backend's device_session profile(): README, Benchmarks)")
     add_executor_arguments(be)
 
 
