@@ -16,17 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.accuracy import ACCURACY_FILE
-from webnn_harness.outputs.reading import loads
-from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError, format_error, read_json
+from webnn_harness.outputs.kinds import ACCURACY_FILE
+from webnn_harness.outputs.reading import loads, read_json
+from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError, format_error
 
 ACCURACY_KIND = "accuracy"
 MAX_ACCURACY_BYTES = 64 << 20  # a full plan is about 1 MB per backend
 MAX_WARNINGS = 5  # bad lines named per folder; the rest are counted
-
-
-def is_accuracy_file(path: Path) -> bool:
-    return path.name == ACCURACY_FILE or (path.name == "summary.json" and (path.parent / ACCURACY_FILE).exists())
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,16 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.spec.catalog import OperatorSpec, operators
-from webnn_harness.outputs.limits_file import limits_problem
+from webnn_harness.outputs.kinds import read_probe_files
 from webnn_harness.probe.limits import member_gaps, operator_status, wrong_data_types
 from webnn_harness.reports.common import (
     SHORT_TYPE,
     BackendId,
     BackendIds,
-    ReportInputError,
     format_bytes,
     format_error,
     format_seconds,
     format_value,
-    read_json,
 )
 
 # --------------------------------------------------------------------------- capability model
@@ -494,17 +492,8 @@ def _bytes_rows(raw: Any) -> tuple[tuple[str, str], ...]:
 def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path | None, probe_path: Path | None,
                         ids: BackendIds) -> tuple[ProbeBackend, Any]:
     """One probe's column; also returns the limits JSON as read (for the download link)."""
-    limits = read_json(limits_path) if limits_path else {}
-    probe = read_json(probe_path) if probe_path else {}
-    header = read_json(header_path) if header_path else {}
-    for path, doc in ((limits_path, limits), (probe_path, probe), (header_path, header)):
-        if not isinstance(doc, Mapping):
-            raise ReportInputError(f"{path}: expected a JSON object")
-    if limits_path and (problem := limits_problem(limits)):
-        raise ReportInputError(f"{limits_path}: not an opSupportLimits file: {problem}")
-    header = probe.get("header") if isinstance(probe.get("header"), Mapping) else header
-    binfo = header.get("backend") if isinstance(header.get("backend"), Mapping) else {}
-    name = str(binfo.get("name") or Path(stem).name)
+    files = read_probe_files(stem, limits_path, header_path, probe_path)
+    limits, probe, header, binfo, name = files.limits, files.evidence, files.header, files.backend, files.backend_name
     bid = ids.get(name, str(binfo.get("version", "")), str(binfo.get("device", "")),
                   json.dumps(binfo.get("settings", {}), sort_keys=True, default=str) + stem)
     combos = [c for c in probe.get("combinations", []) if isinstance(c, Mapping) and not c.get("role")]

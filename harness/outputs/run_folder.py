@@ -14,6 +14,7 @@ unasked, and read back whole by the commands that work on finished runs
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -164,3 +165,26 @@ def read_run_folder(path: str | Path, need_summary: bool = False,
     for problem in read.problems if on_problem else ():
         on_problem(problem)
     return RunFolder(path, summary, read.records, read.problems)
+
+
+def backend_key(backend: Mapping[str, Any]) -> str:
+    """A backend dict as one comparable key (records of one backend carry equal dicts)."""
+    return json.dumps(backend, sort_keys=True, default=str)
+
+
+def backend_groups(run: RunFolder) -> list[tuple[Mapping[str, Any], list[Record]]]:
+    """(backend, its records) per backend of ``run``: the summary's backends in its order, then any only the
+    records name (an interrupted run)."""
+    groups: dict[str, tuple[Mapping[str, Any], list[Record]]] = {}
+    for entry in run.summary.get("backends", []):
+        b = entry.get("backend", {}) if isinstance(entry, Mapping) else {}
+        groups.setdefault(backend_key(b), (b, []))
+    # Every record carries its backend dict: sorting and dumping each one cost about 1 s per
+    # 100k records. repr (C code) tells the same JSON values apart (1, 1.0 and True included),
+    # so each distinct repr is dumped once.
+    keys: dict[str, str] = {}
+    for r in run.records:
+        text = repr(r.backend)
+        key = keys.get(text) or keys.setdefault(text, backend_key(r.backend))
+        groups.setdefault(key, (r.backend, []))[1].append(r)
+    return list(groups.values())
