@@ -157,7 +157,9 @@ CAPABILITY_TEXT = {
 
 
 @dataclass(frozen=True)
-class CompareRow:
+class DeclaredDiffRow:
+    """One finding of the probe's diff against a declared opSupportLimits file (``probe --compare``)."""
+
     op: str
     member: str
     what: str  # "f32, i64" or "ranks 2–8"
@@ -167,12 +169,14 @@ class CompareRow:
 
 
 @dataclass(frozen=True)
-class CompareSection:
+class DeclaredDiffSection:
+    """The findings of one kind of that diff (declared but broken, working but undeclared, ...)."""
+
     key: str
     title: str
     explanation: str
     count: int  # data types and ranks covered
-    rows: tuple[CompareRow, ...]
+    rows: tuple[DeclaredDiffRow, ...]
 
 
 # The byte search's endings (harness/probe/bytes.py "kind") after which the number found is
@@ -182,7 +186,7 @@ _BYTES_LOWER_BOUND = {
     "time": "the search's time budget ran out before a limit was found",
 }
 
-COMPARE_TEXT = {
+DECLARED_DIFF_TEXT = {
     "declaredButBroken": ("Declared but broken", "declared data types or ranks whose every combination was refused, crashed or computed wrong values"),
     "declaredUnverified": ("Declared, accepted, unverified", "the backend accepts these but the reference cannot compute them: not counted as broken"),
     "declaredNotTried": ("Declared, never tried", "data types the probe does not sweep here (int4/uint4 outside quantization) or does not know"),
@@ -217,21 +221,21 @@ def _members_text(members: Mapping[str, Any]) -> str:
     return "; ".join(f"{name}: {t}" for name, t in texts.items())
 
 
-def compare_sections(compare: Mapping[str, Any]) -> tuple[CompareSection, ...]:
+def declared_diff_sections(diff: Mapping[str, Any]) -> tuple[DeclaredDiffSection, ...]:
     out = []
-    for key, (title, explanation) in COMPARE_TEXT.items():
-        groups = compare.get(key) or []
+    for key, (title, explanation) in DECLARED_DIFF_TEXT.items():
+        groups = diff.get(key) or []
         if not groups:
             continue
         rows = []
         for g in groups:
             if not isinstance(g, Mapping):
                 continue
-            rows.append(CompareRow(op=str(g.get("op", "")), member=", ".join(map(str, g.get("members") or ())),
+            rows.append(DeclaredDiffRow(op=str(g.get("op", "")), member=", ".join(map(str, g.get("members") or ())),
                                    what=_members_text(g.get("members") or {}),
                                    outcome=str(g.get("outcome", "")), cause=str(g.get("cause") or g.get("reason") or ""),
                                    evidence=tuple(str(x) for x in g.get("evidence") or ())))
-        out.append(CompareSection(key, title, explanation, int((compare.get("counts") or {}).get(key, len(rows))), tuple(rows)))
+        out.append(DeclaredDiffSection(key, title, explanation, int((diff.get("counts") or {}).get(key, len(rows))), tuple(rows)))
     return tuple(out)
 
 
@@ -294,8 +298,8 @@ class ProbeBackend:
     max_tensor_byte_length: int | None
     bytes_evidence: tuple[tuple[str, str], ...]  # how the byte search went, as (what, text) rows
     bytes_lower_bound: str  # why the number is only a lower bound ("" when it is the limit found)
-    compare: Mapping[str, Any]  # the probe's diff against a declared opSupportLimits file, if any
-    compare_sections: tuple["CompareSection", ...]  # the same, grouped for reading
+    declared_diff: Mapping[str, Any]  # the probe's diff against a declared opSupportLimits file, if any
+    declared_diff_sections: tuple["DeclaredDiffSection", ...]  # the same, grouped for reading
     wrong_findings: tuple["WrongFinding", ...]  # wrong results grouped by operator and root cause
     bytes_summary: str  # "at least N bytes (search budget reached)" or the limit found
     graph_limits: tuple[tuple[str, TensorLimit], ...]  # input / constant / output
@@ -544,8 +548,9 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
         max_tensor_byte_length=int(mtbl) if isinstance(mtbl, (int, float)) and mtbl > 0 else None,
         bytes_evidence=_bytes_rows(bytes_raw),
         bytes_lower_bound=_BYTES_LOWER_BOUND.get(bytes_raw.get("kind"), "") if isinstance(bytes_raw, Mapping) else "",
-        compare=probe.get("compare") if isinstance(probe.get("compare"), Mapping) else {},
-        compare_sections=compare_sections(probe.get("compare")) if isinstance(probe.get("compare"), Mapping) else (),
+        declared_diff=probe.get("compare") if isinstance(probe.get("compare"), Mapping) else {},
+        declared_diff_sections=(declared_diff_sections(probe.get("compare")) if isinstance(probe.get("compare"), Mapping)
+                                else ()),
         wrong_findings=wrong_findings(probe.get("wrongFindings")),
         bytes_summary=str(bytes_raw.get("summary", "")) if isinstance(bytes_raw, Mapping) else "",
         graph_limits=tuple((k, t) for k in ("input", "constant", "output")
