@@ -527,6 +527,7 @@ def cmd_bench(args) -> int:
     from webnn_harness.bench.suite import load_suite
     from webnn_harness.bench.regressions import compare_bench
     from webnn_harness.bench.console import comparison_lines, noise_line, published_tables, record_line
+    from webnn_harness.outputs.kinds import holds
     from webnn_harness.bench.ray_cluster import bench_executor
 
     names = args.backend
@@ -535,7 +536,7 @@ def cmd_bench(args) -> int:
 
         names = [n for n in DEFAULT_BACKENDS if n != "reference" and n in available()] or ["reference"]
     requests = _backend_requests(names, args.option)
-    if args.baseline and not (Path(args.baseline) / "bench.jsonl").is_file():
+    if args.baseline and not holds(args.baseline, "bench"):
         raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
     if args.threads is not None and args.threads < 1:
         raise UsageError("--threads must be at least 1")
@@ -584,9 +585,10 @@ def cmd_bench(args) -> int:
 
 def cmd_diff(args) -> int:
     """Compare two run folders by case id; exit 1 when NEW regressed against BASE."""
+    from webnn_harness.outputs.kinds import holds
     from webnn_harness.outputs.run_diff import FORMATS, diff_runs
 
-    benches = [(Path(d) / "bench.jsonl").is_file() for d in (args.base, args.new)]
+    benches = [holds(d, "bench") for d in (args.base, args.new)]
     if any(benches):
         if not all(benches):
             raise UsageError("diff compares two run folders or two bench folders, not one of each")

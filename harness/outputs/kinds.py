@@ -187,6 +187,11 @@ KINDS: dict[str, OutputKind] = {kind.name: kind for kind in (
 ARCHIVED_KINDS = tuple(name for name, kind in KINDS.items() if kind.archived)
 
 
+def holds(folder: str | Path, kind: str) -> bool:
+    """Whether ``folder`` holds ``kind``'s marker file (a bench folder its bench.jsonl)."""
+    return (Path(folder) / KINDS[kind].marker).is_file()
+
+
 def folder_kind_by_files(folder: Path) -> tuple[str | None, str]:
     """(the kind whose marker file ``folder`` holds, that file), or a probe's file; (None, "") for none."""
     for kind in KINDS.values():
