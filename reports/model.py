@@ -2,7 +2,7 @@
 
 The pages are built by family: `common` (identity, formatting, re-run
 commands), `conformance` (run results), `capability` (probe outputs); this
-module finds the inputs and assembles the site.
+module assembles the site from the inputs harness/outputs/kinds.py finds.
 
 The renderer only formats what is here; every count, rate, gap and re-run
 command is decided in this module so it can be tested without templates.
