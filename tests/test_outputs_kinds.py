@@ -23,7 +23,7 @@ def test_every_schema_a_kind_names_exists():
 def test_archived_kinds_have_a_header_and_the_folder_kinds_a_reader():
     assert ARCHIVED_KINDS == ("run", "bench", "fuzz", "probe")
     assert all(KINDS[k].header for k in ARCHIVED_KINDS)
-    assert all(KINDS[k].read for k in ("run", "bench", "fuzz"))  # a probe is read by its files
+    assert all(KINDS[k].read and KINDS[k].header for k in ("run", "bench", "fuzz", "accuracy"))  # a probe: by its files
 
 
 @pytest.mark.parametrize("kind", ["run", "bench", "fuzz", "accuracy"])
@@ -64,3 +64,14 @@ def test_a_probe_header_names_its_backend_or_its_file(tmp_path):
     limits.write_text("[1]")
     with pytest.raises(ReadError, match="expected a JSON object"):
         read_probe_files(str(tmp_path / "bare"), limits, None, None)
+
+
+def test_an_accuracy_folder_is_read_with_its_header(tmp_path):
+    line = {"op": "matmul", "dataType": "float32", "dataSet": "0", "shape": "2x2", "k": 2, "ksb": 2,
+            "compliant": True, "backend": {"name": "reference", "version": "0.1.0", "device": "cpu"}}
+    (tmp_path / "accuracy.jsonl").write_text(json.dumps(line) + "\n{not json\n")
+    (tmp_path / "summary.json").write_text(json.dumps({"kind": "accuracy", "date": "2026-01-02", "harnessVersion": "0.1.0"}))
+    folder = KINDS["accuracy"].read(tmp_path)
+    assert [c.op for _, c in folder.cases] == ["matmul"] and "line 2: not valid JSON" in folder.warnings[0]
+    header = KINDS["accuracy"].header(folder)
+    assert header.backends == (line["backend"],) and (header.date, header.harness_version) == ("2026-01-02", "0.1.0")

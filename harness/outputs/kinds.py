@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from webnn_harness.outputs.accuracy_records import ACCURACY_FILE, AccuracyFolder, read_accuracy_folder
 from webnn_harness.outputs.bench_records import BenchFolder, read_bench_folder
 from webnn_harness.outputs.limits_file import limits_problem
 from webnn_harness.outputs.reading import ReadError, read_json
@@ -27,7 +28,6 @@ from webnn_harness.outputs.writing import REPORT_MANIFEST
 from webnn_harness.outputs.run_folder import RESULTS, SUMMARY, RunFolder, backend_groups, read_run_folder
 
 BENCH_FILE = "bench.jsonl"
-ACCURACY_FILE = "accuracy.jsonl"  # one line per case (harness/accuracy writes it)
 FUZZ_CASES, FUZZ_DETAILS = "findings", "findings-details"  # a fuzz run's minimal cases and each finding's details
 LIMITS_SUFFIX = "-opSupportLimits.json"
 PROBE_SUFFIX = "-probe.json"
@@ -166,6 +166,16 @@ def probe_header(probe: ProbeFiles) -> OutputHeader:
                         str(probe.header.get("harnessVersion") or ""))
 
 
+# --------------------------------------------------------------------------- accuracy
+
+
+def accuracy_header(folder: AccuracyFolder) -> OutputHeader:
+    s = folder.summary
+    backends = {json.dumps(b, sort_keys=True, default=str): b for b, _ in folder.cases}
+    return OutputHeader(tuple(backends.values()), s.get("machine"), str(s.get("date") or ""), folder.path.name,
+                        str(s.get("harnessVersion") or ""))
+
+
 # --------------------------------------------------------------------------- the registry
 
 
@@ -179,7 +189,7 @@ KINDS: dict[str, OutputKind] = {kind.name: kind for kind in (
     # <backend>-opSupportLimits.json, -probe.json and -opSupportLimits.header.json: a folder may hold several
     # backends' probes, so a probe is read by its files (read_probe_files), not by its folder.
     OutputKind("probe", (), "", {}, None, probe_header, archived=True),
-    OutputKind("accuracy", (ACCURACY_FILE, SUMMARY), ACCURACY_FILE),  # read by reports/accuracy.py, line by line
+    OutputKind("accuracy", (ACCURACY_FILE, SUMMARY), ACCURACY_FILE, {}, read_accuracy_folder, accuracy_header),
     # The archive's own folder: harness/archive/store.py reads it (it sits above this stage) and checks its
     # marker file itself, as it always has.
     OutputKind("archive", (ARCHIVE_MARKER, "entries")),
