@@ -266,14 +266,14 @@ def _update_expectations(path: Path, out: Path, request, result, given: tuple[st
     """Write ``path`` from the run, then judge the run against it (and the
     expectations it ran with): the exit code of the run as the next one will see it."""
     from webnn_harness.outputs.expectations import ExpectationSet, read_expectations, update_expectations
-    from webnn_harness.outputs.records import read_records
+    from webnn_harness.outputs.run_folder import read_records_whole
 
     try:
         previous = read_expectations(path) if path.exists() else ()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     info = result.tallies[0].backend
-    records = read_records(out / "results.jsonl")
+    records = read_records_whole(out / "results.jsonl").records
     counts = update_expectations(path, records, previous, str(info.get("version", "")), request.options)
     print(f"expectations: {path} ({counts['added']} added, {counts['kept']} kept, {counts['dropped']} dropped as passing)")
     updated = ExpectationSet.for_backend(request.name, str(info.get("version", "")), request.options,

@@ -217,11 +217,3 @@ def write_summary(out_dir: Path, tallies: Iterable[BackendTally], extra: Mapping
     path = out_dir / "summary.json"
     doc = {**run_header(), "backends": [t.to_json() for t in tallies], **extra}
     return write_atomic(path, json.dumps(doc, indent=2, default=str) + "\n")
-
-
-def read_records(path: Path) -> list[Record]:
-    """The records of a results.jsonl that can be read (harness/outputs/reading.py skips the rest, as
-    every command does; ``run_folder.read_records_whole`` also says which)."""
-    from webnn_harness.outputs.reading import read_lines
-
-    return list(read_lines(path, Record.from_json, kind="record").items)
