@@ -5,7 +5,6 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Mapping, TypeVar
 
 from webnn_harness.outputs.reading import ReadError
@@ -13,7 +12,6 @@ from webnn_harness.outputs.rerun_commands import (  # noqa: F401 - re-exported f
     OPTIONS_FROM_SETTINGS, corpus_paths_from_command, options_from_command, options_from_settings,
     published_rerun_command, recorded_run_command, rerun_command, shown_path, with_shortened_note)
 
-from webnn_harness.outputs.kinds import HEADER_SUFFIX, LIMITS_SUFFIX, PROBE_SUFFIX  # noqa: F401 - the pages' import path
 # MLOpSupportLimits members that are not operators (spec: "MLOpSupportLimits dictionary").
 TOP_LEVEL_LIMITS = ("preferredInputLayout", "maxTensorByteLength", "input", "constant", "output")
 SHORT_TYPE = {

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 # FUZZ_CASES: also the corpus name that `run --cases DIR/findings` gives these case files
-from webnn_harness.outputs.kinds import FUZZ_CASES, FUZZ_DETAILS, read_fuzz_folder
+from webnn_harness.outputs.kinds import FUZZ_CASES, FUZZ_DETAILS, FUZZ_SUMMARY_SCHEMA, read_fuzz_folder
 from webnn_harness.outputs.reading import ReadError, read_json
 from webnn_harness.reports.common import (BackendId, BackendIds, format_error, format_value, rerun_command,
                                           shown_path, with_shortened_note)
@@ -175,7 +175,7 @@ def _read_optional(path: Path, problems: list[str], kind: str | None = None) -> 
 def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, backend: Mapping[str, Any],
              backend_arg: str | None, options: Sequence[str], problems: list[str]) -> FuzzFinding:
     fid = str(entry.get("id", "?"))
-    details = _read_optional(folder / FUZZ_DETAILS / f"{fid}.json", problems, "fuzz-summary#finding") or {}
+    details = _read_optional(folder / FUZZ_DETAILS / f"{fid}.json", problems, f"{FUZZ_SUMMARY_SCHEMA}#finding") or {}
     doc = _read_optional(folder / FUZZ_CASES / f"{fid}.json", problems) or {}
     # The sidecar is written when the finding is; the summary at the end, with the final hit count.
     entry = {**details, **entry}

@@ -15,7 +15,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from webnn_harness.outputs.bench_records import read_bench_folder
 from webnn_harness.outputs.kinds import BENCH_FILE
@@ -227,18 +227,6 @@ def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> Be
                    if isinstance(published, Mapping) and _number(published.get("seconds")) is not None else None),
         profile=read_profile(raw.get("profile"), where),
     )
-
-
-def read_bench(folder: Path, on_problem: Callable[[str], object] | None = None,
-               ) -> tuple[Mapping[str, Any], list[tuple[int, Mapping[str, Any]]]]:
-    """(summary.json or {}, [(line number, record)]) of one bench folder, read as every command reads it
-    (harness/outputs/bench_records.py: a line that cannot be read, such as the truncated last line of an
-    interrupted bench, is skipped); the summary's ``complete`` says whether the run finished."""
-    try:
-        read = read_bench_folder(folder, on_problem)
-    except ValueError as exc:
-        raise ReportInputError(str(exc)) from None
-    return read.summary, list(read.records)
 
 
 def _mapping(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -657,7 +645,11 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     folder_labels: dict[Path, str] = {}
     problems: list[str] = []
     for folder in folders:
-        summary, raw_records = read_bench(folder, problems.append)
+        # Read as every command reads it (harness/outputs/bench_records.py): a line that cannot be read, such
+        # as the truncated last line of an interrupted bench, is skipped; the summary's "complete" says
+        # whether the run finished.
+        bench = read_bench_folder(folder, problems.append)
+        summary, raw_records = bench.summary, bench.records
         # A bench on a Ray cluster is one run per node: each node's machine and peaks.
         by_node: dict[str, list[tuple[int, Mapping[str, Any]]]] = {"": []} if not raw_records else {}
         for number, raw in raw_records:

@@ -21,14 +21,16 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from webnn_harness.outputs.accuracy_records import ACCURACY_FILE, AccuracyFolder, read_accuracy_folder
-from webnn_harness.outputs.bench_records import BenchFolder, read_bench_folder
+from webnn_harness.outputs.bench_records import (BENCH_FILE, BENCH_RECORD_SCHEMA, BENCH_SUMMARY_SCHEMA, BenchFolder,
+                                                 read_bench_folder)
 from webnn_harness.outputs.limits_file import limits_problem
 from webnn_harness.outputs.reading import ReadError, read_json
+from webnn_harness.outputs.run_folder import (RESULTS, RUN_RECORD_SCHEMA, RUN_SUMMARY_SCHEMA, SUMMARY, RunFolder,
+                                              backend_groups, read_run_folder)
 from webnn_harness.outputs.writing import REPORT_MANIFEST
-from webnn_harness.outputs.run_folder import RESULTS, SUMMARY, RunFolder, backend_groups, read_run_folder
 
-BENCH_FILE = "bench.jsonl"
 FUZZ_CASES, FUZZ_DETAILS = "findings", "findings-details"  # a fuzz run's minimal cases and each finding's details
+FUZZ_SUMMARY_SCHEMA = "fuzz-summary"  # harness/schema/<name>.schema.json; "#finding": one finding's details
 LIMITS_SUFFIX = "-opSupportLimits.json"
 PROBE_SUFFIX = "-probe.json"
 HEADER_SUFFIX = "-opSupportLimits.header.json"
@@ -100,7 +102,7 @@ class FuzzFolder:
 
 
 def read_fuzz_folder(folder: Path) -> FuzzFolder:
-    summary = read_json(Path(folder) / SUMMARY, "fuzz-summary")
+    summary = read_json(Path(folder) / SUMMARY, FUZZ_SUMMARY_SCHEMA)
     return FuzzFolder(Path(folder), summary)
 
 
@@ -180,19 +182,23 @@ def accuracy_header(folder: AccuracyFolder) -> OutputHeader:
 
 
 KINDS: dict[str, OutputKind] = {kind.name: kind for kind in (
-    OutputKind("run", (RESULTS, SUMMARY), RESULTS, {RESULTS: "record", SUMMARY: "run-summary"},
-               read_run_folder, run_header, archived=True),
-    OutputKind("bench", (BENCH_FILE, SUMMARY, "artifacts"), BENCH_FILE, {BENCH_FILE: "bench-record", SUMMARY: "bench-summary"},
-               read_bench_folder, bench_header, archived=True),
-    OutputKind("fuzz", ("hypothesis", FUZZ_CASES, FUZZ_DETAILS, SUMMARY), "hypothesis", {SUMMARY: "fuzz-summary"},
-               read_fuzz_folder, fuzz_header, archived=True),
+    OutputKind("run", files=(RESULTS, SUMMARY), marker=RESULTS,
+               schemas={RESULTS: RUN_RECORD_SCHEMA, SUMMARY: RUN_SUMMARY_SCHEMA},
+               read=read_run_folder, header=run_header, archived=True),
+    OutputKind("bench", files=(BENCH_FILE, SUMMARY, "artifacts"), marker=BENCH_FILE,
+               schemas={BENCH_FILE: BENCH_RECORD_SCHEMA, SUMMARY: BENCH_SUMMARY_SCHEMA},
+               read=read_bench_folder, header=bench_header, archived=True),
+    OutputKind("fuzz", files=("hypothesis", FUZZ_CASES, FUZZ_DETAILS, SUMMARY), marker="hypothesis",
+               schemas={SUMMARY: FUZZ_SUMMARY_SCHEMA}, read=read_fuzz_folder, header=fuzz_header, archived=True),
     # <backend>-opSupportLimits.json, -probe.json and -opSupportLimits.header.json: a folder may hold several
     # backends' probes, so a probe is read by its files (read_probe_files), not by its folder.
-    OutputKind("probe", (), "", {}, None, probe_header, archived=True),
-    OutputKind("accuracy", (ACCURACY_FILE, SUMMARY), ACCURACY_FILE, {}, read_accuracy_folder, accuracy_header),
+    OutputKind("probe", files=(), header=probe_header, archived=True),
+    # Each line checked field by field (no schema file).
+    OutputKind("accuracy", files=(ACCURACY_FILE, SUMMARY), marker=ACCURACY_FILE, read=read_accuracy_folder,
+               header=accuracy_header),
     # The archive's own folder: harness/archive/store.py reads it (it sits above this stage) and checks its
     # marker file itself, as it always has.
-    OutputKind("archive", (ARCHIVE_MARKER, "entries")),
+    OutputKind("archive", files=(ARCHIVE_MARKER, "entries")),
 )}
 ARCHIVED_KINDS = tuple(name for name, kind in KINDS.items() if kind.archived)
 

@@ -24,6 +24,7 @@ from webnn_harness.outputs.records import Record
 from webnn_harness.outputs.writing import Mode, OutputFolderError, OwnedFolder, describe_write_error  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and cli.py
 
 RESULTS, SUMMARY, LOCK = "results.jsonl", "summary.json", ".webnn-harness-run.lock"
+RUN_RECORD_SCHEMA, RUN_SUMMARY_SCHEMA = "record", "run-summary"  # harness/schema/<name>.schema.json
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class RecordsRead:
 def read_records_whole(path: Path) -> RecordsRead:
     """Every record of ``path`` that can be read; the rest named by line number (harness/outputs/reading.py),
     the same for every command that reads a run."""
-    read = read_lines(path, Record.from_json, kind="record")
+    read = read_lines(path, Record.from_json, kind=RUN_RECORD_SCHEMA)
     return RecordsRead(read.items, read.problems, read.whole_bytes)
 
 
@@ -157,7 +158,7 @@ def read_run_folder(path: str | Path, need_summary: bool = False,
         summary_path = path / SUMMARY
         summary: Mapping[str, Any] = {}
         if summary_path.exists():
-            summary = read_json(summary_path, kind="run-summary")
+            summary = read_json(summary_path, kind=RUN_SUMMARY_SCHEMA)
         elif need_summary:
             raise RunFolderError(f"{path}: no {SUMMARY} (the run did not finish)")
     except ReadError as exc:
