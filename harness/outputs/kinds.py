@@ -6,8 +6,10 @@ harness version).
 Every command that meets an output folder decides its kind here:
 ``OwnedFolder`` (harness/outputs/writing.py) what it may replace, ``report``
 (reports/model.py) which page family reads it, ``archive add``
-(harness/archive/store.py) what it stores and with which header, ``diff`` and
-``merge`` which reader. A new kind of output is one entry.
+(harness/archive/store.py) what it stores and with which header, ``diff``
+and ``bench --baseline`` whether a folder is a bench (``holds``); ``merge``,
+``diff`` and ``junit`` read runs with the run entry's reader. A new kind of
+output is one entry.
 
 Readers are the ones every command shares (harness/outputs/reading.py:
 bounded, schema-checked, one-line ``ReadError``); the pages build their model
