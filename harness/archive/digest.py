@@ -1,9 +1,10 @@
 """What the archive's history and changes pages need of one entry, read once.
 
 An entry never changes (its id is a hash of its files), so its digest is
-computed once with the readers every command shares (harness/outputs/kinds.py) and kept in a cache folder the
-site builder names (beside the site), keyed by entry id and digest format:
-adding one entry to an archive of hundreds reads one entry's files.
+computed once with the readers every command shares (harness/outputs/kinds.py)
+and kept in a cache folder the site builder names (beside the site), keyed by
+entry id and digest format: adding one entry to an archive of hundreds reads
+one entry's files.
 
 Digest of a run: per backend, every case's status by stable id and per-op
 (passed, tested) counts; of a probe: its opSupportLimits as read; of a
@@ -39,6 +40,9 @@ def _text(message) -> str:
 
 @dataclass(frozen=True)
 class _BackendGroup:
+    """One backend's records of a run, as the report's run groups carry them (the report passes its own
+    reader, which remembers what it read for the columns)."""
+
     backend: Mapping[str, Any]
     records: list[Record]
 
