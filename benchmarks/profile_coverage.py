@@ -32,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from webnn_harness.bench.record import read_bench_folder
+from webnn_harness.outputs.bench_records import read_bench_folder
 from webnn_harness.cli import main as harness
 from webnn_harness.reports.common import ReportInputError
 from webnn_harness.reports.profiles import ProfileView, read_profile

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from webnn_harness.reports.model import ReportInputError, SiteModel, build_model
+from webnn_harness.reports.common import ReportInputError
+from webnn_harness.reports.model import SiteModel, build_model
 
 
 def build_site(inputs: Iterable[str | Path], out_dir: str | Path) -> Path:

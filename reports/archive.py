@@ -39,7 +39,7 @@ from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import _version_key
-from webnn_harness.reports.common import BackendId, ReportInputError, slug
+from webnn_harness.reports.common import BackendId, ReportInputError, reads_inputs, slug
 from webnn_harness.reports.conformance import read_run
 from webnn_harness.reports.model import SiteModel, build_model
 from webnn_harness.spec.catalog import operators
@@ -436,6 +436,7 @@ def op_history(entries: Sequence[Entry], digest, steps_of=detect_steps) -> dict[
 # --------------------------------------------------------------------------- the whole
 
 
+@reads_inputs
 def build_archive_model(path: str | Path, cache: Path | None = None, now: datetime | None = None,
                         stale_days: int = STALE_DAYS) -> ArchiveModel:
     """The site model of an archive; ``cache`` keeps entry digests between builds."""

@@ -10,18 +10,16 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.spec.catalog import OperatorSpec, operators
-from webnn_harness.outputs.limits_file import limits_problem
+from webnn_harness.outputs.kinds import read_probe_files
 from webnn_harness.probe.limits import member_gaps, operator_status, wrong_data_types
 from webnn_harness.reports.common import (
     SHORT_TYPE,
     BackendId,
     BackendIds,
-    ReportInputError,
     format_bytes,
     format_error,
     format_seconds,
     format_value,
-    read_json,
 )
 
 # --------------------------------------------------------------------------- capability model
@@ -159,7 +157,9 @@ CAPABILITY_TEXT = {
 
 
 @dataclass(frozen=True)
-class CompareRow:
+class DeclaredDiffRow:
+    """One finding of the probe's diff against a declared opSupportLimits file (``probe --compare``)."""
+
     op: str
     member: str
     what: str  # "f32, i64" or "ranks 2–8"
@@ -169,12 +169,14 @@ class CompareRow:
 
 
 @dataclass(frozen=True)
-class CompareSection:
+class DeclaredDiffSection:
+    """The findings of one kind of that diff (declared but broken, working but undeclared, ...)."""
+
     key: str
     title: str
     explanation: str
     count: int  # data types and ranks covered
-    rows: tuple[CompareRow, ...]
+    rows: tuple[DeclaredDiffRow, ...]
 
 
 # The byte search's endings (harness/probe/bytes.py "kind") after which the number found is
@@ -184,7 +186,7 @@ _BYTES_LOWER_BOUND = {
     "time": "the search's time budget ran out before a limit was found",
 }
 
-COMPARE_TEXT = {
+DECLARED_DIFF_TEXT = {
     "declaredButBroken": ("Declared but broken", "declared data types or ranks whose every combination was refused, crashed or computed wrong values"),
     "declaredUnverified": ("Declared, accepted, unverified", "the backend accepts these but the reference cannot compute them: not counted as broken"),
     "declaredNotTried": ("Declared, never tried", "data types the probe does not sweep here (int4/uint4 outside quantization) or does not know"),
@@ -219,21 +221,21 @@ def _members_text(members: Mapping[str, Any]) -> str:
     return "; ".join(f"{name}: {t}" for name, t in texts.items())
 
 
-def compare_sections(compare: Mapping[str, Any]) -> tuple[CompareSection, ...]:
+def declared_diff_sections(diff: Mapping[str, Any]) -> tuple[DeclaredDiffSection, ...]:
     out = []
-    for key, (title, explanation) in COMPARE_TEXT.items():
-        groups = compare.get(key) or []
+    for key, (title, explanation) in DECLARED_DIFF_TEXT.items():
+        groups = diff.get(key) or []
         if not groups:
             continue
         rows = []
         for g in groups:
             if not isinstance(g, Mapping):
                 continue
-            rows.append(CompareRow(op=str(g.get("op", "")), member=", ".join(map(str, g.get("members") or ())),
+            rows.append(DeclaredDiffRow(op=str(g.get("op", "")), member=", ".join(map(str, g.get("members") or ())),
                                    what=_members_text(g.get("members") or {}),
                                    outcome=str(g.get("outcome", "")), cause=str(g.get("cause") or g.get("reason") or ""),
                                    evidence=tuple(str(x) for x in g.get("evidence") or ())))
-        out.append(CompareSection(key, title, explanation, int((compare.get("counts") or {}).get(key, len(rows))), tuple(rows)))
+        out.append(DeclaredDiffSection(key, title, explanation, int((diff.get("counts") or {}).get(key, len(rows))), tuple(rows)))
     return tuple(out)
 
 
@@ -296,8 +298,8 @@ class ProbeBackend:
     max_tensor_byte_length: int | None
     bytes_evidence: tuple[tuple[str, str], ...]  # how the byte search went, as (what, text) rows
     bytes_lower_bound: str  # why the number is only a lower bound ("" when it is the limit found)
-    compare: Mapping[str, Any]  # the probe's diff against a declared opSupportLimits file, if any
-    compare_sections: tuple["CompareSection", ...]  # the same, grouped for reading
+    declared_diff: Mapping[str, Any]  # the probe's diff against a declared opSupportLimits file, if any
+    declared_diff_sections: tuple["DeclaredDiffSection", ...]  # the same, grouped for reading
     wrong_findings: tuple["WrongFinding", ...]  # wrong results grouped by operator and root cause
     bytes_summary: str  # "at least N bytes (search budget reached)" or the limit found
     graph_limits: tuple[tuple[str, TensorLimit], ...]  # input / constant / output
@@ -494,17 +496,8 @@ def _bytes_rows(raw: Any) -> tuple[tuple[str, str], ...]:
 def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path | None, probe_path: Path | None,
                         ids: BackendIds) -> tuple[ProbeBackend, Any]:
     """One probe's column; also returns the limits JSON as read (for the download link)."""
-    limits = read_json(limits_path) if limits_path else {}
-    probe = read_json(probe_path) if probe_path else {}
-    header = read_json(header_path) if header_path else {}
-    for path, doc in ((limits_path, limits), (probe_path, probe), (header_path, header)):
-        if not isinstance(doc, Mapping):
-            raise ReportInputError(f"{path}: expected a JSON object")
-    if limits_path and (problem := limits_problem(limits)):
-        raise ReportInputError(f"{limits_path}: not an opSupportLimits file: {problem}")
-    header = probe.get("header") if isinstance(probe.get("header"), Mapping) else header
-    binfo = header.get("backend") if isinstance(header.get("backend"), Mapping) else {}
-    name = str(binfo.get("name") or Path(stem).name)
+    files = read_probe_files(stem, limits_path, header_path, probe_path)
+    limits, probe, header, binfo, name = files.limits, files.evidence, files.header, files.backend, files.backend_name
     bid = ids.get(name, str(binfo.get("version", "")), str(binfo.get("device", "")),
                   json.dumps(binfo.get("settings", {}), sort_keys=True, default=str) + stem)
     combos = [c for c in probe.get("combinations", []) if isinstance(c, Mapping) and not c.get("role")]
@@ -555,8 +548,9 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
         max_tensor_byte_length=int(mtbl) if isinstance(mtbl, (int, float)) and mtbl > 0 else None,
         bytes_evidence=_bytes_rows(bytes_raw),
         bytes_lower_bound=_BYTES_LOWER_BOUND.get(bytes_raw.get("kind"), "") if isinstance(bytes_raw, Mapping) else "",
-        compare=probe.get("compare") if isinstance(probe.get("compare"), Mapping) else {},
-        compare_sections=compare_sections(probe.get("compare")) if isinstance(probe.get("compare"), Mapping) else (),
+        declared_diff=probe.get("compare") if isinstance(probe.get("compare"), Mapping) else {},
+        declared_diff_sections=(declared_diff_sections(probe.get("compare")) if isinstance(probe.get("compare"), Mapping)
+                                else ()),
         wrong_findings=wrong_findings(probe.get("wrongFindings")),
         bytes_summary=str(bytes_raw.get("summary", "")) if isinstance(bytes_raw, Mapping) else "",
         graph_limits=tuple((k, t) for k in ("input", "constant", "output")

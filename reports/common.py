@@ -1,25 +1,26 @@
 """What every report page shares: backend identity, value formatting, re-run commands."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
+from webnn_harness.outputs.reading import ReadError
 from webnn_harness.outputs.rerun_commands import (  # noqa: F401 - re-exported for the pages
     corpus_paths_from_command, options_from_command, options_from_settings,
     published_rerun_command, recorded_run_command, rerun_command, shown_path, with_shortened_note)
 
-LIMITS_SUFFIX = "-opSupportLimits.json"
-PROBE_SUFFIX = "-probe.json"
-HEADER_SUFFIX = "-opSupportLimits.header.json"
 # MLOpSupportLimits members that are not operators (spec: "MLOpSupportLimits dictionary").
 TOP_LEVEL_LIMITS = ("preferredInputLayout", "maxTensorByteLength", "input", "constant", "output")
 SHORT_TYPE = {
     "float32": "f32", "float16": "f16", "int32": "i32", "uint32": "u32",
     "int64": "i64", "uint64": "u64", "int8": "i8", "uint8": "u8", "int4": "i4", "uint4": "u4",
 }
+
+
+T = TypeVar("T")
 
 
 class ReportInputError(ValueError):
@@ -131,15 +132,16 @@ def rate(numerator: int, denominator: int) -> float | None:
 
 # --------------------------------------------------------------------------- re-run command
 
-def read_json(path: Path, kind: str | None = None) -> Any:
-    """``path`` read as every input file is (harness/outputs/reading.py: bounded, and checked against the
-    schema of ``kind``), or a ReportInputError naming file and field."""
-    from webnn_harness.outputs import reading
-
-    try:
-        return reading.read_json(path, kind)
-    except reading.ReadError as exc:
-        raise ReportInputError(str(exc)) from None
+def reads_inputs(build: Callable[..., T]) -> Callable[..., T]:
+    """``build`` with a ReadError of the one reader of every input (harness/outputs/reading.py) raised as
+    the report's own error, so the report's callers catch one kind of error, naming file and field."""
+    @functools.wraps(build)
+    def reading(*args: Any, **kwargs: Any) -> T:
+        try:
+            return build(*args, **kwargs)
+        except ReadError as exc:
+            raise ReportInputError(str(exc)) from None
+    return reading
 
 
 def format_seconds(t: Any) -> str:

@@ -21,12 +21,11 @@ from webnn_harness.reports.common import (
     options_from_command,
     options_from_settings,
     rate,
-    read_json,
     published_rerun_command,
     recorded_run_command,
 )
 from webnn_harness.outputs.records import BAD_STATUSES, STATUSES, Record
-from webnn_harness.outputs.run_folder import read_records_whole
+from webnn_harness.outputs.run_folder import SUMMARY, backend_groups, backend_key, read_run_folder
 
 # --------------------------------------------------------------------------- conformance model
 
@@ -283,39 +282,15 @@ def run_incomplete(summary: Mapping[str, Any], has_summary: bool) -> str:
     return f"{why}; {how_far}" if how_far else why
 
 
-
 def read_run(run_dir: Path) -> list[_RunGroup]:
-    results = run_dir / "results.jsonl"
+    """One group per backend of the run folder (harness/outputs/run_folder.py reads it, as every command does),
+    its summary marked with why the run is incomplete, if it is."""
     try:
-        read = read_records_whole(results)
-    except OSError as exc:
-        raise ReportInputError(f"{results}: cannot read: {exc.strerror or exc}") from None
-    if not read.records and read.problems:
-        raise ReportInputError(read.problems[0])  # nothing of it is ours: another tool's JSON lines
-    records = read.records
-    summary_path = run_dir / "summary.json"
-    summary = read_json(summary_path, kind="run-summary") if summary_path.exists() else {}
-    if not isinstance(summary, Mapping):
-        raise ReportInputError(f"{summary_path}: not a webnn-harness run summary (expected a JSON object)")
-    summary = {**summary, "_incomplete": run_incomplete(summary, summary_path.exists())}
-    groups: dict[str, _RunGroup] = {}
-    # Backends in the summary's order, then any only the records name (an interrupted run).
-    for entry in summary.get("backends", []):
-        b = entry.get("backend", {}) if isinstance(entry, Mapping) else {}
-        groups.setdefault(_backend_key(b), _RunGroup(b, [], summary, run_dir, read.problems))
-    # Every record carries its backend dict: sorting and dumping each one cost about 1 s per
-    # 100k records. repr (C code) tells the same JSON values apart (1, 1.0 and True included),
-    # so each distinct repr is dumped once.
-    keys: dict[str, str] = {}
-    for r in records:
-        text = repr(r.backend)
-        key = keys.get(text) or keys.setdefault(text, _backend_key(r.backend))
-        groups.setdefault(key, _RunGroup(r.backend, [], summary, run_dir, read.problems)).records.append(r)
-    return list(groups.values())
-
-
-def _backend_key(b: Mapping[str, Any]) -> str:
-    return json.dumps(b, sort_keys=True, default=str)
+        run = read_run_folder(run_dir)
+    except ValueError as exc:
+        raise ReportInputError(str(exc)) from None
+    summary = {**run.summary, "_incomplete": run_incomplete(run.summary, (run_dir / SUMMARY).exists())}
+    return [_RunGroup(backend, records, summary, run_dir, run.problems) for backend, records in backend_groups(run)]
 
 
 def _run_label(summary: Mapping[str, Any], folder: str) -> tuple[str, str]:
@@ -347,7 +322,7 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             backend=b, harness_version=str(g.summary.get("harnessVersion", "")), date=str(g.summary.get("date", "")),
             machine=g.summary.get("machine", {}) or {}, command=_public_command(str(g.summary.get("command", ""))),
             source=g.source.name, seconds=next((e.get("seconds") for e in g.summary.get("backends", [])
-                                                if _backend_key(e.get("backend", {})) == _backend_key(b)), None),
+                                                if backend_key(e.get("backend", {})) == backend_key(b)), None),
             incomplete=str(g.summary.get("_incomplete", "")),
             label=run_label,
         )

@@ -6,7 +6,7 @@ finding's minimal graph as a case file of our schema) and
 ``findings-details/<id>.json`` (what was seen: message, worst element, seed,
 hits, known failures, the cause: backend or precision, the case's name). A run folder's summary.json
 has no ``kind`` and sits beside ``results.jsonl``; that is how the two are
-told apart (``is_fuzz_summary``).
+told apart (harness/outputs/kinds.py ``is_fuzz_summary``).
 
 Everything the page shows is decided here; the template only formats it.
 Pages are published and their commands run as printed from the folder the
@@ -20,25 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.reports.common import (BackendId, BackendIds, ReportInputError, format_error, format_value,
-                                          read_json, rerun_command, shown_path, with_shortened_note)
+# FUZZ_CASES: also the corpus name that `run --cases DIR/findings` gives these case files
+from webnn_harness.outputs.kinds import FUZZ_CASES, FUZZ_DETAILS, FUZZ_SUMMARY_SCHEMA, read_fuzz_folder
+from webnn_harness.outputs.reading import ReadError, read_json
+from webnn_harness.reports.common import (BackendId, BackendIds, format_error, format_value, rerun_command,
+                                          shown_path, with_shortened_note)
 
-FUZZ_KIND = "fuzz"
-CASES_FOLDER = "findings"  # the corpus name `run --cases DIR/findings` gives these case files
-DETAILS_FOLDER = "findings-details"
 SHOWN_VALUES = 16  # input values listed per operand; a minimal case rarely has more
-
-
-def is_fuzz_summary(path: Path) -> bool:
-    """A fuzz run's summary.json (``"kind": "fuzz"``), never a run's: a run's
-    summary has no ``kind`` and sits beside results.jsonl."""
-    if path.name != "summary.json" or (path.parent / "results.jsonl").exists():
-        return False
-    try:
-        doc = read_json(path)
-    except ReportInputError:
-        return False
-    return isinstance(doc, dict) and doc.get("kind") == FUZZ_KIND
 
 
 @dataclass(frozen=True)
@@ -179,7 +167,7 @@ def _read_optional(path: Path, problems: list[str], kind: str | None = None) -> 
         return None
     try:
         return read_json(path, kind)
-    except ReportInputError:
+    except ReadError:
         problems.append(f"{path.parent.name}/{path.name}: unreadable")
         return None
 
@@ -187,8 +175,8 @@ def _read_optional(path: Path, problems: list[str], kind: str | None = None) -> 
 def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, backend: Mapping[str, Any],
              backend_arg: str | None, options: Sequence[str], problems: list[str]) -> FuzzFinding:
     fid = str(entry.get("id", "?"))
-    details = _read_optional(folder / DETAILS_FOLDER / f"{fid}.json", problems, "fuzz-summary#finding") or {}
-    doc = _read_optional(folder / CASES_FOLDER / f"{fid}.json", problems) or {}
+    details = _read_optional(folder / FUZZ_DETAILS / f"{fid}.json", problems, f"{FUZZ_SUMMARY_SCHEMA}#finding") or {}
+    doc = _read_optional(folder / FUZZ_CASES / f"{fid}.json", problems) or {}
     # The sidecar is written when the finding is; the summary at the end, with the final hit count.
     entry = {**details, **entry}
     tests = doc.get("tests") if isinstance(doc, Mapping) else None
@@ -196,8 +184,8 @@ def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, bac
     calls, inputs = summarise_case(case)
     name = str(details.get("case") or case.get("name") or "")
     shown, shortened = shown_path(folder)
-    command = with_shortened_note(rerun_command(backend, options, f"{CASES_FOLDER}/{fid}.json", name,
-                                                corpus_path=str(Path(shown) / CASES_FOLDER), backend_arg=backend_arg),
+    command = with_shortened_note(rerun_command(backend, options, f"{FUZZ_CASES}/{fid}.json", name,
+                                                corpus_path=str(Path(shown) / FUZZ_CASES), backend_arg=backend_arg),
                                   shortened) if name else ""
     return FuzzFinding(
         id=fid, anchor=f"{slug}-{fid}", status=str(entry.get("status", "fail")),
@@ -211,7 +199,7 @@ def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, bac
 
 
 def read_fuzz_run(folder: Path, ids: BackendIds, problems: list[str]) -> FuzzRun:
-    summary = read_json(folder / "summary.json", "fuzz-summary")
+    summary = read_fuzz_folder(folder).summary
     backend = summary.get("backend") or {}
     settings = summary.get("settings") or {}
     name = str(backend.get("name", "?"))

@@ -2,7 +2,7 @@
 
 The pages are built by family: `common` (identity, formatting, re-run
 commands), `conformance` (run results), `capability` (probe outputs); this
-module finds the inputs and assembles the site.
+module assembles the site from the inputs harness/outputs/kinds.py finds.
 
 The renderer only formats what is here; every count, rate, gap and re-run
 command is decided in this module so it can be tested without templates.
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from webnn_harness.spec.catalog import operators
 from webnn_harness.reports.capability import (
@@ -32,18 +32,12 @@ from webnn_harness.reports.capability import (
     build_probe_backend,
     version_changes,
 )
-from webnn_harness.reports.common import (
-    HEADER_SUFFIX,
-    LIMITS_SUFFIX,
-    PROBE_SUFFIX,
-    BackendIds,
-    ReportInputError,
-)
-from webnn_harness.reports.accuracy import AccuracyModel, build_accuracy, is_accuracy_file
+from webnn_harness.outputs.kinds import discover_outputs
+from webnn_harness.reports.common import BackendIds, reads_inputs
+from webnn_harness.reports.accuracy import AccuracyModel, build_accuracy
 from webnn_harness.reports.conformance import Conformance, build_conformance, read_run
-from webnn_harness.reports.findings import FindingsModel, build_findings, is_fuzz_summary
-from webnn_harness.reports.performance import BENCH_FILE, PerformanceModel, SpeedTier, build_performance, tiers_by_probe
-from webnn_harness.reports.sitefolder import MANIFEST as SITE_MANIFEST
+from webnn_harness.reports.findings import FindingsModel, build_findings
+from webnn_harness.reports.performance import PerformanceModel, SpeedTier, build_performance, tiers_by_probe
 
 # --------------------------------------------------------------------------- the whole site
 
@@ -86,83 +80,18 @@ class SiteModel:
         return bool(self.conformance.backends)
 
 
-@dataclass
-class _Found:
-    runs: list[Path] = field(default_factory=list)
-    limits: dict[str, Path] = field(default_factory=dict)  # stem -> path
-    headers: dict[str, Path] = field(default_factory=dict)
-    probes: dict[str, Path] = field(default_factory=dict)
-    benches: list[Path] = field(default_factory=list)
-    fuzz: list[Path] = field(default_factory=list)
-    accuracy: list[Path] = field(default_factory=list)
-
-
-def discover(inputs: Iterable[str | Path]) -> _Found:
-    """Run directories and probe files under the given paths (searched recursively)."""
-    found = _Found()
-
-    def add_file(p: Path) -> bool:
-        if p.name == BENCH_FILE or (p.name == "summary.json" and (p.parent / BENCH_FILE).exists()):
-            if p.parent not in found.benches:
-                found.benches.append(p.parent)
-            return True
-        if is_accuracy_file(p):
-            if p.parent not in found.accuracy:
-                found.accuracy.append(p.parent)
-            return True
-        if is_fuzz_summary(p):
-            if p.parent not in found.fuzz:
-                found.fuzz.append(p.parent)
-            return True
-        if p.name == "results.jsonl" or p.name == "summary.json":
-            if p.parent not in found.runs and (p.parent / "results.jsonl").exists():
-                found.runs.append(p.parent)
-            return True
-        if p.name.endswith(LIMITS_SUFFIX):
-            found.limits[str(p.parent / p.name[: -len(LIMITS_SUFFIX)])] = p
-            return True
-        if p.name.endswith(HEADER_SUFFIX):
-            found.headers[str(p.parent / p.name[: -len(HEADER_SUFFIX)])] = p
-            return True
-        if p.name.endswith(PROBE_SUFFIX):
-            found.probes[str(p.parent / p.name[: -len(PROBE_SUFFIX)])] = p
-            return True
-        return False
-
-    for raw in inputs:
-        p = Path(raw)
-        if not p.exists():
-            raise ReportInputError(f"{p}: no such file or folder")
-        if p.is_file():
-            if not add_file(p):
-                raise ReportInputError(f"{p}: not a results.jsonl, {BENCH_FILE}, summary.json, "
-                                       f"*{LIMITS_SUFFIX} or *{PROBE_SUFFIX} file")
-            continue
-        before = (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz), len(found.accuracy))
-        # A site an earlier report wrote here holds data/*-opSupportLimits.json
-        # copies: read as probes, they made a ghost backend page (issue 28).
-        sites = {m.parent for m in p.rglob(SITE_MANIFEST)}
-        for child in sorted(p.rglob("*")):
-            if child.is_file() and not sites.intersection(child.parents):
-                add_file(child)
-        if (len(found.runs), len(found.limits), len(found.probes), len(found.benches), len(found.fuzz), len(found.accuracy)) == before:
-            raise ReportInputError(f"{p}: no run results (results.jsonl), bench results ({BENCH_FILE}), fuzz "
-                                   f"findings (summary.json of fuzz), accuracy results (accuracy.jsonl) or probe outputs (*{LIMITS_SUFFIX}, "
-                                   f"*{PROBE_SUFFIX}) in this folder")
-    return found
-
-
+@reads_inputs
 def build_model(inputs: Sequence[str | Path], run_reader=read_run) -> SiteModel:
     """``run_reader``: ``conformance.read_run`` or one that remembers what it read (report --archive)."""
     from webnn_harness import __version__
 
-    found = discover(inputs)
+    found = discover_outputs(inputs)
     groups = [g for run_dir in found.runs for g in run_reader(run_dir)]
     conformance = build_conformance(groups, BackendIds())
     probes = []
     payloads: dict[str, Any] = {}
     probe_ids = BackendIds()  # probe pages and run anchors are separate name spaces
-    for stem in sorted(set(found.limits) | set(found.probes)):
+    for stem in found.probe_stems:
         pb, limits = build_probe_backend(stem, found.limits.get(stem), found.headers.get(stem),
                                          found.probes.get(stem), probe_ids)
         probes.append(pb)

@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from webnn_harness.bench.record import read_bench_folder
+from webnn_harness.outputs.bench_records import read_bench_folder
+from webnn_harness.outputs.kinds import BENCH_FILE
+from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.reports.capability import _version_key
 from webnn_harness.reports.common import BackendId, BackendIds, ReportInputError
 from webnn_harness.reports.profiles import FusionPair, NodeProfile, ProfileView, fusion_pairs, profile_views, read_profile
-
-BENCH_FILE = "bench.jsonl"
-SUMMARY_FILE = "summary.json"
 
 # Scenario ratios: each variant's median over the benchmark's baseline
 # variant, the first of these the benchmark has (one graph doing all the work:
@@ -54,17 +52,6 @@ FIRST_RUN_FAST = 0.5
 THREAD_KEYS = ("threads", "intra_op_threads", "inference_num_threads", "num_threads")
 PRECISION_KEYS = ("precision", "inference_precision", "inference_precision_hint")
 
-# A path starts at a slash not preceded by a word, a dot, a colon, a slash or "<" (so "</b>"
-# in a backend's message is not a path) and ends before whitespace, quotes, brackets or markup.
-_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/<])(/[^\s'\":,;()\[\]{}<>]+)")
-
-
-def strip_local_paths(text: str) -> str:
-    """``text`` with every absolute path cut to its last component: the pages
-    are published, the folders they were made in are nobody's business."""
-    return _ABSOLUTE_PATH.sub(lambda m: m.group(1).rstrip("/").rsplit("/", 1)[-1] or "/", text)
-
-
 # --------------------------------------------------------------------------- records
 
 
@@ -89,8 +76,9 @@ class Published:
 
 
 @dataclass(frozen=True)
-class BenchRecord:
-    """One line of bench.jsonl, as read; ``column`` says which run and backend."""
+class BenchResult:
+    """One bench record (harness/outputs/bench_records.py ``BenchRecord``, the one contract of a line of
+    bench.jsonl) as the pages read it: its figures typed and the record placed in a column and a run."""
 
     column: str  # BenchColumn.backend.slug
     run: int  # index into PerformanceModel.runs: the folder it came from
@@ -221,13 +209,13 @@ def _setting(settings: Mapping[str, Any], keys: Sequence[str]) -> str:
     return ""
 
 
-def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> BenchRecord:
+def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> BenchResult:
     for key in ("benchmark", "variant", "status"):
         if not isinstance(raw.get(key), str):
             raise ReportInputError(f"{where}: field {key!r} is missing or not a string")
     params = raw.get("params") if isinstance(raw.get("params"), Mapping) else {}
     published = raw.get("published")
-    return BenchRecord(
+    return BenchResult(
         column=column, run=run, benchmark=raw["benchmark"], suite=str(raw.get("suite") or ""),
         kind=str(raw.get("kind") or ""), variant=raw["variant"], title=str(raw.get("title") or raw["benchmark"]),
         op=str(raw.get("op") or ""), data_type=str(raw.get("dataType") or ""),
@@ -241,18 +229,6 @@ def read_record(raw: Mapping[str, Any], column: str, run: int, where: str) -> Be
                    if isinstance(published, Mapping) and _number(published.get("seconds")) is not None else None),
         profile=read_profile(raw.get("profile"), where),
     )
-
-
-def read_bench(folder: Path, on_problem: Callable[[str], object] | None = None,
-               ) -> tuple[Mapping[str, Any], list[tuple[int, Mapping[str, Any]]]]:
-    """(summary.json or {}, [(line number, record)]) of one bench folder, read as every command reads it
-    (harness/bench/record.py: a line that cannot be read, such as the truncated last line of an
-    interrupted bench, is skipped); the summary's ``complete`` says whether the run finished."""
-    try:
-        read = read_bench_folder(folder, on_problem)
-    except ValueError as exc:
-        raise ReportInputError(str(exc)) from None
-    return read.summary, list(read.records)
 
 
 def _mapping(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -303,7 +279,7 @@ def _run(summary: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> Be
 class Cell:
     """One record in a table cell: a speed, or the reason there is none."""
 
-    record: BenchRecord | None
+    record: BenchResult | None
 
     @property
     def seconds(self) -> float | None:
@@ -431,7 +407,7 @@ SLOWEST_SHOWN = 5
 class PerformanceModel:
     runs: tuple[BenchRun, ...]
     columns: tuple[BenchColumn, ...]
-    records: tuple[BenchRecord, ...]
+    records: tuple[BenchResult, ...]
     op_rows: tuple[Row, ...]  # kind "op"
     scenario_rows: tuple[Row, ...]  # kind "scenario"
     transfer_rows: tuple[Row, ...]  # kind "transfer"
@@ -444,7 +420,7 @@ class PerformanceModel:
     speed_tiers: tuple[SpeedTier, ...]
     profiles: tuple[ProfileView, ...] = ()  # bench --profile: per-node breakdowns
     changes: tuple[tuple[str, str, Any], ...] = ()  # significant_changes
-    problems: tuple[str, ...] = ()  # lines of bench.jsonl that were skipped (harness/bench/record.py)
+    problems: tuple[str, ...] = ()  # lines of bench.jsonl that were skipped (harness/outputs/bench_records.py)
 
     @property
     def has_bench(self) -> bool:
@@ -456,7 +432,7 @@ class PerformanceModel:
         return fusion_pairs(self.profiles)
 
     @property
-    def slowest(self) -> tuple[BenchRecord, ...]:
+    def slowest(self) -> tuple[BenchResult, ...]:
         """The longest medians, the first thing the page answers (issue 28)."""
         return tuple(sorted((r for r in self.records if r.is_speed), key=lambda r: -r.seconds)[:SLOWEST_SHOWN])
 
@@ -478,14 +454,14 @@ def _grid(items: Iterable[Any], columns: Sequence[BenchColumn]) -> list[tuple[An
             for by_column in grouped.values()]
 
 
-def rows(records: Iterable[BenchRecord], columns: Sequence[BenchColumn]) -> tuple[Row, ...]:
+def rows(records: Iterable[BenchResult], columns: Sequence[BenchColumn]) -> tuple[Row, ...]:
     """One row per (benchmark, variant), first-seen order, one cell per column."""
     return tuple(Row(first.benchmark, first.variant, first.title, first.op, first.data_type, first.workload,
                      tuple(Cell(r) for r in cells)) for first, cells in _grid(records, columns))
 
 
-def scenario_ratios(records: Iterable[BenchRecord]) -> tuple[Ratio, ...]:
-    by_benchmark: dict[tuple[str, str], dict[str, BenchRecord]] = {}
+def scenario_ratios(records: Iterable[BenchResult]) -> tuple[Ratio, ...]:
+    by_benchmark: dict[tuple[str, str], dict[str, BenchResult]] = {}
     for r in records:
         if r.kind == "scenario" and r.variant not in LAYOUT_VARIANTS:
             by_benchmark.setdefault((r.column, r.benchmark), {})[r.variant] = r
@@ -509,7 +485,7 @@ def ratio_grid(ratios: Sequence[Ratio], columns: Sequence[BenchColumn]) -> tuple
                  for first, cells in _grid(ratios, columns))
 
 
-def published_rows(rows_: Sequence[Row], records: Sequence[BenchRecord], ratios: Sequence[RatioRow]
+def published_rows(rows_: Sequence[Row], records: Sequence[BenchResult], ratios: Sequence[RatioRow]
                    ) -> tuple[PublishedRow, ...]:
     """Rows that carry a published figure, with the published ratio to the
     same baseline variant our ratios use (ratios travel between machines
@@ -531,8 +507,8 @@ def published_rows(rows_: Sequence[Row], records: Sequence[BenchRecord], ratios:
     return tuple(out)
 
 
-def layout_costs(records: Iterable[BenchRecord]) -> tuple[LayoutCost, ...]:
-    groups: dict[tuple[str, str, str], dict[str, BenchRecord]] = {}
+def layout_costs(records: Iterable[BenchResult]) -> tuple[LayoutCost, ...]:
+    groups: dict[tuple[str, str, str], dict[str, BenchResult]] = {}
     for r in records:
         if r.variant in LAYOUT_VARIANTS:
             groups.setdefault((r.column, r.benchmark, r.workload), {})[r.variant] = r
@@ -555,7 +531,7 @@ def layout_costs(records: Iterable[BenchRecord]) -> tuple[LayoutCost, ...]:
     return tuple(out)
 
 
-def roofline_point(r: BenchRecord, peaks: Peaks) -> RooflinePoint | None:
+def roofline_point(r: BenchResult, peaks: Peaks) -> RooflinePoint | None:
     """Where a record sits under its machine's roofline: attainable flops at
     its arithmetic intensity are min(peak flops, intensity * peak bandwidth)."""
     if not (r.is_speed and r.flops and r.bytes and peaks.flops and peaks.bandwidth):
@@ -567,7 +543,7 @@ def roofline_point(r: BenchRecord, peaks: Peaks) -> RooflinePoint | None:
                          achieved / bound, intensity * peaks.bandwidth < peaks.flops)
 
 
-def backend_peaks(records: Iterable[BenchRecord]) -> Peaks | None:
+def backend_peaks(records: Iterable[BenchResult]) -> Peaks | None:
     """A column's own roofs from its peak benchmarks (the ``peaks`` suite):
     the best flop rate of those marked ``peak: flops`` and the best rate of
     bytes read and written of those marked ``peak: bandwidth``; None unless
@@ -589,7 +565,7 @@ def backend_peaks(records: Iterable[BenchRecord]) -> Peaks | None:
                         "outputs left on the device; cost-function flops and bytes over the median)")
 
 
-def roofs(records: Sequence[BenchRecord], runs: Sequence[BenchRun],
+def roofs(records: Sequence[BenchResult], runs: Sequence[BenchRun],
           columns: Sequence[BenchColumn]) -> tuple[tuple[Roof, ...], tuple[BenchColumn, ...]]:
     """The roofline charts: per bench folder, its host-CPU columns under the
     machine's peaks; per accelerator column, its points under the peaks it
@@ -617,12 +593,12 @@ def roofs(records: Sequence[BenchRecord], runs: Sequence[BenchRun],
     return tuple(out), tuple(unroofed)
 
 
-def _twin_key(r: BenchRecord) -> tuple:
+def _twin_key(r: BenchResult) -> tuple:
     params = {k: v for k, v in r.params.items() if k != "dataType"}
     return r.column, r.op, r.variant, json.dumps(params, sort_keys=True, default=str)
 
 
-def speed_tiers(records: Iterable[BenchRecord], columns: Sequence[BenchColumn]) -> tuple[SpeedTier, ...]:
+def speed_tiers(records: Iterable[BenchResult], columns: Sequence[BenchColumn]) -> tuple[SpeedTier, ...]:
     """Per-op benchmarks at least SLOW_TIER_FACTOR times slower than the float32
     benchmark of the same op, variant and parameters on the same column."""
     ops = [r for r in records if r.kind == "op" and r.op and r.is_speed]
@@ -673,7 +649,7 @@ def machine_label(machine: Mapping[str, Any]) -> str:
 def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) -> PerformanceModel:
     ids = ids or BackendIds()
     runs: list[BenchRun] = []
-    records: list[BenchRecord] = []
+    records: list[BenchResult] = []
     # Columns by backend identity (name, version, device, settings), each with
     # the (benchmark, variant) pairs it holds and the runs it came from.
     columns: dict[str, tuple[BackendId, Mapping[str, Any], set, list, bool, tuple[str, str]]] = {}
@@ -681,7 +657,11 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
     folder_labels: dict[Path, str] = {}
     problems: list[str] = []
     for folder in folders:
-        summary, raw_records = read_bench(folder, problems.append)
+        # Read as every command reads it (harness/outputs/bench_records.py): a line that cannot be read, such
+        # as the truncated last line of an interrupted bench, is skipped; the summary's "complete" says
+        # whether the run finished.
+        bench = read_bench_folder(folder, problems.append)
+        summary, raw_records = bench.summary, bench.records
         # A bench on a Ray cluster is one run per node: each node's machine and peaks.
         by_node: dict[str, list[tuple[int, Mapping[str, Any]]]] = {"": []} if not raw_records else {}
         for number, raw in raw_records:

@@ -244,7 +244,7 @@ def fusion_pairs(views: Iterable[ProfileView]) -> tuple[FusionPair, ...]:
 
 
 def profile_views(records: Iterable[Any]) -> tuple[ProfileView, ...]:
-    """The profiled, timed records (performance.BenchRecord), in order."""
+    """The profiled, timed records (performance.BenchResult), in order."""
     records = list(records)
     nchw = {(r.column, r.benchmark): r.seconds for r in records if r.variant == LAYOUT_VARIANTS[0] and r.is_speed}
     return tuple(ProfileView(r.benchmark, r.variant, r.column, r.seconds, r.profile,

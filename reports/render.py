@@ -28,6 +28,7 @@ from webnn_harness.reports.accuracy import format_use
 from webnn_harness.reports.conformance import OUTCOME_TEXT, TIGHT_SLACK
 from webnn_harness.reports.archive import LATENCY_STEP, ArchiveModel, spark
 from webnn_harness.reports.model import SiteModel
+from webnn_harness.reports.pages import PAGE, PAGES, footer_counts, index_page, navigation
 from webnn_harness.reports.performance import FIRST_RUN_FAST, SLOW_TIER_FACTOR, strip_local_paths
 from webnn_harness.reports.sitefolder import SiteFolder
 
@@ -85,17 +86,6 @@ def _per_second(value: float | None, unit: str = "G") -> str:
     return "–" if value is None else f"{value / {'G': 1e9, 'M': 1e6}[unit]:.3g}"
 
 
-def _performance_charts(model: SiteModel) -> dict[str, Any] | None:
-    """The charts, or None where matplotlib is not installed (the page says so)."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return None
-    from webnn_harness.reports.charts import performance_charts
-
-    return performance_charts(model.performance)
-
-
 def environment() -> Environment:
     env = Environment(
         loader=PackageLoader("webnn_harness.reports", "templates"),  # not "reports": a user's own folder would shadow it
@@ -144,7 +134,8 @@ def render_site(model: SiteModel, out_dir: Path) -> Path:
 
 def _page_writer(env: Environment, site: SiteFolder, model: SiteModel):
     """page(template, path, **context): one page, its links relative to its depth."""
-    common = {"m": model, "conf": model.conformance}
+    common = {"m": model, "conf": model.conformance, "nav": navigation(model), "index": index_page(model),
+              "footer_counts": footer_counts(model)}
 
     def page(template: str, path: str, **ctx: Any) -> None:
         depth = path.count("/")
@@ -157,26 +148,17 @@ def _render_pages(model: SiteModel, site: SiteFolder) -> None:
     env = environment()
     page = _page_writer(env, site, model)
 
-    page("conformance.html", "conformance.html")
-    if model.has_bench:
-        charts = _performance_charts(model)
-        for name, svg in (charts or {}).get("files", {}).items():
+    index = index_page(model)
+    for p in PAGES:
+        if p.from_archive or not (p.present(model) or p.written_always):
+            continue
+        context = p.context(model)
+        for name, svg in (context.get("charts") or {}).get("files", {}).items():
             site.write(f"charts/{name}", svg)
-        page("performance.html", "performance.html", charts=charts, perf=model.performance)
-    if model.has_probes:
-        page("capabilities.html", "index.html")
-    elif model.has_bench and not model.has_runs:
-        page("performance.html", "index.html", charts=charts, perf=model.performance)
-    elif model.has_findings and not model.has_runs:
-        page("findings.html", "index.html", fz=model.findings)
-    elif model.has_accuracy and not model.has_runs:
-        page("accuracy.html", "index.html", acc=model.accuracy)
-    else:
-        page("conformance.html", "index.html")
-    if model.has_findings:
-        page("findings.html", "findings.html", fz=model.findings)
-    if model.has_accuracy:
-        page("accuracy.html", "accuracy.html", acc=model.accuracy)
+        if p.own_file:
+            page(p.template, p.name, **context)
+        if p is index:
+            page(p.template, "index.html", **context)
     for op in model.ops:
         results = [(b, dict(b.matrix)[op]) for b in model.conformance.backends]
         page("op.html", f"ops/{op}.html", op=op,
@@ -199,8 +181,9 @@ def render_archive_site(model: ArchiveModel, out_dir: Path) -> Path:
     try:
         _render_pages(model.site, site)
         page = _page_writer(environment(), site, model.site)
-        page("changes.html", "changes.html", changes=model.changes)
-        page("history.html", "history.html", history=model.history, steps=model.steps, latency_step=LATENCY_STEP)
+        page(PAGE["changes.html"].template, "changes.html", changes=model.changes)
+        page(PAGE["history.html"].template, "history.html", history=model.history, steps=model.steps,
+             latency_step=LATENCY_STEP)
         for op, series in model.history.items():
             page("history_op.html", f"history/{op}.html", op=op, series=series)
     finally:

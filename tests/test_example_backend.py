@@ -13,8 +13,8 @@ from webnn_harness import backends
 from webnn_harness.bench.driver import BenchOptions, run_bench, thread_options
 from webnn_harness.bench.suite import load_suite
 from webnn_harness.cli import main
-from webnn_harness.outputs.records import read_records
 from webnn_harness.outputs.rerun_commands import options_from_settings, rerun_command
+from webnn_harness.outputs.run_folder import read_records_whole
 
 EXAMPLE = REPO / "examples" / "numpy_float32"
 LEAKY_RELU = REPO / "cases" / "elementwise" / "leaky_relu.json"
@@ -37,12 +37,12 @@ def test_backends_lists_it_through_its_entry_point(capsys):
 def test_its_bug_fails_the_run_and_its_expectations_file_makes_it_pass(tmp_path, capsys):
     common = ["run", "--backend", "example-numpy", "--cases", str(LEAKY_RELU), "--workers", "1", "-q"]
     assert main([*common, "--out", str(tmp_path / "bare")]) == 1
-    failing = {r.case for r in read_records(tmp_path / "bare" / "results.jsonl") if r.status == "fail"}
+    failing = {r.case for r in read_records_whole(tmp_path / "bare" / "results.jsonl").records if r.status == "fail"}
     assert failing == {"leakyRelu float32 alpha 0.5", "leakyRelu float32 alpha -1 gives the absolute value",
                        "leakyRelu float32 alpha 0.2 generated", "leakyRelu float32 alpha 1.5 generated"}
 
     assert main([*common, "--out", str(tmp_path / "known"), "--expectations", str(EXAMPLE / "expectations.json")]) == 0
-    records = read_records(tmp_path / "known" / "results.jsonl")
+    records = read_records_whole(tmp_path / "known" / "results.jsonl").records
     known = {r.case for r in records if r.known_failure}
     assert known == failing  # the entry names exactly the buggy cases, no passing one
     assert all("deliberate bug" in r.known_failure for r in records if r.known_failure)
@@ -108,7 +108,7 @@ def test_the_readme_ci_recipe_runs_as_written_on_the_example(tmp_path, monkeypat
         "leakyRelu float32 alpha 0.2 generated", "leakyRelu float32 alpha 1.5 generated"}
     assert "4 regressions" in (tmp_path / "out" / "diff.md").read_text()
     assert (tmp_path / "out" / "site" / "index.html").is_file()
-    assert len(read_records(tmp_path / "out" / "run" / "results.jsonl")) == 18
+    assert len(read_records_whole(tmp_path / "out" / "run" / "results.jsonl").records) == 18
 
 
 def test_the_bench_sets_its_threads_through_the_facts_it_declares(tmp_path):
@@ -139,9 +139,9 @@ def test_a_rerun_command_repeats_its_options_through_the_facts_it_declares(tmp_p
     common = ["run", "--backend", "example-numpy", "--cases", str(LEAKY_RELU), "--workers", "1", "-q"]
     assert main([*common, "--out", str(tmp_path / "fixed"), "-o", "leaky_relu=fixed", "-o", "threads=2"]) == 0
     assert main([*common, "--out", str(tmp_path / "default")]) == 1
-    fixed = read_records(tmp_path / "fixed" / "results.jsonl")[0]
+    fixed = read_records_whole(tmp_path / "fixed" / "results.jsonl").records[0]
     assert options_from_settings(fixed.backend) == ["leaky_relu=fixed", "threads=2"]
     assert "--backend example-numpy -o leaky_relu=fixed -o threads=2 " in rerun_command(
         fixed.backend, options_from_settings(fixed.backend), fixed.file, fixed.case)
-    default = read_records(tmp_path / "default" / "results.jsonl")[0]
+    default = read_records_whole(tmp_path / "default" / "results.jsonl").records[0]
     assert options_from_settings(default.backend) == []  # its defaults are not repeated

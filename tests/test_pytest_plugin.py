@@ -123,12 +123,12 @@ def test_failures_say_expected_got_budget_and_reproduce_and_lf_reruns_them(tmp_p
 
     # The printed command reproduces the failure with the harness's own CLI.
     from webnn_harness.cli import main
-    from webnn_harness.outputs.records import read_records
+    from webnn_harness.outputs.run_folder import read_records_whole
 
     argv = shlex.split(commands[0])[1:]
     argv[argv.index("--out") + 1] = str(tmp_path / "rerun")  # it names a fresh folder; keep tests out of out/
     assert main([*argv, "--workers", "1", "-q"]) == 1
-    (record,) = read_records(tmp_path / "rerun" / "results.jsonl")
+    (record,) = read_records_whole(tmp_path / "rerun" / "results.jsonl").records
     assert record.status == "fail" and record.case in out
 
 

@@ -18,8 +18,9 @@ from webnn_harness.cli import main
 from webnn_harness.fuzz.driver import FuzzSettings, fuzz, write_fuzz_summary
 from webnn_harness.fuzz.findings import Finding, Tally, finding_id, write_finding
 from webnn_harness.fuzz.strategies import graphs
-from webnn_harness.reports.findings import is_fuzz_summary
-from webnn_harness.reports.model import build_model, discover
+from webnn_harness.outputs.kinds import is_fuzz_summary
+from webnn_harness.outputs.kinds import discover_outputs
+from webnn_harness.reports.model import build_model
 from webnn_harness.reports.render import render_site
 from webnn_harness.outputs.records import Record
 
@@ -109,7 +110,7 @@ def test_a_run_folder_is_not_a_fuzz_folder(fuzzed, tmp_path):
     run_dir = tmp_path / "run"
     assert main(["run", "--backend", "reference", "--cases", str(folder / "findings"), "--out", str(run_dir), "-q"]) == 0
     assert not is_fuzz_summary(run_dir / "summary.json") and is_fuzz_summary(folder / "summary.json")
-    found = discover([tmp_path])
+    found = discover_outputs([tmp_path])
     assert found.runs == [run_dir] and found.fuzz == [folder]
     stray = tmp_path / "stray"
     stray.mkdir()

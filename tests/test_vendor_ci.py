@@ -10,7 +10,8 @@ import pytest
 
 from webnn_harness.cli import main
 from webnn_harness.outputs.run_diff import diff_runs, format_markdown
-from webnn_harness.outputs.records import Record, ResultWriter, read_records
+from webnn_harness.outputs.records import Record, ResultWriter
+from webnn_harness.outputs.run_folder import read_records_whole
 from webnn_harness.loading.selection import SelectionError, Shard
 
 
@@ -39,7 +40,7 @@ def run(tmp_path, out, *args):
 def comparable(folder):
     """A run folder with its timings and dates taken out."""
     records = sorted((json.dumps({k: v for k, v in r.to_json().items() if k not in ("buildSeconds", "computeSeconds")},
-                                 sort_keys=True) for r in read_records(folder / "results.jsonl")))
+                                 sort_keys=True) for r in read_records_whole(folder / "results.jsonl").records))
     summary = json.loads((folder / "summary.json").read_text())
     for key in ("date", "seconds", "merged"):
         summary.pop(key, None)
@@ -53,7 +54,7 @@ def test_shards_partition_by_id_and_merge_into_the_single_run(tmp_path, corpus, 
     assert run(tmp_path, "single", "--cases", str(corpus)) == 1
     for i in (1, 2, 3):
         run(tmp_path, f"shard{i}", "--cases", str(corpus), "--shard", f"{i}/3")
-    sizes = [len(read_records(tmp_path / f"shard{i}" / "results.jsonl")) for i in (1, 2, 3)]
+    sizes = [len(read_records_whole(tmp_path / f"shard{i}" / "results.jsonl").records) for i in (1, 2, 3)]
     assert sorted(sizes) == [2, 2, 3]  # balanced: 7 records (6 cases and a load error)
     # the merged summary records the merge and every shard's command as run (issue 25: none loses --shard);
     # the rest is the single run's
@@ -136,7 +137,7 @@ def test_failing_required_cases_are_listed_with_rerun_commands(tmp_path, corpus,
     # the command runs exactly that case
     argv[argv.index("--out") + 1] = str(tmp_path / "rerun")
     assert main(argv[1:] + ["-q", "--workers", "1"]) == 1
-    (only,) = read_records(tmp_path / "rerun" / "results.jsonl")
+    (only,) = read_records_whole(tmp_path / "rerun" / "results.jsonl").records
     assert only.id == "vendorcases/act/relu.json::relu wrong"
 
 

@@ -1,9 +1,10 @@
 """What the archive's history and changes pages need of one entry, read once.
 
 An entry never changes (its id is a hash of its files), so its digest is
-computed once with the report's own readers and kept in a cache folder the
-site builder names (beside the site), keyed by entry id and digest format:
-adding one entry to an archive of hundreds reads one entry's files.
+computed once with the readers every command shares (harness/outputs/kinds.py)
+and kept in a cache folder the site builder names (beside the site), keyed by
+entry id and digest format: adding one entry to an archive of hundreds reads
+one entry's files.
 
 Digest of a run: per backend, every case's status by stable id and per-op
 (passed, tested) counts; of a probe: its opSupportLimits as read; of a
@@ -22,15 +23,32 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from webnn_harness.archive.store import Archive, Entry
+from webnn_harness.outputs.bench_records import read_bench_folder
+from webnn_harness.outputs.kinds import LIMITS_SUFFIX, read_fuzz_folder
+from webnn_harness.outputs.reading import read_json
+from webnn_harness.outputs.records import Record
+from webnn_harness.outputs.rerun_commands import strip_local_paths
+from webnn_harness.outputs.run_folder import backend_groups, read_run_folder
 
 DIGEST_FORMAT = 1
 
 
 def _text(message) -> str:
     """A message as the pages show it: no local path (the cache lies in the published site folder), and short."""
-    from webnn_harness.reports.performance import strip_local_paths
-
     return strip_local_paths(str(message or ""))[:200]
+
+
+@dataclass(frozen=True)
+class _BackendGroup:
+    """One backend's records of a run, as the report's run groups carry them (the report passes its own
+    reader, which remembers what it read for the columns)."""
+
+    backend: Mapping[str, Any]
+    records: list[Record]
+
+
+def _backend_groups(folder: Path) -> list[_BackendGroup]:
+    return [_BackendGroup(b, records) for b, records in backend_groups(read_run_folder(folder))]
 
 
 def _run_digest(folder: Path, read_run) -> dict:
@@ -65,18 +83,13 @@ def case_outcomes(backend_digest: Mapping[str, Any]) -> dict[str, CaseOutcome]:
 
 
 def _probe_digest(folder: Path) -> dict:
-    from webnn_harness.reports.common import LIMITS_SUFFIX, read_json
-
     limits = next((read_json(p) for p in sorted(folder.glob(f"*{LIMITS_SUFFIX}"))), {})
     return {"limits": limits if isinstance(limits, Mapping) else {}}
 
 
 def _bench_digest(folder: Path) -> dict:
-    from webnn_harness.reports.performance import read_bench
-
-    _, records = read_bench(folder)
     out = []
-    for _, raw in records:
+    for _, raw in read_bench_folder(folder).records:
         backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
         latency = raw.get("latency") if isinstance(raw.get("latency"), Mapping) else {}
         times = latency.get("times") if isinstance(latency.get("times"), list) else []
@@ -90,9 +103,7 @@ def _bench_digest(folder: Path) -> dict:
 
 
 def _fuzz_digest(folder: Path) -> dict:
-    from webnn_harness.reports.common import read_json
-
-    summary = read_json(folder / "summary.json")
+    summary = read_fuzz_folder(folder).summary
     findings = {}
     for f in summary.get("findings") or () if isinstance(summary, Mapping) else ():
         if isinstance(f, Mapping) and isinstance(f.get("id"), str):
@@ -143,16 +154,15 @@ def content_key(*parts: Any) -> str:
 
 def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None) -> dict:
     """The entry's digest, from ``cache`` when it holds one, else computed (and kept there).
-    ``read_run``: the report's run reader (``conformance.read_run``), or one that remembers."""
+    ``read_run``: a reader of (backend, records) groups, such as the report's that remembers what it read;
+    by default the run folder's (harness/outputs/run_folder.py)."""
     name = f"{entry.id}-{DIGEST_FORMAT}.json"
     doc = read_cached(cache, name)
     if isinstance(doc, dict) and doc.get("id") == entry.id:
         return doc
     folder = archive.entries_dir / entry.id
     if entry.kind == "run":
-        from webnn_harness.reports.conformance import read_run as report_read_run
-
-        doc = {"id": entry.id, **_run_digest(folder, read_run or report_read_run)}
+        doc = {"id": entry.id, **_run_digest(folder, read_run or _backend_groups)}
     else:
         doc = {"id": entry.id, **DIGESTERS[entry.kind](folder)}
     write_cached(cache, name, doc)

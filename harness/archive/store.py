@@ -18,9 +18,10 @@ adding the same folder again adds nothing, and a name read from a file never
 becomes a path: entry folders are named by the hash, the files keep the
 names they had in the folder given (checked to be one plain component).
 
-Every folder added is untrusted: each kind is read with the reader the
-report uses for it (schema, bounded size), symbolic links are refused, and a
-folder that is not an output fails alone with one line.
+Every folder added is untrusted: each kind is read with its reader in
+harness/outputs/kinds.py, the one the report uses too (schema, bounded size),
+symbolic links are refused, and a folder that is not an output fails alone
+with one line.
 """
 from __future__ import annotations
 
@@ -37,14 +38,17 @@ from typing import Any, Iterable, Mapping
 
 import filelock
 
+from webnn_harness.outputs.bench_records import read_bench_folder
+from webnn_harness.outputs.kinds import (ARCHIVE_MARKER, ARCHIVED_KINDS, KINDS, OutputHeader, bench_header,
+                                         discover_outputs, fuzz_header, probe_header, read_fuzz_folder,
+                                         read_probe_files, run_header)
 from webnn_harness.outputs.reading import loads
+from webnn_harness.outputs.run_folder import read_run_folder
 
-MARKER = ".webnn-harness-archive.json"
 ENTRIES = "entries"
 ENTRY_FILE = "entry.json"
 LOCK = ".webnn-harness-archive.lock"
 ARCHIVE_KIND, ENTRY_KIND, FORMAT = "webnn-harness archive", "webnn-harness archive entry", 1
-KINDS = ("run", "probe", "bench", "fuzz")
 MAX_FILE_BYTES = 512 << 20  # a results.jsonl of the whole corpus is about 2 MB
 MAX_ENTRY_FILES = 5000  # a fuzz folder's findings
 MAX_ENTRY_JSON_BYTES = 1 << 20
@@ -96,7 +100,7 @@ class Entry:
         for key in ("id", "entryKind", "machine", "date", "label", "harnessVersion"):
             if not isinstance(doc.get(key), str):
                 raise ValueError(f"{key}: expected a string")
-        if not _ENTRY_ID.fullmatch(doc["id"]) or doc["entryKind"] not in KINDS:
+        if not _ENTRY_ID.fullmatch(doc["id"]) or doc["entryKind"] not in ARCHIVED_KINDS:
             raise ValueError("id or entryKind: not one this harness writes")
         backends, files = doc.get("backends"), doc.get("files")
         if not isinstance(backends, list) or not all(
@@ -162,82 +166,59 @@ def _check_file(path: Path) -> Path:
     return path
 
 
-def _run_candidate(folder: Path) -> Candidate:
-    from webnn_harness.reports.conformance import read_run
+def _stored_files(folder: Path, names: Iterable[str]) -> list[tuple[str, Path]]:
+    """The files of ``names`` that ``folder`` holds, checked, in that order."""
+    return [(name, _check_file(folder / name)) for name in names if (folder / name).is_file()]
 
-    groups = read_run(folder)  # the report's reader: every line checked, unreadable ones named
-    summary = groups[0].summary if groups else {}
-    files = [("results.jsonl", _check_file(folder / "results.jsonl"))]
-    if (folder / "summary.json").is_file():
-        files.append(("summary.json", _check_file(folder / "summary.json")))
-    return Candidate("run", folder, tuple(files), tuple(dict.fromkeys(_ref(g.backend) for g in groups)),
-                     machine_text(summary.get("machine")), str(summary.get("date") or ""),
-                     str(summary.get("label") or ""), str(summary.get("harnessVersion") or ""),
-                     tuple(dict.fromkeys(p for g in groups for p in g.problems)))
+
+def _candidate(kind: str, source: Path, files: Iterable[tuple[str, Path]], header: OutputHeader,
+               warnings: Iterable[str] = ()) -> Candidate:
+    return Candidate(kind, source, tuple(files), tuple(dict.fromkeys(_ref(b) for b in header.backends)),
+                     machine_text(header.machine), header.date, header.label, header.harness_version,
+                     tuple(dict.fromkeys(warnings)))
+
+
+def _run_candidate(folder: Path) -> Candidate:
+    run = read_run_folder(folder)  # every line checked, unreadable ones named
+    return _candidate("run", folder, _stored_files(folder, KINDS["run"].files), run_header(run), run.problems)
 
 
 def _probe_candidate(stem: str, limits: Path | None, header: Path | None, probe: Path | None) -> Candidate:
-    from webnn_harness.reports.capability import build_probe_backend
-    from webnn_harness.reports.common import BackendIds
-
     present = [p for p in (limits, header, probe) if p is not None]
     for p in present:
         _check_file(p)
         if not _PLAIN_NAME.fullmatch(p.name):
             raise ArchiveError(f"{p}: a file name the archive does not store (letters, digits, . _ + - only)")
-    pb, _ = build_probe_backend(stem, limits, header, probe, BackendIds())  # the report's checks
-    head = pb.header if isinstance(pb.header, Mapping) else {}
-    return Candidate("probe", present[0].parent, tuple((p.name, p) for p in present),
-                     (BackendRef(pb.backend.name, pb.backend.version, pb.backend.device),),
-                     machine_text(head.get("machine")), str(head.get("date") or ""), Path(stem).name,
-                     str(head.get("harnessVersion") or ""))
+    files = read_probe_files(stem, limits, header, probe)
+    return _candidate("probe", present[0].parent, ((p.name, p) for p in present), probe_header(files))
 
 
 def _bench_candidate(folder: Path) -> Candidate:
-    from webnn_harness.reports.performance import BENCH_FILE, SUMMARY_FILE, read_bench
-
-    summary, records = read_bench(folder)
-    header = summary.get("header") if isinstance(summary.get("header"), Mapping) else {}
-    files = [(BENCH_FILE, _check_file(folder / BENCH_FILE))]
-    if (folder / SUMMARY_FILE).is_file():
-        files.append((SUMMARY_FILE, _check_file(folder / SUMMARY_FILE)))
-    return Candidate("bench", folder, tuple(files), tuple(dict.fromkeys(_ref(r.get("backend")) for _, r in records)),
-                     machine_text(header.get("machine")), str(header.get("date") or ""),
-                     str(summary.get("suite") or ""), str(header.get("harnessVersion") or ""))
+    bench = read_bench_folder(folder)
+    return _candidate("bench", folder, _stored_files(folder, KINDS["bench"].files), bench_header(bench))
 
 
 def _fuzz_candidate(folder: Path) -> Candidate:
-    from webnn_harness.reports.common import read_json
-    from webnn_harness.reports.findings import CASES_FOLDER, DETAILS_FOLDER
-
-    summary = read_json(folder / "summary.json")
-    files = [("summary.json", _check_file(folder / "summary.json"))]
-    for sub in (CASES_FOLDER, DETAILS_FOLDER):
-        for p in sorted((folder / sub).glob("*.json")) if (folder / sub).is_dir() else ():
-            if _PLAIN_NAME.fullmatch(p.name):
-                files.append((f"{sub}/{p.name}", _check_file(p)))
+    fuzz = read_fuzz_folder(folder)
+    files = _stored_files(folder, KINDS["fuzz"].files)
+    files += [(name, _check_file(folder / name)) for name in fuzz.finding_files()
+              if _PLAIN_NAME.fullmatch(name.rsplit("/", 1)[-1])]
     if len(files) > MAX_ENTRY_FILES:
         raise ArchiveError(f"{folder}: {len(files)} files, more than the {MAX_ENTRY_FILES} an entry may hold")
-    settings = summary.get("settings") if isinstance(summary.get("settings"), Mapping) else {}
-    return Candidate("fuzz", folder, tuple(files), (_ref(summary.get("backend")),),
-                     machine_text(summary.get("machine")), str(summary.get("date") or ""),
-                     f"seed {settings['seed']}" if "seed" in settings else "", str(summary.get("harnessVersion") or ""))
+    return _candidate("fuzz", folder, files, fuzz_header(fuzz))
 
 
 def candidates(folder: str | Path) -> list[Candidate]:
     """Every run, probe, bench and fuzz output under ``folder`` (the report's
     discovery), each read and checked; the first that is not readable stops it."""
-    from webnn_harness.reports.common import ReportInputError
-    from webnn_harness.reports.model import discover
-
     try:
-        found = discover([folder])
+        found = discover_outputs([folder])
         out = [_run_candidate(p) for p in found.runs]
         out += [_probe_candidate(stem, found.limits.get(stem), found.headers.get(stem), found.probes.get(stem))
-                for stem in sorted(set(found.limits) | set(found.probes))]
+                for stem in found.probe_stems]
         out += [_bench_candidate(p) for p in found.benches]
         out += [_fuzz_candidate(p) for p in found.fuzz]
-    except (ReportInputError, ValueError, KeyError, TypeError, RecursionError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise ArchiveError(str(exc).splitlines()[0][:400] if str(exc) else f"{folder}: unreadable") from None
     except OSError as exc:
         raise ArchiveError(f"{folder}: cannot read: {exc.strerror or exc}") from None
@@ -279,7 +260,7 @@ class Archive:
         return self.path / ENTRIES
 
     def check(self, create: bool = False) -> None:
-        marker = self.path / MARKER
+        marker = self.path / ARCHIVE_MARKER
         if self.path.exists() and not self.path.is_dir():
             raise ArchiveError(f"{self.path}: exists and is not a folder")
         if marker.is_file():
@@ -291,7 +272,7 @@ class Archive:
                 raise ArchiveError(f"{marker}: not a format-{FORMAT} webnn-harness archive")
             return
         if not create:
-            raise ArchiveError(f"{self.path}: not a webnn-harness archive (no {MARKER}); "
+            raise ArchiveError(f"{self.path}: not a webnn-harness archive (no {ARCHIVE_MARKER}); "
                                "`webnn-harness archive add` makes one")
         if self.path.is_dir() and any(self.path.iterdir()):
             raise ArchiveError(f"{self.path}: folder is not empty and is no archive; choose a new or empty folder")

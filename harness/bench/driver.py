@@ -23,7 +23,7 @@ from webnn_harness import __version__
 from webnn_harness.backends import facts_or_defaults
 from webnn_harness.bench.machine import machine_info, measure_peaks, usable_cores
 from webnn_harness.bench.measure import TimingPolicy, timer_overhead
-from webnn_harness.bench.record import STATUSES, BenchRecord
+from webnn_harness.outputs.bench_records import STATUSES, BenchRecord
 from webnn_harness.bench.suite import Suite
 from webnn_harness.bench.worker import Task, worker_main
 from webnn_harness.execution.pool import RunOptions, WorkerPool

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from webnn_harness.bench.record import read_bench_folder
+from webnn_harness.outputs.bench_records import read_bench_folder
 
 VERDICTS = ("slower", "broken", "faster", "fixed", "same", "missing", "added", "notComparable")
 COMPARED = ("slower", "broken", "faster", "fixed", "same")  # verdicts of a benchmark in both, comparable
@@ -69,7 +69,7 @@ class BenchComparison:
 
 
 def read_bench(folder: str | Path, on_problem: Callable[[str], object] | None = None) -> dict[tuple[str, str, str], dict]:
-    """The records of a bench folder keyed by (benchmark, variant, backend name) (harness/bench/record.py:
+    """The records of a bench folder keyed by (benchmark, variant, backend name) (harness/outputs/bench_records.py:
     unreadable lines skipped and given to ``on_problem``)."""
     return _keyed(read_bench_folder(folder, on_problem))
 

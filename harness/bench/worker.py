@@ -24,7 +24,7 @@ from webnn_harness.outputs.writing import safe_name
 from webnn_harness.backends.base import Unsupported
 from webnn_harness.bench.measure import TimingPolicy, clock, measure
 from webnn_harness.bench.profile import profile_variant
-from webnn_harness.bench.record import BenchRecord
+from webnn_harness.outputs.bench_records import BenchRecord
 from webnn_harness.bench.suite import Benchmark
 from webnn_harness.bench.variants import prepare
 from webnn_harness.loading.cases import Case, CaseError, load_case

@@ -49,10 +49,11 @@ def handle(args) -> int:
     from webnn_harness.bench.regressions import compare_bench
     from webnn_harness.bench.console import comparison_lines, noise_line, published_tables, record_line
     from webnn_harness.bench.ray_cluster import bench_executor
+    from webnn_harness.outputs.kinds import holds
     from webnn_harness.outputs.reading import read_json
 
     requests = backend_requests(args.backend or default_bench_backends(), args.option)
-    if args.baseline and not (Path(args.baseline) / "bench.jsonl").is_file():
+    if args.baseline and not holds(args.baseline, "bench"):
         raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
     if args.threads is not None and args.threads < 1:
         raise UsageError("--threads must be at least 1")

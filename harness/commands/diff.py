@@ -25,9 +25,10 @@ def add_arguments(df: argparse.ArgumentParser) -> None:
 
 def handle(args) -> int:
     """Compare two run folders by case id; exit 1 when NEW regressed against BASE."""
+    from webnn_harness.outputs.kinds import holds
     from webnn_harness.outputs.run_diff import FORMATS, diff_runs
 
-    benches = [(Path(d) / "bench.jsonl").is_file() for d in (args.base, args.new)]
+    benches = [holds(d, "bench") for d in (args.base, args.new)]
     if any(benches):
         if not all(benches):
             raise UsageError("diff compares two run folders or two bench folders, not one of each")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Mapping
 
 from webnn_harness.fuzz.driver import FUZZ_FILES
+from webnn_harness.outputs.kinds import FUZZ_SUMMARY_SCHEMA, read_fuzz_folder
 from webnn_harness.outputs.reading import read_json
 from webnn_harness.outputs.writing import OwnedFolder, write_atomic
 from webnn_harness.loading.cases import Case, load_file
@@ -59,7 +60,7 @@ def reclassify(source: Path, out: Path) -> Path:
     """Write ``out`` (a new folder) with ``source``'s findings classified again; returns its summary.json."""
     source, out = Path(source), Path(out)
     # Its finding ids become file names: the schema allows only names (harness/outputs/reading.py).
-    summary = read_json(source / "summary.json", kind="fuzz-summary")
+    summary = dict(read_fuzz_folder(source).summary)
     if out.resolve() == source.resolve():
         raise ValueError(f"{out} is the folder read; give a new folder")
     with OwnedFolder(out, kind="fuzz", files=FUZZ_FILES):  # new: a folder holding a fuzz run is refused
@@ -75,7 +76,7 @@ def _reclassified(source: Path, out: Path, summary: dict) -> Path:
     (out / "findings-details").mkdir()
     for f in findings:
         old = source / "findings-details" / f"{f['id']}.json"
-        extra = read_json(old, kind="fuzz-summary#finding") if old.exists() else {}
+        extra = read_json(old, kind=f"{FUZZ_SUMMARY_SCHEMA}#finding") if old.exists() else {}
         write_atomic(out / "findings-details" / f"{f['id']}.json", json.dumps({**extra, **f}, indent=1) + "\n")
     summary.update(findings=findings, **finding_counts(findings),
                    reclassified={"from": source.name, **{k: v for k, v in run_header().items() if k != "harness"}})

@@ -36,8 +36,8 @@ from packaging.version import Version
 from webnn_harness.loading.caseid import id_matches_file
 from webnn_harness.outputs import reading
 from webnn_harness.outputs.writing import write_atomic
-from webnn_harness.outputs.records import BAD_STATUSES, Record, read_records
-from webnn_harness.outputs.run_folder import check_writable_file
+from webnn_harness.outputs.records import BAD_STATUSES, Record
+from webnn_harness.outputs.run_folder import check_writable_file, read_records_whole
 
 OUTCOMES = ("applied", "stale", "unmatched")
 ENTRY_KEYS = ("file", "case", "match", "reason", "options", "versions")
@@ -295,7 +295,7 @@ def update_from_run(path: Path, results: Path, backend: str, version: str, optio
     then judge the run again against it and the expectations it ran with (``given``): the run
     as the next one will see it. Raises ExpectationsError when ``path`` holds unreadable expectations."""
     previous = read_expectations(path) if path.exists() else ()
-    records = read_records(results)
+    records = read_records_whole(results).records
     counts = update_expectations(path, records, previous, version, options)
     updated = ExpectationSet.for_backend(backend, version, options, [*given, path])
     return ExpectationsUpdate(counts, sum(updated.apply(r).counts_against for r in records))

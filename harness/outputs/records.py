@@ -17,10 +17,23 @@ from typing import Any, Iterable, Mapping
 from webnn_harness import __version__
 from webnn_harness.loading.caseid import case_id, legacy_file_id
 from webnn_harness.outputs.writing import open_append, write_atomic
-from webnn_harness.verdict.comparison import budget_slack
 
 STATUSES = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 BAD_STATUSES = frozenset({"fail", "error", "crash", "timeout"})
+
+
+# The record says what its slack means; the verdict (harness/verdict/comparison.py) computes it with this.
+def budget_slack(max_error: float | None, budget: float | None) -> float | None:
+    """How much of its budget a comparison used: ``max_error / budget``; 0
+    for an exact result (a zero budget included), infinity for any error
+    against a zero budget, None when nothing was compared. A pass at 0.5 or
+    more has little headroom left: a different kernel or thread count may
+    turn it into a failure."""
+    if max_error is None or budget is None:
+        return None
+    if max_error == 0:
+        return 0.0
+    return max_error / budget if budget > 0 else float("inf")
 
 
 @dataclass(frozen=True)
@@ -46,7 +59,7 @@ class Record:
     compute_seconds: float | None = None
     known_failure: str | None = None  # reason, when the backend's known-failures file lists it
     build_settings: Mapping[str, Any] | None = None  # chosen per build (e.g. ONNX opset), see backends/base.py
-    # max_error / budget (harness/verdict/comparison.py budget_slack): 0 exact, None when nothing was compared
+    # max_error / budget (budget_slack): 0 exact, None when nothing was compared
     slack: float | None = None
     # the dot-product compliance check of `accuracy` (harness/accuracy/compliance.py), on its cases only
     compliance: Mapping[str, Any] | None = None
@@ -204,11 +217,3 @@ def write_summary(out_dir: Path, tallies: Iterable[BackendTally], extra: Mapping
     path = out_dir / "summary.json"
     doc = {**run_header(), "backends": [t.to_json() for t in tallies], **extra}
     return write_atomic(path, json.dumps(doc, indent=2, default=str) + "\n")
-
-
-def read_records(path: Path) -> list[Record]:
-    """The records of a results.jsonl that can be read (harness/outputs/reading.py skips the rest, as
-    every command does; ``run_folder.read_records_whole`` also says which)."""
-    from webnn_harness.outputs.reading import read_lines
-
-    return list(read_lines(path, Record.from_json, kind="record").items)

@@ -141,3 +141,14 @@ def rerun_command(backend: Mapping[str, Any], options: Sequence[str], file_id: s
         parts += ["--cases", corpus_path or corpus]
     parts += ["--id", case_id(file_id, case), "--out", rerun_folder(name, file_id, case)]
     return " ".join(shlex.quote(p) for p in parts)
+
+
+# A path starts at a slash not preceded by a word, a dot, a colon, a slash or "<" (so "</b>"
+# in a backend's message is not a path) and ends before whitespace, quotes, brackets or markup.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/<])(/[^\s'\":,;()\[\]{}<>]+)")
+
+
+def strip_local_paths(text: str) -> str:
+    """``text`` with every absolute path cut to its last component: the pages
+    are published, the folders they were made in are nobody's business."""
+    return _ABSOLUTE_PATH.sub(lambda m: m.group(1).rstrip("/").rsplit("/", 1)[-1] or "/", text)

@@ -19,7 +19,7 @@ from typing import Callable, Mapping
 from webnn_harness.outputs.records import BAD_STATUSES, Record
 from webnn_harness.outputs.run_folder import RunFolder, read_run_folder
 
-KINDS = ("regressions", "fixes", "changed", "new", "removed")
+CHANGE_KINDS = ("regressions", "fixes", "changed", "new", "removed")
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,8 @@ class BackendDiff:
 
     def to_json(self) -> dict:
         return {"backend": self.backend, "baseVersion": self.base_version, "newVersion": self.new_version,
-                "counts": {**{k: len(getattr(self, k)) for k in KINDS}, "unchanged": self.unchanged},
-                **{k: [asdict(c) for c in getattr(self, k)] for k in KINDS}}
+                "counts": {**{k: len(getattr(self, k)) for k in CHANGE_KINDS}, "unchanged": self.unchanged},
+                **{k: [asdict(c) for c in getattr(self, k)] for k in CHANGE_KINDS}}
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def _by_backend(run: RunFolder) -> dict[str, tuple[Mapping, dict[str, Record]]]:
 
 def diff_backend(name: str, base: Mapping[str, Record], new: Mapping[str, Record],
                  base_info: Mapping | None, new_info: Mapping | None) -> BackendDiff:
-    kinds: dict[str, list[CaseChange]] = {k: [] for k in KINDS}
+    kinds: dict[str, list[CaseChange]] = {k: [] for k in CHANGE_KINDS}
     unchanged = 0
     for cid in sorted(base.keys() | new.keys()):
         b, n = base.get(cid), new.get(cid)
@@ -170,7 +170,7 @@ def format_markdown(diff: RunDiff) -> str:
         lines.append(f"| {_md(d.backend)} | {_md(_versions(d))} | {len(d.regressions)} | {len(d.fixes)} | "
                      f"{len(d.changed)} | {len(d.new)} | {len(d.removed)} | {d.unchanged} |")
     for d in diff.backends:
-        for kind in KINDS:
+        for kind in CHANGE_KINDS:
             items = getattr(d, kind)
             if not items:
                 continue

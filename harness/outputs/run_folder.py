@@ -14,6 +14,7 @@ unasked, and read back whole by the commands that work on finished runs
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -23,6 +24,7 @@ from webnn_harness.outputs.records import Record
 from webnn_harness.outputs.writing import Mode, OutputFolderError, OwnedFolder, describe_write_error  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and the commands (harness/commands/)
 
 RESULTS, SUMMARY, LOCK = "results.jsonl", "summary.json", ".webnn-harness-run.lock"
+RUN_RECORD_SCHEMA, RUN_SUMMARY_SCHEMA = "record", "run-summary"  # harness/schema/<name>.schema.json
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,7 @@ class RecordsRead:
 def read_records_whole(path: Path) -> RecordsRead:
     """Every record of ``path`` that can be read; the rest named by line number (harness/outputs/reading.py),
     the same for every command that reads a run."""
-    read = read_lines(path, Record.from_json, kind="record")
+    read = read_lines(path, Record.from_json, kind=RUN_RECORD_SCHEMA)
     return RecordsRead(read.items, read.problems, read.whole_bytes)
 
 
@@ -156,7 +158,7 @@ def read_run_folder(path: str | Path, need_summary: bool = False,
         summary_path = path / SUMMARY
         summary: Mapping[str, Any] = {}
         if summary_path.exists():
-            summary = read_json(summary_path, kind="run-summary")
+            summary = read_json(summary_path, kind=RUN_SUMMARY_SCHEMA)
         elif need_summary:
             raise RunFolderError(f"{path}: no {SUMMARY} (the run did not finish)")
     except ReadError as exc:
@@ -164,3 +166,26 @@ def read_run_folder(path: str | Path, need_summary: bool = False,
     for problem in read.problems if on_problem else ():
         on_problem(problem)
     return RunFolder(path, summary, read.records, read.problems)
+
+
+def backend_key(backend: Mapping[str, Any]) -> str:
+    """A backend dict as one comparable key (records of one backend carry equal dicts)."""
+    return json.dumps(backend, sort_keys=True, default=str)
+
+
+def backend_groups(run: RunFolder) -> list[tuple[Mapping[str, Any], list[Record]]]:
+    """(backend, its records) per backend of ``run``: the summary's backends in its order, then any only the
+    records name (an interrupted run)."""
+    groups: dict[str, tuple[Mapping[str, Any], list[Record]]] = {}
+    for entry in run.summary.get("backends", []):
+        b = entry.get("backend", {}) if isinstance(entry, Mapping) else {}
+        groups.setdefault(backend_key(b), (b, []))
+    # Every record carries its backend dict: sorting and dumping each one cost about 1 s per
+    # 100k records. repr (C code) tells the same JSON values apart (1, 1.0 and True included),
+    # so each distinct repr is dumped once.
+    keys: dict[str, str] = {}
+    for r in run.records:
+        text = repr(r.backend)
+        key = keys.get(text) or keys.setdefault(text, backend_key(r.backend))
+        groups.setdefault(key, (r.backend, []))[1].append(r)
+    return list(groups.values())

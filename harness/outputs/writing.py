@@ -3,7 +3,7 @@ and every file it writes there go through here.
 
 - A folder is owned before anything is written in it: it is new, or it holds
   this kind of output (a manifest, ``MANIFEST``, names the kind and the tool;
-  folders from before manifests are recognised by their files, ``SIGNATURES``),
+  folders from before manifests are recognised by their files: harness/outputs/kinds.py),
   and a lock held for the whole command (``filelock``: flock(2), released by the
   OS if the process dies) stops a second command into the same folder with a
   usage error instead of mixing their records.
@@ -38,15 +38,6 @@ MANIFEST = ".webnn-harness-output.json"
 REPORT_MANIFEST = ".webnn-harness-report.json"  # reports/sitefolder.py
 Mode = Literal["new", "overwrite", "resume"]
 
-# The files each kind of output writes, the first of them what identifies it in a folder written before
-# manifests; summary.json is written by several kinds, so it identifies none.
-KIND_FILES: dict[str, tuple[str, ...]] = {
-    "run": ("results.jsonl", "summary.json"),
-    "bench": ("bench.jsonl", "summary.json", "artifacts"),
-    "fuzz": ("hypothesis", "findings", "findings-details", "summary.json"),
-    "probe": (),  # <backend>-probe.json and friends: see kind_of
-    "accuracy": ("accuracy.jsonl", "summary.json"),
-}
 # What a user may need to fix: the reasons worth one line, not a traceback.
 WRITE_ERRNOS = {
     errno.ENOSPC: "no space left on the device",
@@ -156,6 +147,8 @@ def open_append(path: Path, truncate: bool = False):
 
 def kind_of(folder: Path) -> tuple[str | None, str]:
     """(the kind of output ``folder`` holds, the file that says so); (None, "") for none we know."""
+    # Imported here: the registry's readers write through this module.
+    from webnn_harness.outputs.kinds import folder_kind_by_files
     from webnn_harness.outputs.reading import ReadError, read_json
 
     def small_json(path: Path):
@@ -169,15 +162,9 @@ def kind_of(folder: Path) -> tuple[str | None, str]:
         return doc["kind"], MANIFEST
     if (folder / REPORT_MANIFEST).exists():
         return "report", REPORT_MANIFEST
-    for kind, files in KIND_FILES.items():
-        if files and (folder / files[0]).exists():
-            return kind, files[0]
-    try:
-        probe_files = sorted(p.name for p in folder.glob("*-probe.json"))
-    except OSError:
-        probe_files = []
-    if probe_files:
-        return "probe", probe_files[0]
+    found = folder_kind_by_files(folder)
+    if found[0] is not None:
+        return found
     summary = small_json(folder / "summary.json")  # a fuzz from before manifests, before any finding
     if isinstance(summary, dict) and summary.get("kind") == "fuzz":
         return "fuzz", "summary.json"
@@ -193,12 +180,14 @@ class OwnedFolder:
     path: Path
     mode: Mode = "new"
     kind: str = "run"
-    files: tuple[str, ...] = ()  # what this command writes here (default: KIND_FILES[kind])
+    files: tuple[str, ...] = ()  # what this command writes here (default: the kind's files, outputs/kinds.py)
     _lock: filelock.BaseFileLock | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.path = Path(self.path)
-        self.files = tuple(self.files) or KIND_FILES.get(self.kind, ())
+        from webnn_harness.outputs.kinds import KINDS  # the registry's readers write through this module
+
+        self.files = tuple(self.files) or (KINDS[self.kind].files if self.kind in KINDS else ())
 
     @property
     def lock_name(self) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from webnn_harness.outputs.records import budget_slack
 from webnn_harness.spec.dtypes import FLOAT_BITS, is_float
 from webnn_harness.spec.values import encode_number
 
@@ -64,19 +65,6 @@ def integer_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
 # From this many elements on, outputs are first checked for identical bit
 # patterns, which costs a tenth of computing distances (6000x6000 outputs).
 BIT_EQUAL_SHORTCUT = 1 << 16
-
-
-def budget_slack(max_error: float | None, budget: float | None) -> float | None:
-    """How much of its budget a comparison used: ``max_error / budget``; 0
-    for an exact result (a zero budget included), infinity for any error
-    against a zero budget, None when nothing was compared. A pass at 0.5 or
-    more has little headroom left: a different kernel or thread count may
-    turn it into a failure."""
-    if max_error is None or budget is None:
-        return None
-    if max_error == 0:
-        return 0.0
-    return max_error / budget if budget > 0 else INF
 
 
 def _bit_equal(expected: np.ndarray, actual: np.ndarray) -> bool:

@@ -9,6 +9,8 @@ from typing import Any, Callable, Mapping
 from webnn_harness.outputs.reading import ReadError, read_json, read_lines
 
 STATUSES = ("ok", "wrong", "unsupported", "error", "crash", "timeout")
+BENCH_FILE = "bench.jsonl"
+BENCH_RECORD_SCHEMA, BENCH_SUMMARY_SCHEMA = "bench-record", "bench-summary"  # harness/schema/<name>.schema.json
 
 
 @dataclass(frozen=True)
@@ -72,14 +74,14 @@ def read_bench_folder(folder: str | Path, on_problem: Callable[[str], object] | 
     skipped and given to ``on_problem``, as every command skips a bad line; a ReadError (a ValueError, one
     line) for a folder that is not a bench or whose summary.json cannot be read."""
     folder = Path(folder)
-    path = folder / "bench.jsonl"
+    path = folder / BENCH_FILE
     if not path.is_file():
         raise ReadError(f"{folder}: not a bench folder (no bench.jsonl)")
-    read = read_lines(path, dict, kind="bench-record", numbered=True)
+    read = read_lines(path, dict, kind=BENCH_RECORD_SCHEMA, numbered=True)
     if not read.items and read.problems:
         raise ReadError(read.problems[0])  # nothing of it is a bench record: not ours
     summary_path = folder / "summary.json"
-    summary = read_json(summary_path, kind="bench-summary") if summary_path.exists() else {}
+    summary = read_json(summary_path, kind=BENCH_SUMMARY_SCHEMA) if summary_path.exists() else {}
     for problem in read.problems if on_problem else ():
         on_problem(problem)
     return BenchFolder(folder, summary, read.items, read.problems)
