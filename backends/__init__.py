@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import importlib
 from importlib.metadata import entry_points
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from webnn_harness.backends.base import Backend, BackendError, BackendFacts, BackendInfo, Unsupported, declared_facts
 
@@ -81,6 +81,17 @@ def recorded_facts(name: str) -> BackendFacts:
     return facts_or_defaults(name) if name in available() else BackendFacts()
 
 
+def options_from_settings(backend: Mapping[str, Any]) -> list[str]:
+    """When a run's command line is not recorded, the options a backend was
+    made with, recovered from the settings its info() reported (a record's
+    ``backend``), as the backend maps them back (its facts' ``rerun_options``);
+    a default is not repeated."""
+    settings = backend.get("settings") or {}
+    return [f"{known.option}={settings[known.setting]}"
+            for known in recorded_facts(str(backend.get("name", ""))).rerun_options
+            if known.setting in settings and str(settings[known.setting]) != known.default]
+
+
 __all__ = [
     "Backend",
     "BackendError",
@@ -94,5 +105,6 @@ __all__ = [
     "factory",
     "facts",
     "facts_or_defaults",
+    "options_from_settings",
     "recorded_facts",
 ]

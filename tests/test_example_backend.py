@@ -13,7 +13,8 @@ from webnn_harness import backends
 from webnn_harness.bench.driver import BenchOptions, run_bench, thread_options
 from webnn_harness.bench.suite import load_suite
 from webnn_harness.cli import main
-from webnn_harness.outputs.rerun_commands import options_from_settings, rerun_command
+from webnn_harness.backends import options_from_settings
+from webnn_harness.outputs.rerun_commands import rerun_command
 from webnn_harness.outputs.run_folder import read_records_whole
 
 EXAMPLE = REPO / "examples" / "numpy_float32"

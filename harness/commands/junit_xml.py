@@ -17,11 +17,12 @@ def add_arguments(ju: argparse.ArgumentParser) -> None:
 
 def handle(args) -> int:
     """Write JUnit XML from a run folder."""
+    from webnn_harness.backends import options_from_settings
     from webnn_harness.outputs.junit import write_junit
 
     check_out_file(args.out)
     try:
-        n = write_junit(Path(args.run), Path(args.out), on_problem=warn)
+        n = write_junit(Path(args.run), Path(args.out), options_from_settings, on_problem=warn)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     print(f"junit: {args.out} ({n} test cases)")

@@ -129,10 +129,11 @@ def handle(args) -> int:
     _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
+        from webnn_harness.backends import options_from_settings
         from webnn_harness.outputs.junit import write_junit
 
         try:
-            write_junit(out, Path(args.junit))
+            write_junit(out, Path(args.junit), options_from_settings)
         except OSError as exc:  # checked before the run; the folder may have gone since
             raise UsageError(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}") from None
         print(f"junit: {args.junit}")

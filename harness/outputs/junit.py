@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from webnn_harness.outputs.rerun_commands import (corpus_paths_from_command, options_from_command, options_from_settings,
+from webnn_harness.outputs.rerun_commands import (corpus_paths_from_command, options_from_command,
                                                   published_rerun_command, recorded_run_command)
 from webnn_harness.outputs.records import BAD_STATUSES
 from webnn_harness.outputs.run_folder import read_run_folder
@@ -25,9 +25,13 @@ def junit_classname(file_id: str) -> str:
     return stem.replace("/", ".")
 
 
-def write_junit(run_dir: Path, out: Path, on_problem: Callable[[str], object] | None = None) -> int:
+def write_junit(run_dir: Path, out: Path, options_from_settings: Callable[[Mapping[str, Any]], list[str]],
+                on_problem: Callable[[str], object] | None = None) -> int:
     """Write ``out`` from ``run_dir``/results.jsonl; returns the number of test cases. Every text from the
-    records goes through ``xml_text``: XML 1.0 has no way to write a control character."""
+    records goes through ``xml_text``: XML 1.0 has no way to write a control character. Where the run's
+    command line is not recorded, a re-run command's options are ``options_from_settings(record's backend)``
+    (the backend registry's: webnn_harness.backends.options_from_settings, given by the caller, since
+    outputs/ imports no backend)."""
     run = read_run_folder(run_dir, on_problem=on_problem)  # a RunFolderError (a ValueError) names what cannot be read
     summary = run.summary
     run_command = recorded_run_command(summary)

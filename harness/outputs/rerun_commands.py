@@ -103,21 +103,6 @@ def options_from_command(command: str | None) -> list[str] | None:
     return out
 
 
-def options_from_settings(backend: Mapping[str, Any]) -> list[str]:
-    """When a run's command line is not recorded, the options a backend was
-    made with, recovered from the settings its info() reported, as the
-    backend maps them back (its facts' ``rerun_options``); a default is not
-    repeated."""
-    from webnn_harness.backends import recorded_facts  # the registry (numpy): only where a command is not recorded
-
-    settings = backend.get("settings") or {}
-    out = []
-    for known in recorded_facts(str(backend.get("name", ""))).rerun_options:
-        if known.setting in settings and str(settings[known.setting]) != known.default:
-            out.append(f"{known.option}={settings[known.setting]}")
-    return out
-
-
 def rerun_folder(backend: str, file_id: str, case: str) -> str:
     """out/rerun-<backend>-<8 hex digits of the case id>: one folder per case, never a run's own."""
     digest = hashlib.sha1(case_id(file_id, case).encode()).hexdigest()[:8]
