@@ -148,9 +148,13 @@ class ChromiumBackend:
                            settings=settings, host_cpu=self.device == "cpu")
 
     def declared_limits(self) -> dict:
-        """The context's ``opSupportLimits()``, asked once."""
+        """The context's ``opSupportLimits()`` (asked once), spec-shaped, with
+        the browser, its version and the device type under ``$provenance``."""
+        from webnn_harness.backends.chromium.limits import declared_table
+
         if self._declared is None:
-            self._declared = self.browser.call("opSupportLimits", self.device)
+            limits = self.browser.call("opSupportLimits", self.device)
+            self._declared = declared_table(limits, "Chromium", self.version, self.device)
         return self._declared
 
     def build(self, graph: Graph) -> PageGraph:

@@ -8,15 +8,10 @@ say is valid, it is a validation bug (``error``).
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any, Mapping
 
 from webnn_harness.spec.catalog import operator
 from webnn_harness.spec.graph import Graph, TensorDesc
-
-DECLARED_SUFFIX = "declared-opSupportLimits.json"
-
 
 def _outside_member(limits: Mapping[str, Any], where: str, desc: TensorDesc) -> str | None:
     """Why ``desc`` is outside one declared member (``{"dataTypes", "rankRange"}``), or None."""
@@ -66,13 +61,3 @@ def declared_table(limits: Mapping[str, Any], browser: str, version: str, device
     """The context's opSupportLimits() as the spec shapes it, with where it came from."""
     return {"$provenance": {"source": "MLContext.opSupportLimits()", "browser": browser, "version": version,
                             "deviceType": device}, **limits}
-
-
-def declared_file(out_dir: Path, name: str) -> Path:
-    """The declared table's file beside the probe's own (``<name>-opSupportLimits.json``)."""
-    return Path(out_dir) / f"{name}-{DECLARED_SUFFIX}"
-
-
-def write_declared(table: Mapping[str, Any], path: Path) -> Path:
-    path.write_text(json.dumps(table, indent=1) + "\n")
-    return path
