@@ -222,3 +222,14 @@ def test_info_and_the_declared_table_name_the_browser_and_device(tmp_path):
     path = write_declared(declared, tmp_path, "chromium")
     assert path.name == "chromium-opSupportLimits.declared.json"
     assert read_limits_file(path)["relu"] == declared["relu"]
+
+
+@real
+def test_a_large_input_is_fetched_by_the_page_and_comes_back_exact():
+    from webnn_harness import backends
+    from webnn_harness.backends.chromium.payload import LARGE_BYTES
+
+    backend = backends.create("chromium", {})
+    x = np.random.default_rng(1).standard_normal(LARGE_BYTES // 4 + 1000).astype(np.float32)
+    g = graph({"x": ([x.size], "float32")}, [{"name": "relu", "arguments": [{"input": "x"}], "outputs": "y"}])
+    assert np.array_equal(backend.compute(backend.build(g), {"x": x})["y"], np.maximum(x, 0))

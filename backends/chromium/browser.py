@@ -1,9 +1,11 @@
 """One headless Chromium driven through Playwright, with the backend's page
 loaded: started on first use, ended with the process.
 
-The page is served from an https URL that Playwright answers itself (no
-server, no network): ``navigator.ml`` exists only in a secure context, and
-``about:blank`` is not one.
+The page is served by a loopback HTTP server of this process
+(``http://127.0.0.1``: a secure context, which ``navigator.ml`` needs and
+``about:blank`` is not), which also serves the large tensors of a call: the
+page fetches them at network speed, where Playwright passes a call's
+arguments at well under 1 MB/s.
 
 ``--single-process`` (the build's renderer, GPU and WebNN service in one
 process; without it the GPU process of this headless build does not start)
@@ -23,19 +25,63 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+from webnn_harness.backends.chromium.payload import served
+
 # The flags the issue checked on a 2-core headless Linux machine without a GPU.
 FLAGS = (
     "--no-sandbox", "--no-zygote", "--single-process", "--in-process-gpu",
     "--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
     "--disable-dev-shm-usage", "--enable-features=WebMachineLearningNeuralNetwork",
 )
-PAGE_URL = "https://webnn-harness.invalid/"
 BROWSER_LOST = 75  # the worker's exit status when its browser crashed or hung in a call of several cases
 
 
 def page_html() -> str:
     script = resources.files("webnn_harness.backends.chromium").joinpath("page.js").read_text()
     return f"<!doctype html><meta charset=utf-8><title>webnn-harness</title><script>{script}</script>"
+
+
+class LoopbackServer:
+    """The page at ``/`` and, during a call, its large tensors at ``/tensor/<n>``."""
+
+    def __init__(self, page: bytes):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.tensors: dict[str, bytes] = {}
+        tensors = self.tensors
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # no line per request on the run's console
+                pass
+
+            def do_GET(self):
+                body = page if self.path == "/" else tensors.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html" if self.path == "/" else "application/octet-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True, name="chromium-page-server").start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
+
+    def serve(self, data: bytes) -> str:
+        """Serve ``data`` until ``forget``: the path to fetch it at."""
+        path = f"/tensor/{len(self.tensors)}"
+        self.tensors[path] = data
+        return path
+
+    def forget(self) -> None:
+        self.tensors.clear()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
 
 
 def end_process(why: str) -> None:
@@ -50,7 +96,7 @@ class Browser:
 
     def __init__(self, executable: Path, flags: Sequence[str]):
         self.executable, self.flags = executable, tuple(flags)
-        self._playwright = self._browser = self._page = None
+        self._playwright = self._browser = self._page = self._server = None
         self._crashed = False
 
     def _start(self) -> None:
@@ -62,9 +108,8 @@ class Browser:
             executable_path=str(self.executable), headless=True, args=list(self.flags))
         page = self._browser.new_page()
         page.on("crash", lambda _: setattr(self, "_crashed", True))
-        page.route(PAGE_URL, lambda route: route.fulfill(body=page_html(), content_type="text/html"))
-        page.goto(PAGE_URL)
-        page.unroute(PAGE_URL)
+        self._server = LoopbackServer(page_html().encode())
+        page.goto(self._server.url)
         self._page = page
 
     @property
@@ -88,13 +133,15 @@ class Browser:
         try:
             if crash:
                 self._page.goto("chrome://crash")
-            return self._page.evaluate(f"(args) => window.webnnHarness.{function}(...args)", list(args))
+            return self._page.evaluate(f"(args) => window.webnnHarness.{function}(...args)",
+                                       served(list(args), self._server.serve))
         except Error as exc:
             message = ' '.join(str(exc).split())[:300]
             if self._crashed or not self._browser.is_connected() or self._page.is_closed():
                 end_process(f"the browser was lost ({message})")
             raise RuntimeError(f"the page's {function} threw: {message}") from None
         finally:
+            self._server.forget()
             if watchdog is not None:
                 watchdog.cancel()
 
@@ -104,6 +151,8 @@ class Browser:
                 self._browser.close()
             if self._playwright is not None:
                 self._playwright.stop()
+            if self._server is not None:
+                self._server.close()
         except Exception:  # noqa: BLE001 - at exit, a browser already gone is no error
             pass
-        self._playwright = self._browser = self._page = None
+        self._playwright = self._browser = self._page = self._server = None

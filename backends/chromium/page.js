@@ -45,9 +45,11 @@
 
   const elementCount = (shape) => shape.reduce((a, b) => a * b, 1);
 
-  // A tensor's bytes: base64, or {fill: base64 of one element} repeated.
-  const tensorBytes = (value, dataType, shape) => {
+  // A tensor's bytes: base64, {fill: base64 of one element} repeated, or
+  // {fetch: path} on the loopback server that served this page.
+  const tensorBytes = async (value, dataType, shape) => {
     if (typeof value === 'string') return fromBase64(value);
+    if (value.fetch) return new Uint8Array(await (await fetch(value.fetch)).arrayBuffer());
     const one = fromBase64(value.fill);
     const Bits = BITS[one.byteLength];
     const bytes = new Uint8Array(one.byteLength * elementCount(shape));
@@ -69,8 +71,8 @@
     return toBase64(bytes);
   };
 
-  const typedArray = (dataType, value, shape) => {
-    const bytes = tensorBytes(value, dataType, shape);
+  const typedArray = async (dataType, value, shape) => {
+    const bytes = await tensorBytes(value, dataType, shape);
     const Type = TYPED_ARRAYS[dataType];
     return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
   };
@@ -108,7 +110,7 @@
     for (const input of graph.inputs) operands[input.name] = builder.input(input.name, descriptor(input));
     at.stage = 'builder.constant';
     for (const constant of graph.constants) {
-      operands[constant.name] = builder.constant(descriptor(constant), typedArray(constant.dataType, constant.data, constant.shape));
+      operands[constant.name] = builder.constant(descriptor(constant), await typedArray(constant.dataType, constant.data, constant.shape));
     }
     for (const node of graph.nodes) {
       at.stage = `builder.${node.op}`;
@@ -142,7 +144,7 @@
         made.push(outputs[output.name]);
       }
       at.stage = 'writeTensor';
-      for (const input of item.graph.inputs) ml.writeTensor(inputs[input.name], tensorBytes(item.feeds[input.name], input.dataType, input.shape));
+      for (const input of item.graph.inputs) ml.writeTensor(inputs[input.name], await tensorBytes(item.feeds[input.name], input.dataType, input.shape));
       at.stage = 'dispatch';
       ml.dispatch(graph, inputs, outputs);
       at.stage = 'readTensor';

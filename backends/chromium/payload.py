@@ -10,13 +10,15 @@ array of that type (float16 as Float16Array where the browser has it, else as
 Uint16Array bits, as WPT's utils.js does; int64 as BigInt64Array), and int4 /
 uint4 packed two elements a byte, low nibble first, as Chromium reads them.
 A tensor of one value repeated crosses as that value (``{"fill": base64}``),
-both ways.
+both ways; a large input or constant as ``{"fetch": path}``, fetched by the
+page from the browser's loopback server (backends/chromium/browser.py).
 """
 from __future__ import annotations
 
 import base64
 import math
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -26,6 +28,7 @@ from webnn_harness.spec.graph import Graph, Node, OperandRef
 from webnn_harness.spec.uniform import MIN_ELEMENTS, is_uniform, uniform_value
 
 _SAFE_INTEGER = 2 ** 53
+LARGE_BYTES = 256 << 10  # a tensor this large crosses as a fetch from the loopback server
 
 
 def tensor_bytes(array: np.ndarray, data_type: str) -> bytes:
@@ -52,13 +55,36 @@ def tensor_from_bytes(data: bytes, data_type: str, shape: tuple[int, ...]) -> np
     return np.frombuffer(data, dtype.newbyteorder("<"), count=count).astype(dtype).reshape(shape)
 
 
-def encode_tensor(array: np.ndarray, data_type: str) -> str | dict:
+@dataclass(frozen=True)
+class LargeTensor:
+    """A tensor's bytes too large for a page call's arguments (Playwright
+    passes them at well under 1 MB/s): the page fetches them from the
+    browser's loopback server instead (``served``)."""
+
+    data: bytes
+
+
+def encode_tensor(array: np.ndarray, data_type: str) -> str | dict | LargeTensor:
     """Base64 of the tensor's bytes; a uniform tensor (one value broadcast,
     harness/spec/uniform.py: WPT's 6000x6000 "large inputs") as its one
-    element, ``{"fill": base64}``, which the page repeats."""
+    element, ``{"fill": base64}``, which the page repeats; LARGE_BYTES or
+    more as a LargeTensor."""
     if is_uniform(array) and array.size >= MIN_ELEMENTS and data_type not in EXTENSION_DATA_TYPES:
         return {"fill": base64.b64encode(tensor_bytes(uniform_value(array), data_type)).decode("ascii")}
-    return base64.b64encode(tensor_bytes(array, data_type)).decode("ascii")
+    data = tensor_bytes(array, data_type)
+    return LargeTensor(data) if len(data) >= LARGE_BYTES else base64.b64encode(data).decode("ascii")
+
+
+def served(value: Any, serve: Callable[[bytes], str]) -> Any:
+    """``value`` with every LargeTensor replaced by ``{"fetch": path}``, its
+    bytes handed to ``serve`` (which answers the path they are fetched at)."""
+    if isinstance(value, LargeTensor):
+        return {"fetch": serve(value.data)}
+    if isinstance(value, Mapping):
+        return {k: served(v, serve) for k, v in value.items()}
+    if isinstance(value, list):
+        return [served(v, serve) for v in value]
+    return value
 
 
 def decode_tensor(value: str | dict, data_type: str, shape: tuple[int, ...]) -> np.ndarray:
@@ -73,6 +99,8 @@ def encoded_size(value: Any) -> int:
     """Characters of the tensors in a payload: what a page call carries."""
     if isinstance(value, str):
         return len(value)
+    if isinstance(value, LargeTensor):
+        return len(value.data)
     if isinstance(value, Mapping):
         return sum(encoded_size(v) for v in value.values())
     if isinstance(value, list):
