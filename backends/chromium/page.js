@@ -162,9 +162,8 @@
 
   window.webnnHarness = {
     async runCases(deviceType, items) {
-      const results = [];
-      for (const item of items) results.push(await runCase(deviceType, item));
-      return results;
+      await context(deviceType);  // one context for the call, made before the cases start together
+      return Promise.all(items.map((item) => runCase(deviceType, item)));
     },
     async opSupportLimits(deviceType) {
       const ml = await context(deviceType);
