@@ -91,20 +91,31 @@ def end_process(why: str) -> None:
     os._exit(BROWSER_LOST)
 
 
+_PLAYWRIGHT: list = []  # this process's one Playwright driver: its sync API starts once per thread
+
+
+def playwright():
+    """The process's Playwright, started on first use and stopped at exit."""
+    if not _PLAYWRIGHT:
+        from playwright.sync_api import sync_playwright
+
+        _PLAYWRIGHT.append(sync_playwright().start())
+        atexit.register(_PLAYWRIGHT[0].stop)
+    return _PLAYWRIGHT[0]
+
+
 class Browser:
     """The browser and its page, started on first ``call``."""
 
     def __init__(self, executable: Path, flags: Sequence[str]):
         self.executable, self.flags = executable, tuple(flags)
-        self._playwright = self._browser = self._page = self._server = None
+        self._browser = self._page = self._server = None
         self._crashed = False
 
     def _start(self) -> None:
-        from playwright.sync_api import sync_playwright
-
-        self._playwright = sync_playwright().start()
-        atexit.register(self.close)
-        self._browser = self._playwright.chromium.launch(
+        driver = playwright()
+        atexit.register(self.close)  # after the driver's stop: exit handlers run last registered first
+        self._browser = driver.chromium.launch(
             executable_path=str(self.executable), headless=True, args=list(self.flags))
         page = self._browser.new_page()
         page.on("crash", lambda _: setattr(self, "_crashed", True))
@@ -149,10 +160,8 @@ class Browser:
         try:
             if self._browser is not None:
                 self._browser.close()
-            if self._playwright is not None:
-                self._playwright.stop()
             if self._server is not None:
                 self._server.close()
         except Exception:  # noqa: BLE001 - at exit, a browser already gone is no error
             pass
-        self._playwright = self._browser = self._page = self._server = None
+        self._browser = self._page = self._server = None
