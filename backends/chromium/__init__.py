@@ -15,9 +15,10 @@ Options (``-o key=value``):
                   installed package (its own flags are those below)
     version       an installed package version (153.0.0) or milestone (153);
                   default: the pinned release if installed, else the newest
-    case_timeout  seconds per case of a page call of several cases (default
-                  20) before the call counts as hung; a single case is timed
-                  by the run's --timeout
+    call_timeout  seconds a page call of several cases may run, plus one a
+                  case, before it counts as hung (default 30): the worker
+                  ends and the pool runs the cases one by one, each under the
+                  run's --timeout
     crash_on_op   test only: crash the renderer in a call whose graphs use
                   this operator
 
@@ -50,7 +51,7 @@ import numpy as np
 from webnn_harness.backends.base import BackendError, BackendInfo, BuildFailure, Unsupported
 from webnn_harness.spec.graph import Graph
 
-OPTIONS = ("device", "executable", "version", "case_timeout", "crash_on_op")
+OPTIONS = ("device", "executable", "version", "call_timeout", "crash_on_op")
 DEVICES = ("cpu", "gpu", "npu")
 BATCH_SIZE = 64  # cases per worker batch: one page call each
 CALL_BYTES = 32 << 20  # encoded tensor bytes per page call, beyond which a batch is cut into several calls
@@ -123,7 +124,7 @@ class ChromiumBackend:
         self.device = options.get("device", "cpu")
         if self.device not in DEVICES:
             raise BackendError(f"device {self.device!r}: expected one of {', '.join(DEVICES)}")
-        self.case_timeout = _seconds(options.get("case_timeout", "20"), "case_timeout")
+        self.call_timeout = _seconds(options.get("call_timeout", "30"), "call_timeout")
         self.crash_on_op = options.get("crash_on_op") or None
         self.target = _target(options)
         self.version = executable_version(self.target.executable)
@@ -140,7 +141,7 @@ class ChromiumBackend:
             "package": f"@sparticuz/chromium@{self.target.package_version}" if self.target.package_version else None,
             "flags": list(self.flags),
             "preferred_batch_size": BATCH_SIZE,
-            "case_timeout": self.case_timeout,
+            "call_timeout": self.call_timeout,
         }
         if self.crash_on_op:
             settings["crash_on_op"] = self.crash_on_op
@@ -189,7 +190,7 @@ class ChromiumBackend:
         for call in _calls(ready, {i: encoded_size(item) for i, item in items.items()}):
             crash = self.crash_on_op is not None and any(self.crash_on_op in compiled[i].graph.ops for i in call)
             answers = self.browser.call("runCases", self.device, [items[i] for i in call], crash=crash,
-                                        timeout=self.case_timeout * len(call) if several else None)
+                                        timeout=self.call_timeout + len(call) if several else None)
             for i, answer in zip(call, answers):
                 graph = compiled[i].graph
                 results[i] = decode_outputs(graph, answer["outputs"]) if "outputs" in answer \

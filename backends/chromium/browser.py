@@ -123,16 +123,10 @@ class Browser:
         page.goto(self._server.url)
         self._page = page
 
-    @property
-    def version(self) -> str:
-        if self._browser is None:
-            self._start()
-        return self._browser.version
-
     def call(self, function: str, *args: Any, timeout: float | None = None, crash: bool = False) -> Any:
         """``window.webnnHarness[function](...args)`` in the page. ``timeout``:
         seconds after which the call counts as hung (the process ends);
-        ``crash``: crash the renderer instead (the test-only crash_case)."""
+        ``crash``: crash the renderer first (the test-only crash_on_op)."""
         from playwright.sync_api import Error
 
         if self._page is None:

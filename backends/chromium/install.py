@@ -34,7 +34,8 @@ PACKAGE = "@sparticuz/chromium"
 # The pinned release: Chromium 153.0.8010.0 (WebNN on LiteRT/XNNPACK).
 DEFAULT_VERSION = "153.0.0"
 EXECUTABLE = "chromium"
-_MEMBERS = {"package/bin/chromium.br": EXECUTABLE, "package/bin/swiftshader.tar.br": "swiftshader.tar",
+# The package members installed, each copied to the work folder under its own name.
+_MEMBERS = {"package/bin/chromium.br": "chromium.br", "package/bin/swiftshader.tar.br": "swiftshader.tar.br",
             "package/package.json": "package.json"}
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
 # Node's streaming brotli decoder: argv[1] in, argv[2] out.
@@ -131,10 +132,9 @@ def _copy_members(tgz: Path, into: Path) -> None:
             target = _MEMBERS.get(member.name)
             if target is None or not member.isfile():
                 continue
-            source = archive.extractfile(member)
-            with source, open(into / (target + ".br" if target != "package.json" else target), "wb") as out:
+            with archive.extractfile(member) as source, open(into / target, "wb") as out:
                 shutil.copyfileobj(source, out)
-    missing = [name for name in _MEMBERS.values() if not (into / (name + ".br" if name != "package.json" else name)).exists()]
+    missing = [name for name in _MEMBERS.values() if not (into / name).exists()]
     if missing:
         raise InstallError(f"{tgz.name} lacks {', '.join(missing)}: not a {PACKAGE} package with a browser")
 
@@ -175,7 +175,7 @@ def install_tarball(tgz: Path, version: str) -> InstalledBrowser:
         staged = work_dir / version
         staged.mkdir()
         _copy_members(tgz, work_dir)
-        unbrotli(work_dir / (EXECUTABLE + ".br"), staged / EXECUTABLE)
+        unbrotli(work_dir / "chromium.br", staged / EXECUTABLE)
         (staged / EXECUTABLE).chmod(0o755)
         unbrotli(work_dir / "swiftshader.tar.br", work_dir / "swiftshader.tar")
         extract_regular_files(work_dir / "swiftshader.tar", staged)
@@ -206,9 +206,3 @@ def _package_version(tgz: Path) -> str | None:
             return None
         version = json.load(member).get("version") if member else None
     return version if isinstance(version, str) and _VERSION.match(version) else None
-
-
-def remove(version: str) -> Path:
-    browser = resolve(version)
-    shutil.rmtree(browser.folder)
-    return browser.folder
