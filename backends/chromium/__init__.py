@@ -54,6 +54,7 @@ from webnn_harness.spec.graph import Graph
 OPTIONS = ("device", "executable", "version", "call_timeout", "crash_on_op")
 DEVICES = ("cpu", "gpu", "npu")
 BATCH_SIZE = 64  # cases per worker batch: one page call each
+TAKE_BYTES = 8 << 20  # bytes of a held output taken back per page call
 CALL_BYTES = 32 << 20  # encoded tensor bytes per page call, beyond which a batch is cut into several calls
 _VERSION = re.compile(r"\d+(\.\d+)+")
 
@@ -193,9 +194,22 @@ class ChromiumBackend:
                                         timeout=self.call_timeout + len(call) if several else None)
             for i, answer in zip(call, answers):
                 graph = compiled[i].graph
-                results[i] = decode_outputs(graph, answer["outputs"]) if "outputs" in answer \
+                results[i] = decode_outputs(graph, self._taken(answer["outputs"])) if "outputs" in answer \
                     else self.classify(answer["error"], graph)
         return results
+
+    def _taken(self, outputs: Mapping[str, Any]) -> dict[str, Any]:
+        """The outputs with each one the page held (``{"held": id}``) taken back as bytes, a chunk a call."""
+        import base64
+
+        out = dict(outputs)
+        for name, value in outputs.items():
+            if isinstance(value, Mapping) and "held" in value:
+                chunks = [base64.b64decode(self.browser.call("take", value["held"], offset, TAKE_BYTES))
+                          for offset in range(0, value["byteLength"], TAKE_BYTES)]
+                self.browser.call("release", value["held"])
+                out[name] = b"".join(chunks)
+        return out
 
     def classify(self, error: Mapping[str, str], graph: Graph) -> Exception:
         """What the browser's exception is (the module docstring's table)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import sys
 import threading
 from importlib import resources
@@ -33,6 +34,8 @@ FLAGS = (
     "--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
     "--disable-dev-shm-usage", "--enable-features=WebMachineLearningNeuralNetwork",
 )
+# Playwright's words for a page, browser or driver gone (its state may not say so yet).
+_LOST = re.compile(r"Target (page, context or browser has been closed|crashed)|Connection closed|has been closed")
 BROWSER_LOST = 75  # the worker's exit status when its browser crashed or hung in a call of several cases
 
 
@@ -142,7 +145,7 @@ class Browser:
                                        served(list(args), self._server.serve))
         except Error as exc:
             message = ' '.join(str(exc).split())[:300]
-            if self._crashed or not self._browser.is_connected() or self._page.is_closed():
+            if self._crashed or not self._browser.is_connected() or self._page.is_closed() or _LOST.search(message):
                 end_process(f"the browser was lost ({message})")
             raise RuntimeError(f"the page's {function} threw: {message}") from None
         finally:

@@ -57,6 +57,12 @@
     return bytes;
   };
 
+  // Outputs larger than this stay in the page, taken back a chunk a call:
+  // one string of hundreds of MB exhausts the Playwright driver's heap.
+  const HELD_BYTES = 16 << 20;
+  const held = new Map();
+  let heldCount = 0;
+
   const encodeTensor = (buffer, dataType, shape) => {
     const bytes = new Uint8Array(buffer);
     const count = elementCount(shape);
@@ -67,6 +73,10 @@
       let i = 1;
       while (i < bits.length && bits[i] === first) i++;
       if (i === bits.length) return {fill: toBase64(bytes.subarray(0, width))};
+    }
+    if (bytes.byteLength > HELD_BYTES) {
+      held.set(++heldCount, bytes);
+      return {held: heldCount, byteLength: bytes.byteLength};
     }
     return toBase64(bytes);
   };
@@ -164,6 +174,12 @@
     async runCases(deviceType, items) {
       await context(deviceType);  // one context for the call, made before the cases start together
       return Promise.all(items.map((item) => runCase(deviceType, item)));
+    },
+    take(id, offset, size) {
+      return toBase64(held.get(id).subarray(offset, offset + size));
+    },
+    release(id) {
+      held.delete(id);
     },
     async opSupportLimits(deviceType) {
       const ml = await context(deviceType);

@@ -87,8 +87,11 @@ def served(value: Any, serve: Callable[[bytes], str]) -> Any:
     return value
 
 
-def decode_tensor(value: str | dict, data_type: str, shape: tuple[int, ...]) -> np.ndarray:
-    """``encode_tensor`` inverted (the page answers a uniform output as one element too)."""
+def decode_tensor(value: str | dict | bytes, data_type: str, shape: tuple[int, ...]) -> np.ndarray:
+    """``encode_tensor`` inverted (the page answers a uniform output as one
+    element too; an output taken back in chunks arrives as its bytes)."""
+    if isinstance(value, bytes):
+        return tensor_from_bytes(value, data_type, shape)
     if isinstance(value, dict):
         one = tensor_from_bytes(base64.b64decode(value["fill"]), data_type, ())
         return np.broadcast_to(one, shape)
