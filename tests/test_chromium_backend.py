@@ -233,3 +233,17 @@ def test_a_large_input_is_fetched_by_the_page_and_comes_back_exact():
     x = np.random.default_rng(1).standard_normal(LARGE_BYTES // 4 + 1000).astype(np.float32)
     g = graph({"x": ([x.size], "float32")}, [{"name": "relu", "arguments": [{"input": "x"}], "outputs": "y"}])
     assert np.array_equal(backend.compute(backend.build(g), {"x": x})["y"], np.maximum(x, 0))
+
+
+@real
+def test_probe_writes_the_context_s_declared_table_and_compares_with_it_without_a_file(tmp_path):
+    from webnn_harness.execution.pool import RunOptions
+    from webnn_harness.probe.driver import probe
+
+    result = probe("chromium", {}, tmp_path, ops=["relu"], layout=False, byte_search=False,
+                   run=RunOptions(workers=1, timeout=60, batch_size=64))
+    declared = json.loads((tmp_path / "chromium-opSupportLimits.declared.json").read_text())
+    assert declared["$provenance"]["deviceType"] == "cpu" and "relu" in declared
+    assert result.evidence["compare"]["source"] == "chromium-opSupportLimits.declared.json"
+    # relu's declared data types all work on the browser that declares them
+    assert not [g for g in result.evidence["compare"]["declaredButBroken"] if g["op"] == "relu"]
