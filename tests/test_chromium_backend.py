@@ -247,3 +247,24 @@ def test_probe_writes_the_context_s_declared_table_and_compares_with_it_without_
     assert result.evidence["compare"]["source"] == "chromium-opSupportLimits.declared.json"
     # relu's declared data types all work on the browser that declares them
     assert not [g for g in result.evidence["compare"]["declaredButBroken"] if g["op"] == "relu"]
+
+
+@real
+@pytest.mark.parametrize("options, problem", [({"device": "tpu"}, "device 'tpu'"), ({"threads": "2"}, "unknown chromium option"),
+                                              ({"version": "1"}, "browsers install 1"),
+                                              ({"executable": "/nonexistent/chrome"}, "does not exist")])
+def test_bad_options_are_one_line_backend_errors(options, problem):
+    from webnn_harness import backends
+
+    with pytest.raises(BackendError, match=problem):
+        backends.create("chromium", options)
+
+
+@real
+def test_an_executable_runs_instead_of_a_package_and_info_says_which():
+    from webnn_harness import backends
+
+    path = install.resolve(None).executable
+    info = backends.create("chromium", {"executable": str(path), "device": "gpu"}).info()
+    assert info.settings["executable"] == str(path) and info.settings["package"] is None
+    assert info.settings["deviceType"] == "gpu" and info.host_cpu is False
