@@ -79,6 +79,8 @@ class Target:
 def _target(options: Mapping[str, str]) -> Target:
     from webnn_harness.backends.chromium import install
 
+    if "executable" in options and "version" in options:
+        raise BackendError("chromium: give -o executable or -o version, not both")
     if "executable" in options:
         path = Path(options["executable"]).expanduser()
         if not path.is_file():
