@@ -90,6 +90,7 @@ What each outcome becomes (the record's status; harness/execution/worker.py):
     build raises BuildFailure         error  ("build failed: ...": a backend bug, see below)
     build raises any other exception  error  ("build raised ...": a backend bug)
     compute raises Unsupported        unsupported
+    compute raises BuildFailure       error  ("build failed: ...": a backend that builds as it computes)
     compute raises any other exception  fail ("compute raised ...")
     an output missing                 fail ("backend returned no output ...")
     an output of another shape or data type   fail (say which)

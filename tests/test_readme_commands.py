@@ -50,6 +50,8 @@ NOT_RUN = {
     "git clone https://example.com/": "the vendor's own archive repository (the archive itself is a plain folder here)",
     "git -C archive": "the vendor's own archive repository",
     "python benchmarks/": "a benchmark script that times for minutes (benchmarks print numbers; they are not tests)",
+    "browsers install": "downloads a 70 MB npm package (tests/test_chromium_backend.py installs a fake one from a fake npm)",
+    "--backend chromium": "needs the installed browser (tests/test_chromium_backend.py runs it where one is installed)",
 }
 # The vendor CI recipe has its own as-written test (it runs on the example backend there).
 TESTED_ELSEWHERE = {"### A backend vendor's CI": "tests/test_example_backend.py::test_the_readme_ci_recipe_runs_as_written_on_the_example"}

@@ -76,8 +76,10 @@ def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], b
     t0 = time.perf_counter()
     try:
         actual = backend.compute(compiled, case.inputs) if computed is None else _computed(computed)
-    except Unsupported as exc:
-        return base_record(case, info, "unsupported", message=str(exc)[:2000], build_seconds=build_seconds)
+    except (Unsupported, BuildFailure) as exc:
+        # A backend that builds in the same call as it computes (chromium: one page call per batch)
+        # says at compute what the build said: a refusal, or its failure to build a valid graph.
+        return build_record(case, info, exc, build_seconds)
     except Exception as exc:  # noqa: BLE001 - a backend failing at compute is a fail, with its message
         return base_record(case, info, "fail", message=f"compute raised {type(exc).__name__}: {exc}"[:2000],
                            build_seconds=build_seconds)

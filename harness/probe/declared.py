@@ -37,6 +37,34 @@ CATEGORIES = ("declaredButBroken", "declaredUnverified", "declaredNotTried", "wo
 EVIDENCE_IDS = 5  # evidence ids kept per finding
 
 
+DECLARED_SUFFIX = "opSupportLimits.declared.json"  # the backend's own declared table, beside the probe's (not *-opSupportLimits.json, which report reads as a probe)
+
+
+def backend_declared(backend) -> dict | None:
+    """What the backend itself declares (its ``declared_limits()``: a
+    browser's ``MLContext.opSupportLimits()``), or None for a backend that
+    declares nothing."""
+    declared = getattr(backend, "declared_limits", None)
+    return dict(declared()) if declared is not None else None
+
+
+def declared_path(out_dir, name: str):
+    """The file of backend ``name``'s own declared table, ``<name>-opSupportLimits.declared.json``."""
+    from pathlib import Path
+
+    return Path(out_dir) / f"{name}-{DECLARED_SUFFIX}"
+
+
+def write_declared(declared: Mapping[str, Any], out_dir, name: str):
+    """Save a backend's own declared table beside its probe's files; the path written."""
+    from webnn_harness.outputs.jsontext import readable_json
+    from webnn_harness.outputs.writing import write_atomic
+
+    path = declared_path(out_dir, name)
+    write_atomic(path, readable_json(declared) + "\n")
+    return path
+
+
 def _tried(evidence: Mapping[str, Any]) -> dict:
     """(op, member) -> {"types": {t: [entry]}, "ranks": {r: [entry]}}, judged as limits.py judges:
     data types by the type sweeps, ranks by the rank sweeps; every combination's

@@ -36,6 +36,7 @@ from webnn_harness.outputs.jsontext import readable_json
 import webnn_harness.probe.limits as limits_mod
 import webnn_harness.probe.deviations as deviations
 from webnn_harness.probe.beside import Beside
+from webnn_harness.probe.declared import DECLARED_SUFFIX, backend_declared, write_declared
 from webnn_harness.probe.plan import MAX_RANK, SWEEPS, Combo, combos_for, plan
 from webnn_harness.probe.synth import key, output_member, to_case
 from webnn_harness.outputs.records import Record, run_header
@@ -316,12 +317,14 @@ def probe(
     instance = backends.create(backend, options)
     info = instance.info().to_json()
     emulated = emulations(instance)
+    declared = backend_declared(instance)
     del instance
     out_dir = Path(out_dir)
     # The backend's own name makes the file names: one file name, never a path out of the folder.
     name = safe_name(info["name"] if ":" not in backend else backend.rsplit(":", 1)[0].rsplit(".", 1)[-1])
     files = tuple(f"{name}-{suffix}" for suffix in ("probe.jsonl", "opSupportLimits.json",
-                                                      "opSupportLimits.header.json", "probe.json"))
+                                                      "opSupportLimits.header.json", "probe.json")
+                  + ((DECLARED_SUFFIX,) if declared is not None else ()))
     with OwnedFolder(out_dir, mode, kind="probe", files=files):
         collector = _Collector(emulated, out_dir / f"{name}-probe.jsonl")
         op_names = list(ops) if ops else list(operators())
@@ -404,10 +407,16 @@ def probe(
         write_atomic(limits_path, readable_json(op_support) + "\n")
         write_atomic(out_dir / f"{name}-opSupportLimits.header.json", readable_json(header, default=str) + "\n")
         evidence_path = out_dir / f"{name}-probe.json"
+        if declared is not None:
+            declared_file = write_declared(declared, out_dir, name)
         if compare_file is not None:
             from webnn_harness.probe.declared import compare_declared
 
             evidence["compare"] = compare_declared(read_limits_file(compare_file), evidence, Path(compare_file).name)
+        elif declared is not None:  # without a file, the backend's own declaration is the one to compare
+            from webnn_harness.probe.declared import compare_declared
+
+            evidence["compare"] = compare_declared(declared, evidence, declared_file.name)
         write_atomic(evidence_path, readable_json(evidence, default=str) + "\n")
         return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
 

@@ -1,0 +1,208 @@
+"""Installing the Chromium builds the chromium backend runs: the npm package
+``@sparticuz/chromium`` (MIT), a headless Chromium for Linux x86-64 with
+WebNN's TFLite (LiteRT + XNNPACK) backend compiled in, which Debian's
+``chromium`` lacks ("WebNN is not supported on this platform").
+
+The package holds the browser as ``bin/chromium.br`` and the SwiftShader
+libraries (libEGL, libGLESv2, Vulkan SwiftShader; the GPU process does not
+start without them) as ``bin/swiftshader.tar.br``, both brotli-compressed.
+``install`` fetches one version with the npm client (``npm pack``: the
+registry, proxy and cache the user configured), reads just those two members
+from the tarball and decompresses them into::
+
+    $XDG_CACHE_HOME/webnn-harness/browsers/<version>/   (default ~/.cache)
+        chromium            the executable (about 180 MB)
+        libEGL.so ...       SwiftShader, beside it
+        package.json        the npm package's own, to say what was installed
+
+Brotli is decompressed by node's zlib: node is there wherever npm is, so the
+install needs no Python package beyond ours.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE = "@sparticuz/chromium"
+# The pinned release: Chromium 153.0.8010.0 (WebNN on LiteRT/XNNPACK).
+DEFAULT_VERSION = "153.0.0"
+EXECUTABLE = "chromium"
+# The package members installed, each copied to the work folder under its own name.
+_MEMBERS = {"package/bin/chromium.br": "chromium.br", "package/bin/swiftshader.tar.br": "swiftshader.tar.br",
+            "package/package.json": "package.json"}
+_VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
+# Node's streaming brotli decoder: argv[1] in, argv[2] out.
+_UNBROTLI = ("const z=require('zlib'),f=require('fs');"
+             "f.createReadStream(process.argv[1]).pipe(z.createBrotliDecompress())"
+             ".pipe(f.createWriteStream(process.argv[2])).on('finish',()=>process.exit(0))"
+             ".on('error',e=>{console.error(e.message);process.exit(1)});")
+
+
+class InstallError(RuntimeError):
+    """Installing failed (no npm, no such version, a malformed package): one line."""
+
+
+@dataclass(frozen=True)
+class InstalledBrowser:
+    version: str  # the npm package's version, e.g. "153.0.0"
+    folder: Path
+    size_bytes: int
+
+    @property
+    def executable(self) -> Path:
+        return self.folder / EXECUTABLE
+
+    @property
+    def milestone(self) -> str:
+        return self.version.split(".")[0]
+
+
+def browsers_folder() -> Path:
+    """Where installed versions live: $XDG_CACHE_HOME/webnn-harness/browsers."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "webnn-harness" / "browsers"
+
+
+def folder_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def installed() -> list[InstalledBrowser]:
+    """Every complete installed version, oldest first."""
+    root = browsers_folder()
+    if not root.is_dir():
+        return []
+    found = [InstalledBrowser(p.name, p, folder_size(p)) for p in root.iterdir()
+             if _VERSION.match(p.name) and (p / EXECUTABLE).is_file()]
+    return sorted(found, key=lambda b: tuple(int(n) for n in b.version.split(".")))
+
+
+def resolve(version: str | None) -> InstalledBrowser:
+    """The installed version ``version`` names: exact ("153.0.0") or by
+    milestone ("153", the newest of that milestone); None: the pinned release
+    if installed, else the newest installed. InstallError when none matches."""
+    browsers = installed()
+    hint = f"webnn-harness browsers install {version or ''}".rstrip()
+    if not browsers:
+        raise InstallError(f"no Chromium installed for the chromium backend in {browsers_folder()}; run '{hint}'")
+    if version is None:
+        pinned = [b for b in browsers if b.version == DEFAULT_VERSION]
+        return (pinned or browsers)[-1]
+    matching = [b for b in browsers if b.version == version or b.milestone == version]
+    if not matching:
+        have = ", ".join(b.version for b in browsers)
+        raise InstallError(f"Chromium package version {version} is not installed (installed: {have}); run '{hint}'")
+    return matching[-1]
+
+
+def _run(command: list[str], cwd: Path, what: str) -> str:
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise InstallError(f"{what} needs '{command[0]}' (Node.js and npm) on PATH") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["exit status %d" % done.returncode])[-1]
+        raise InstallError(f"{what} failed: {last}")
+    return done.stdout
+
+
+def npm_pack(version: str, into: Path) -> Path:
+    """The package tarball of ``version``, fetched by the npm client into ``into``."""
+    out = _run(["npm", "pack", f"{PACKAGE}@{version}", "--json", "--silent"], into, f"npm pack {PACKAGE}@{version}")
+    try:
+        filename = json.loads(out)[0]["filename"]
+    except (ValueError, LookupError, TypeError):
+        raise InstallError(f"npm pack {PACKAGE}@{version}: unexpected output {out[:200]!r}") from None
+    return into / Path(filename).name
+
+
+def _copy_members(tgz: Path, into: Path) -> None:
+    """The package's browser, SwiftShader archive and package.json, read by
+    member name and written under names we choose: nothing in the archive
+    names a path we write."""
+    with tarfile.open(tgz, "r:gz") as archive:
+        for member in archive.getmembers():
+            target = _MEMBERS.get(member.name)
+            if target is None or not member.isfile():
+                continue
+            with archive.extractfile(member) as source, open(into / target, "wb") as out:
+                shutil.copyfileobj(source, out)
+    missing = [name for name in _MEMBERS.values() if not (into / name).exists()]
+    if missing:
+        raise InstallError(f"{tgz.name} lacks {', '.join(missing)}: not a {PACKAGE} package with a browser")
+
+
+def unbrotli(source: Path, target: Path) -> None:
+    _run(["node", "-e", _UNBROTLI, str(source), str(target)], source.parent, f"decompressing {source.name}")
+
+
+def _inside(folder: Path, name: str) -> bool:
+    resolved = (folder / name).resolve()
+    return resolved == folder.resolve() or folder.resolve() in resolved.parents
+
+
+def extract_regular_files(tar: Path, into: Path) -> None:
+    """Every regular file of ``tar`` into ``into`` (folders made as needed);
+    links, devices and names reaching outside ``into`` are refused."""
+    with tarfile.open(tar) as archive:
+        for member in archive.getmembers():
+            if member.isdir():
+                continue
+            if not member.isfile() or not _inside(into, member.name) or os.path.isabs(member.name):
+                raise InstallError(f"{tar.name}: refusing member {member.name!r} (not a plain file inside the folder)")
+            target = into / member.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.extractfile(member) as source, open(target, "wb") as out:
+                shutil.copyfileobj(source, out)
+            target.chmod(0o755 if member.mode & 0o111 else 0o644)
+
+
+def install_tarball(tgz: Path, version: str) -> InstalledBrowser:
+    """Install the package tarball ``tgz`` as ``version``: unpacked beside the
+    cache folder and moved into place in one rename, so a broken install
+    never looks installed."""
+    root = browsers_folder()
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root, prefix=f".{version}-") as work:
+        work_dir = Path(work)
+        staged = work_dir / version
+        staged.mkdir()
+        _copy_members(tgz, work_dir)
+        unbrotli(work_dir / "chromium.br", staged / EXECUTABLE)
+        (staged / EXECUTABLE).chmod(0o755)
+        unbrotli(work_dir / "swiftshader.tar.br", work_dir / "swiftshader.tar")
+        extract_regular_files(work_dir / "swiftshader.tar", staged)
+        shutil.copyfile(work_dir / "package.json", staged / "package.json")
+        final = root / version
+        if final.exists():
+            shutil.rmtree(final)
+        staged.rename(final)
+    return InstalledBrowser(version, final, folder_size(final))
+
+
+def install(version: str = DEFAULT_VERSION) -> InstalledBrowser:
+    """Fetch ``PACKAGE@version`` with npm and install it into browsers_folder()."""
+    if not _VERSION.match(version):
+        raise InstallError(f"{version!r} is not a package version (e.g. {DEFAULT_VERSION})")
+    with tempfile.TemporaryDirectory(prefix="webnn-harness-npm-") as work:
+        tgz = npm_pack(version, Path(work))
+        exact = _package_version(tgz) or version
+        return install_tarball(tgz, exact)
+
+
+def _package_version(tgz: Path) -> str | None:
+    """The version in the tarball's package.json (npm pack of "153" fetches the newest 153.x)."""
+    with tarfile.open(tgz, "r:gz") as archive:
+        try:
+            member = archive.extractfile("package/package.json")
+        except KeyError:
+            return None
+        version = json.load(member).get("version") if member else None
+    return version if isinstance(version, str) and _VERSION.match(version) else None
