@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 from webnn_harness.backends.base import Backend, BackendError, BackendFacts, BackendInfo, Unsupported, declared_facts
 
 ENTRY_POINT_GROUP = "webnn_harness.backends"
-DEFAULT_BACKENDS = ("reference", "onnxruntime", "openvino", "litert")
+DEFAULT_BACKENDS = ("reference", "onnxruntime", "openvino", "litert", "chromium")
 
 BackendFactory = Callable[[Mapping[str, str]], Backend]
 
@@ -81,15 +81,36 @@ def recorded_facts(name: str) -> BackendFacts:
     return facts_or_defaults(name) if name in available() else BackendFacts()
 
 
+def default_backends(exclude: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
+    """The backends a command runs when none is named: the installed
+    DEFAULT_BACKENDS (but ``exclude``) that can be made here, and one line
+    for each left out (its module does not import, or its facts' ``unready``
+    says why: the chromium backend without a browser installed)."""
+    usable, left_out = [], []
+    for name in DEFAULT_BACKENDS:
+        if name in exclude or name not in available():
+            continue
+        try:
+            declared = facts(name)
+            why = declared.unready() if declared.unready else None
+        except (BackendError, UnknownBackend) as exc:
+            why = str(exc)
+        if why:
+            left_out.append(f"{name} not used: {why}")
+        else:
+            usable.append(name)
+    return usable, left_out
+
+
 def options_from_settings(backend: Mapping[str, Any]) -> list[str]:
     """When a run's command line is not recorded, the options a backend was
     made with, recovered from the settings its info() reported (a record's
     ``backend``), as the backend maps them back (its facts' ``rerun_options``);
-    a default is not repeated."""
+    a default is not repeated, nor a setting that is null (not in force)."""
     settings = backend.get("settings") or {}
     return [f"{known.option}={settings[known.setting]}"
             for known in recorded_facts(str(backend.get("name", ""))).rerun_options
-            if known.setting in settings and str(settings[known.setting]) != known.default]
+            if settings.get(known.setting) is not None and str(settings[known.setting]) != known.default]
 
 
 __all__ = [
@@ -102,6 +123,7 @@ __all__ = [
     "UnknownBackend",
     "available",
     "create",
+    "default_backends",
     "factory",
     "facts",
     "facts_or_defaults",

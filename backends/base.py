@@ -58,6 +58,12 @@ Facts (optional): create.facts = BackendFacts(...)
         that the re-run command printed for a record (report pages, JUnit)
         repeats the options it ran with when the run's command line is not
         recorded; a value equal to ``default`` is not repeated.
+    unready: () -> str | None
+        why the backend cannot be made on this machine, found cheaply without
+        making it (the chromium backend: no browser installed), else None.
+        A default run or bench leaves such a backend out with that one line
+        and goes on with the others; a backend named with ``--backend`` is
+        made, and its factory's BackendError is the usage error it always was.
 
 Methods
     backend.info() -> BackendInfo(name, version, device, settings, host_cpu, threads, precision)
@@ -166,7 +172,7 @@ Known failures (expectations)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -244,6 +250,7 @@ class BackendFacts:
     threads_option: bool = False
     bench_options: Mapping[str, str] = field(default_factory=dict)
     rerun_options: tuple[SettingOption, ...] = ()
+    unready: Callable[[], str | None] | None = None
 
 
 def declared_facts(factory: Any) -> BackendFacts:

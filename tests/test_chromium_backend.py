@@ -138,7 +138,7 @@ def test_without_a_browser_the_backend_says_how_to_install_it(cache):
 
 
 def test_browsers_list_says_when_none_is_installed(cache):
-    from webnn_harness.backends.chromium.command import list_lines
+    from webnn_harness.commands.browsers import list_lines
 
     assert "webnn-harness browsers install" in list_lines()[0]
 

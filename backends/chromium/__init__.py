@@ -48,7 +48,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendInfo, BuildFailure, Unsupported
+from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported
 from webnn_harness.spec.graph import Graph
 
 OPTIONS = ("device", "executable", "version", "call_timeout", "crash_on_op")
@@ -140,8 +140,10 @@ class ChromiumBackend:
     def info(self) -> BackendInfo:
         settings = {
             "deviceType": self.device,
-            "executable": str(self.target.executable),
+            # an installed package by its version (no local path in records); an -o executable as given
+            "executable": None if self.target.package_version else str(self.target.executable),
             "package": f"@sparticuz/chromium@{self.target.package_version}" if self.target.package_version else None,
+            "packageVersion": self.target.package_version,
             "flags": list(self.flags),
             "preferred_batch_size": BATCH_SIZE,
             "call_timeout": self.call_timeout,
@@ -244,6 +246,30 @@ def _calls(indices: Sequence[int], nbytes: Mapping[int, int]) -> list[list[int]]
 
 def create(options: Mapping[str, str]) -> ChromiumBackend:
     return ChromiumBackend(options)
+
+
+def _unready() -> str | None:
+    """Why no chromium backend can be made here without options: a default run leaves it out with this line."""
+    from webnn_harness.backends.chromium import install
+
+    if importlib.util.find_spec("playwright") is None:
+        return "it needs playwright: pip install 'webnn-harness[chromium]'"
+    if not install.installed():
+        return f"no Chromium installed in {install.browsers_folder()}; run 'webnn-harness browsers install'"
+    return None
+
+
+create.facts = BackendFacts(  # what the harness reads before making one (backends/base.py, "Facts")
+    # Playwright's driver is the worker's heavy import; the browser is launched per worker.
+    preload=("playwright.sync_api",),
+    # No threads option: Chromium's WebNN service picks XNNPACK's threads itself, and no
+    # command-line switch or page API sets them (README, "Chromium: WebNN itself").
+    rerun_options=(SettingOption("deviceType", "device", "cpu"),
+                   # the exact package a record ran on, always repeated: the default is whichever is installed
+                   SettingOption("packageVersion", "version", ""),
+                   SettingOption("executable", "executable", "")),
+    unready=_unready,
+)
 
 
 # Known failures: backends/chromium/known_failures.json (harness/outputs/expectations.py format).

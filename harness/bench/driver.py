@@ -161,14 +161,6 @@ def thread_options(name: str, backend_options: Mapping[str, str], threads: int) 
     return backend_options
 
 
-def default_bench_backends() -> list[str]:
-    """The backends a bench runs when none is named: the installed defaults but the
-    reference, which is the yardstick, not a contender (benched only when named)."""
-    from webnn_harness.backends import DEFAULT_BACKENDS, available
-
-    return [n for n in DEFAULT_BACKENDS if n != "reference" and n in available()] or ["reference"]
-
-
 def bench_threads(threads: int | None, backend_options: Sequence[Mapping[str, str]]) -> int | None:
     """``--threads`` merged with the backends' ``-o threads=N``: one setting, and a
     numeric -o value (the last given) wins."""

@@ -39,5 +39,5 @@ def handle(args) -> int:
             print(f"{r['name']:{name_width}}  {r['version']:{version_width}}  {r['device']}")
     loaded = {r["name"] for r in rows if "error" not in r}
     used = [n for n in DEFAULT_BACKENDS if n in loaded]  # in the order run takes them
-    print(f"run without --backend uses {', '.join(used) or 'none of these (install one)'}; bench the same but the reference")
+    print(f"run without --backend uses {', '.join(used) or 'none of these (install one)'}; bench the same but the reference and chromium")
     return EXIT_OK

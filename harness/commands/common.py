@@ -82,13 +82,22 @@ def backend_options(pairs: list[str] | None) -> dict[str, str]:
         raise UsageError(str(exc)) from None
 
 
+def default_backend_names(exclude: tuple[str, ...] = ()) -> list[str]:
+    """The installed defaults that can be made here; a note on stderr for each left out."""
+    from webnn_harness.backends import default_backends
+
+    names, left_out = default_backends(exclude)
+    for line in left_out:
+        print(f"note: {line}", file=sys.stderr)
+    return names
+
+
 def backend_requests(names: list[str] | None, option_pairs: list[str] | None):
-    from webnn_harness.backends import DEFAULT_BACKENDS, available
     from webnn_harness.api import BackendRequest
 
     options = backend_options(option_pairs)
     if not names:
-        names = [n for n in DEFAULT_BACKENDS if n in available()]
+        names = default_backend_names()
     if len(names) > 1 and options:
         # An option names one backend's setting (ep=, device=); applying it to
         # several backends would be a guess, so ask for separate runs.
