@@ -568,8 +568,8 @@ def report(wpt_results: Mapping[str, Mapping[str, Mapping[str, Any]]], rows: Seq
                  + (":" if disagreements else "."))
     for r in disagreements:
         lines.append(f"- [{r.verdict}] {r.ours_file or r.wpt_file}::{r.case}\n"
-                     f"    WPT:  {r.wpt_status}: {r.wpt_message}\n"
-                     f"    ours: {r.ours_status}: {r.ours_message}")
+                     f"    WPT:  {r.wpt_status or 'no subtest'}: {r.wpt_message}\n"
+                     f"    ours: {r.ours_status or 'no record'}: {r.ours_message}")
     return "\n".join(lines)
 
 
