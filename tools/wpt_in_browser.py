@@ -396,9 +396,6 @@ class Browser:
                 pass
         self._browser = self._context = None
 
-    def close(self) -> None:
-        self.drop()
-
 
 def run_file(browser: Browser, url: str, timeout_s: float) -> dict[str, dict]:
     from playwright.sync_api import Error as PlaywrightError
@@ -407,9 +404,11 @@ def run_file(browser: Browser, url: str, timeout_s: float) -> dict[str, dict]:
     logged: list[str] = []
     page = browser.page()
     page.on("console", lambda msg: logged.append(msg.text) if msg.text.startswith(RESULT_MARK) else None)
+    deadline = time.monotonic() + timeout_s
     try:
         page.goto(url, wait_until="load", timeout=timeout_s * 1000)
-        page.wait_for_function("() => window.__webnnHarnessCompletion !== undefined", timeout=timeout_s * 1000)
+        page.wait_for_function("() => window.__webnnHarnessCompletion !== undefined",
+                               timeout=max(deadline - time.monotonic(), 0.001) * 1000)
         completion = page.evaluate("() => window.__webnnHarnessCompletion")
         skipped = page.evaluate("() => typeof testsToSkip === 'undefined' ? [] : testsToSkip.map(t => t.name)")
         page.close()
@@ -451,7 +450,7 @@ def run_all(root: Path, executable: Path, device: str, files: Sequence[Path], ti
                 counts = Counter(e["status"] for n, e in entries.items() if n != HARNESS_ENTRY)
                 progress(f"{path.name}: {entries[HARNESS_ENTRY]['status']} {dict(sorted(counts.items()))} "
                          f"in {time.monotonic() - started:.1f} s")
-            browser.close()
+            browser.drop()
     finally:
         server.shutdown()
     return results
