@@ -166,15 +166,18 @@ def test_compare_case_for_case_and_report(tmp_path):
         "[optional] c": {"status": "SKIPPED", "message": wib.SKIPPED_MESSAGE},
         "test WebNN API relu operation": {"status": "FAIL", "message": "outer"},
         "(harness)": {"status": "OK", "message": ""}}}
-    records = [SimpleNamespace(file="wpt/relu.json", case=c, status=s, message=m) for c, s, m in [
-        ("a", "pass", ""), ("b", "pass", ""), ("c", "unsupported", "no"), ("d", "pass", ""),
-        ("e", "pass", "")]] + [SimpleNamespace(file="wpt/other.json", case="a", status="fail", message="")]
+    records = [SimpleNamespace(file="wpt/relu.json", case=c, status=s, message=m, required=r) for c, s, m, r in [
+        ("a", "pass", "", True), ("b", "pass", "", True), ("c", "unsupported", "no", True), ("d", "pass", "", True),
+        ("e", "pass", "", True)]] + [
+        SimpleNamespace(file="wpt/other.json", case="a", status="fail", message="", required=True)]
     rows = wib.compare(wpt_results, records, file_map)
     assert {r.case: r.verdict for r in rows} == {
         "a": "agree", "b": "disagree", "c": "agree", "d": "only ours", "e": "only ours"}
     text = wib.report(wpt_results, rows)
     assert re.search(r"relu\.https\.any\.js\s+5\s+1\s+1\s+1\s+4\s+1\s+2\s+1\s+0\s+2\s+OK", text)
     assert "subtest that is no case, not passing: relu.https.any.js :: test WebNN API relu operation: FAIL outer" in text
+    assert "1 cases that utils.js calls [required]/[optional] where our records say the opposite" in text
+    assert text.split("opposite", 1)[1].split("\n", 1)[0].endswith(": relu.https.any.js 1")
     assert "3 of 5 cases not in agreement:" in text
     assert "- [disagree] wpt/relu.json::b\n    WPT:  FAIL: NotSupportedError: no\n    ours: pass: " in text
     assert "- [only ours] wpt/relu.json::d\n    WPT:  no subtest: \n" in text

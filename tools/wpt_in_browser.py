@@ -465,6 +465,11 @@ def case_name(subtest: str) -> str | None:
     return subtest[match.end():] if match else None
 
 
+def is_required(subtest: str) -> bool:
+    """utils.js names a case ``[required]`` when minimum_datatype_set.json covers all it needs."""
+    return subtest.startswith("[required] ")
+
+
 def corpus_file_by_wpt_file(case_dirs: Sequence[Path]) -> dict[str, str]:
     """``relu.https.any.js`` -> ``wpt/relu.json``, as our records name files."""
     mapping: dict[str, str] = {}
@@ -501,6 +506,8 @@ class CaseComparison:
     wpt_message: str
     ours_status: str | None
     ours_message: str
+    wpt_required: bool | None = None
+    ours_required: bool | None = None
 
     @property
     def verdict(self) -> str:
@@ -514,14 +521,15 @@ def compare(wpt_results: Mapping[str, Mapping[str, Mapping[str, Any]]], records:
     rows = []
     for wpt_file, subtests in sorted(wpt_results.items()):
         ours_file = file_map.get(wpt_file, "")
-        wpt_cases = {case_name(n): e for n, e in subtests.items() if case_name(n) is not None}
+        wpt_cases = {case_name(n): (n, e) for n, e in subtests.items() if case_name(n) is not None}
         ours_cases = {case for (f, case) in ours if f == ours_file}
         for case in sorted(set(wpt_cases) | ours_cases):
-            entry, record = wpt_cases.get(case), ours.get((ours_file, case))
+            (name, entry), record = wpt_cases.get(case, (None, None)), ours.get((ours_file, case))
             rows.append(CaseComparison(
                 wpt_file, ours_file, case,
                 entry["status"] if entry else None, (entry or {}).get("message", ""),
-                record.status if record else None, record.message if record else ""))
+                record.status if record else None, record.message if record else "",
+                is_required(name) if name else None, record.required if record else None))
     return rows
 
 
@@ -562,6 +570,12 @@ def report(wpt_results: Mapping[str, Mapping[str, Mapping[str, Any]]], rows: Seq
         harness = subtests.get(HARNESS_ENTRY, {})
         if harness.get("status") not in (None, "OK"):
             lines.append(f"harness {harness['status']}: {wpt_file}: {harness.get('message', '')}")
+    required_differs = Counter(r.wpt_file for r in rows if None not in (r.wpt_required, r.ours_required)
+                               and r.wpt_required != r.ours_required)
+    if required_differs:
+        lines.append(f"{sum(required_differs.values())} cases that utils.js calls [required]/[optional] where our "
+                     "records say the opposite (WPT's minimum_datatype_set.json against our spec tables): "
+                     + ", ".join(f"{f} {n}" for f, n in sorted(required_differs.items())))
     disagreements = [r for r in rows if r.verdict != "agree"]
     lines.append(f"{len(disagreements)} of {len(rows)} cases not in agreement"
                  + (":" if disagreements else "."))
