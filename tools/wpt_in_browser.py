@@ -27,6 +27,11 @@ is not run at all: utils.js pushes it onto its global ``testsToSkip`` and makes 
 tool records those as status ``SKIPPED`` (not a testharness status). A required case the browser
 refuses runs and fails with the browser's exception. utils.js also adds one unnamed promise_test
 around the cases (named after the page title); it is kept in the results and shown apart.
+
+Agreement, case for case: WPT PASS with our pass; WPT FAIL, TIMEOUT, NOTRUN or PRECONDITION_FAILED
+with our fail, unsupported, error, crash or timeout; SKIPPED with our unsupported or skipped. The
+browser is driven with Playwright (our ``test`` extra); a browser that crashes or hangs is launched
+again for the next file, and the file keeps the results it had logged.
 """
 from __future__ import annotations
 
