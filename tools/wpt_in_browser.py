@@ -48,6 +48,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+# The arguments the chromium backend launches its browser with (no sandbox or zygote as root in a
+# container, one process, SwiftShader for the GPU process, WebNN switched on): the same browser state.
+from webnn_harness.backends.chromium.browser import FLAGS as BROWSER_ARGS
+
 TESTS_DIR = "webnn/conformance_tests"
 TEST_SUFFIX = ".https.any.js"
 WRAPPER_SUFFIX = ".https.any.html"
@@ -57,13 +61,6 @@ SKIPPED = "SKIPPED"  # an optional case utils.js left out (testsToSkip): no test
 SKIPPED_MESSAGE = "optional case the context's opSupportLimits() does not support: utils.js leaves it out (testsToSkip)"
 RESULT_MARK = "webnn-harness-wpt-result "
 
-# The arguments issue #36 found Chromium needs here: no sandbox or zygote as root in a container, one
-# process, SwiftShader for the GPU process (its libraries beside the executable), WebNN switched on.
-BROWSER_ARGS = (
-    "--no-sandbox", "--no-zygote", "--single-process", "--in-process-gpu", "--use-gl=angle",
-    "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-dev-shm-usage",
-    "--enable-features=WebMachineLearningNeuralNetwork",
-)
 
 # Our reporter in place of WPT's testharnessreport.js: every result is logged as it comes (so a file
 # whose browser crashes keeps what it had), and the completion is left on window for the driver.
