@@ -14,7 +14,7 @@ from webnn_harness.backends.base import BackendFacts, BackendInfo, SettingOption
 from webnn_harness.bench.driver import thread_options
 from webnn_harness.execution.backend_preload import declared_preloads
 from webnn_harness.execution.forkserver import PRELOAD_BACKENDS, SERVER_ENVIRONMENT, server_environment
-from webnn_harness.outputs.rerun_commands import options_from_settings
+from webnn_harness.backends import options_from_settings
 
 RUNTIMES = ("onnx", "onnxruntime", "openvino", "ai_edge_litert", "flatbuffers")
 
@@ -65,7 +65,7 @@ def test_rerun_options_come_from_the_settings_as_the_backend_maps_them():
 def test_a_module_named_by_a_record_is_never_imported_for_its_facts():
     name = "webnn_harness.backends.faulty:create"  # a factory, but not a registered name
     assert name not in backends.available() and backends.facts(name) == BackendFacts()
-    code = ("import sys; from webnn_harness.outputs.rerun_commands import options_from_settings\n"
+    code = ("import sys; from webnn_harness.backends import options_from_settings\n"
             f"print(options_from_settings({{'name': {name!r}, 'settings': {{}}}}), "
             "'webnn_harness.backends.faulty' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -32,6 +32,16 @@ def graph(inputs: dict, calls: list, constants=None):
 
 # ---- the page's JSON ---------------------------------------------------------
 
+@pytest.fixture(autouse=True, scope="module")
+def _stop_playwright_after_this_module():
+    """The backend's Playwright driver runs in this (test) process's thread; stopped here, later
+    modules of the same worker (tests/test_reports_browser.py) can start their own sync API."""
+    yield
+    from webnn_harness.backends.chromium.browser import stop_playwright
+
+    stop_playwright()
+
+
 def test_int4_packs_two_a_byte_low_nibble_first_and_back():
     values = np.array([-8, 7, -1, 3, 5], dtype=np.int8)
     packed = tensor_bytes(values, "int4")

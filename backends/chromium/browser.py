@@ -107,6 +107,16 @@ def playwright():
     return _PLAYWRIGHT[0]
 
 
+def stop_playwright() -> None:
+    """Stop the process's Playwright (its browsers with it), for a process that
+    goes on to use Playwright's sync API itself: a test process, whose thread
+    can run one sync API at a time."""
+    if _PLAYWRIGHT:
+        driver = _PLAYWRIGHT.pop()
+        atexit.unregister(driver.stop)
+        driver.stop()
+
+
 class Browser:
     """The browser and its page, started on first ``call``."""
 
