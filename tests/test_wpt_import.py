@@ -125,6 +125,28 @@ webnn_conformance_test(absTests, buildAndExecuteGraph, getAbsPrecisionTolerance)
 """
 
 # Each reaches for what the sandbox must not give: the file system, the network, a process.
+# The older shape: the file checks navigator.ml itself and calls webnn_conformance_test once per case,
+# (buildFunc, toleranceFunc, test), with a build function today's utils.js no longer has, and its
+# tolerance function says metricType.
+OLDER = META + """
+const getReluPrecisionTolerance = (graphResources) => ({metricType: 'ULP', value: 1});
+const reluTests = [1, 2].map((n) => ({
+  name: `relu float32 ${n} values`,
+  graph: {
+    inputs: {reluInput: {data: [-1, 2].slice(0, n), descriptor: {shape: [n], dataType: 'float32'}}},
+    operators: [{name: 'relu', arguments: [{input: 'reluInput'}], outputs: 'reluOutput'}],
+    expectedOutputs: {reluOutput: {data: [0, 2].slice(0, n), descriptor: {shape: [n], dataType: 'float32'}}},
+  },
+}));
+if (navigator.ml) {
+  reluTests.forEach((test) => {
+    webnn_conformance_test(buildGraphAndCompute, getReluPrecisionTolerance, test);
+  });
+} else {
+  test(() => assert_implements(navigator.ml, 'missing navigator.ml'));
+}
+"""
+
 ESCAPES = {
     "read_file": "require('fs').readFileSync('/etc/hostname');",
     "fetch": "fetch('https://example.com/');",
@@ -181,6 +203,14 @@ def test_a_files_own_tolerance_function_is_kept_as_text_and_applied_per_case(tmp
     assert got.doc["tests"][2]["graph"]["inputs"]["absInput"]["data"] == [{"bigint": "-9223372036854775807"}, -5]
 
 
+def test_the_older_per_case_call_and_a_hyphenated_name(tmp_path):
+    got = converted(wpt_tree(tmp_path, {"relu-older": OLDER}))["relu-older"]
+    assert [t["name"] for t in got.doc["tests"]] == ["relu float32 1 values", "relu float32 2 values"]
+    assert got.doc["tests"][1]["graph"] == relu_case("", [-1, 2])["graph"]
+    assert [t["tolerance"]["value"] for t in got.doc["tests"]] == [1, 1]
+    assert [f["name"] for f in got.doc["toleranceFunctions"]] == ["getReluPrecisionTolerance"]
+
+
 @pytest.mark.parametrize("stem", sorted(ESCAPES))
 def test_a_file_that_reaches_for_files_network_or_processes_is_refused(tmp_path, stem):
     got = converted(wpt_tree(tmp_path, {stem: META + ESCAPES[stem] + LITERAL.split("'use strict';")[1]}))[f"{stem}.https.any.js"]
@@ -226,13 +256,13 @@ def test_names_never_lead_outside_the_folders(tmp_path):
     outside.write_text(UTILS)
     root = wpt_tree(tmp_path / "wpt", {"relu": LITERAL, "far": LITERAL.replace("../resources/utils.js",
                                                                                "../../../outside.js"),
-                                       "not-a-stem": LITERAL})
+                                       "not a stem": LITERAL})
     (root / "webnn" / "conformance_tests" / "linked.https.any.js").symlink_to(outside)
     got = converted(root)
     assert isinstance(got["relu"], Converted)
     assert "outside the WPT folder" in got["far.https.any.js"].reason
     assert "outside" in got["linked.https.any.js"].reason
-    assert "plain operator name" in got["not-a-stem.https.any.js"].reason
+    assert "not a plain stem" in got["not a stem.https.any.js"].reason
 
 
 def test_a_file_without_the_call_says_so(tmp_path):

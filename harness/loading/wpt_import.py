@@ -13,8 +13,8 @@ and a time limit. Node 20's permission model does not cover the network; the
 context has no ``fetch``, ``require`` or ``process`` to reach it with.
 
 Every file read is untrusted: its size is bounded, a META script must lie
-inside the WPT folder, and only a file whose name is a plain operator stem
-(``[A-Za-z0-9_]+.https.any.js``) becomes ``<stem>.json``.
+inside the WPT folder, and only a file whose name is a plain stem (letters,
+digits, ``_`` and ``-``, then ``.https.any.js``) becomes ``<stem>.json``.
 
 What it needs: ``node`` 20 or newer on PATH (Debian trixie's ``nodejs``;
 bookworm's 18 has no permission model).
@@ -38,7 +38,7 @@ MAX_SOURCE_BYTES = 8 << 20  # WPT's largest WebNN test file is under 1 MiB
 MAX_OUTPUT_BYTES = 256 << 20
 NODE_HEAP_MB = 512
 MIN_NODE_MAJOR = 20
-_STEM = re.compile(r"^[A-Za-z0-9_]{1,100}$")
+_STEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")  # WPT names files op.https.any.js and some-case.https.any.js
 _META_SCRIPT = re.compile(r"^//\s*META:\s*script=(\S+)\s*$", re.MULTILINE)
 
 
@@ -243,7 +243,7 @@ def convert_file(root: Path, test_file: Path, command: list[str], limits: Sandbo
     name = test_file.name
     stem = output_stem(name)
     if stem is None:
-        return NotConverted(name, "its name is not a plain operator name, so it names no output file")
+        return NotConverted(name, "its name is not a plain stem (letters, digits, _ and -), so it names no output file")
     try:
         text = read_source(root, test_file)
         scripts = [(str(p.relative_to(root)) if p.is_relative_to(root) else p.name, read_source(root, p))

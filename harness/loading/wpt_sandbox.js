@@ -26,7 +26,9 @@ const PAGE = `
   globalThis.self = globalThis;
   globalThis.window = globalThis;
   globalThis.location = {search: '', href: 'https://web-platform.test/webnn/conformance_tests/'};
-  globalThis.navigator = {};
+  // A WebNN page: files written before webnn_conformance_test checked navigator.ml themselves
+  // build their cases only where it exists. Nothing here is ever called.
+  globalThis.navigator = {ml: {}};
   globalThis.URLSearchParams = class URLSearchParams {
     get() { return null; }
     getAll() { return []; }
@@ -39,11 +41,20 @@ const PAGE = `
   }
 `;
 
+// Both of utils.js's signatures: today's (tests, buildFunc, toleranceFunc), called once per file,
+// and the older (buildFunc, toleranceFunc, test), called once per case. Older files name build
+// functions today's utils.js no longer has; the recorder never calls one, so a stand-in will do.
 const RECORDER = `
   globalThis.__calls = [];
-  globalThis.webnn_conformance_test = function(tests, buildFunc, toleranceFunc) {
-    __calls.push({tests, toleranceFunc});
+  globalThis.webnn_conformance_test = function(first, second, third) {
+    if (typeof first === 'function') {
+      __calls.push({tests: [third], toleranceFunc: second});
+    } else {
+      __calls.push({tests: first, toleranceFunc: third});
+    }
   };
+  if (typeof buildGraphAndCompute === 'undefined') globalThis.buildGraphAndCompute = function() {};
+  if (typeof buildAndExecuteGraph === 'undefined') globalThis.buildAndExecuteGraph = function() {};
 `;
 
 // WPT's JSON-less values in our encoding (harness/schema/cases.schema.json):
@@ -75,9 +86,9 @@ const SERIALISE = `
     const perCase = (fn, test) => {
       try {
         const t = fn(JSON.parse(JSON.stringify(test.graph, encode)), {});
+        const metric = t && (t.metric || t.metricType);  // older files say metricType
         const value = Number(t && t.value);
-        return (t && (t.metric === 'ULP' || t.metric === 'ATOL') && Number.isFinite(value)) ?
-            {metric: t.metric, value} : null;
+        return ((metric === 'ULP' || metric === 'ATOL') && Number.isFinite(value)) ? {metric, value} : null;
       } catch (e) {
         return null;
       }
