@@ -52,6 +52,8 @@ NOT_RUN = {
     "python benchmarks/": "a benchmark script that times for minutes (benchmarks print numbers; they are not tests)",
     "browsers install": "downloads a 70 MB npm package (tests/test_chromium_backend.py installs a fake one from a fake npm)",
     "--backend chromium": "needs the installed browser (tests/test_chromium_backend.py runs it where one is installed)",
+    "import-wpt ~/wpt": "needs a WPT checkout (tests/test_wpt_import.py runs it on WPT-shaped files of our own)",
+    "--cases out/wpt-import": "runs what the import above wrote",
 }
 # The vendor CI recipe has its own as-written test (it runs on the example backend there).
 TESTED_ELSEWHERE = {"### A backend vendor's CI": "tests/test_example_backend.py::test_the_readme_ci_recipe_runs_as_written_on_the_example"}
