@@ -20,7 +20,8 @@ def add_arguments(im: argparse.ArgumentParser) -> None:
                      "INDEX.json; refused when it holds an earlier import, unless --overwrite")
     add_overwrite_argument(im, "replace an earlier import in --out (only the files this import writes)")
     im.add_argument("--source", default="web-platform-tests/wpt", metavar="REPO",
-                    help="the repository recorded as each file's source (default: web-platform-tests/wpt)")
+                    help="the repository, and the path in it to WPT_DIR, recorded as each file's source "
+                         "(default: web-platform-tests/wpt; servo's: servo/servo/tests/wpt/tests)")
     im.add_argument("--commit", metavar="SHA", help="the commit of WPT_DIR, recorded in each file")
     im.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per test file (default 60)")
     add_quiet_argument(im, help="no line per file converted (a file not converted is always said)")
