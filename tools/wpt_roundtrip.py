@@ -3,12 +3,14 @@ values. Prints one line per file, then one per case that differs, with the first
 
     python tools/wpt_roundtrip.py IMPORT_DIR CORPUS_DIR [CORPUS_DIR ...]
 
-Numbers compare as float64 (WPT's literals and the corpus's are the same doubles); a case the
+A file is matched by name, or by its snake_case name (servo's scatterND.https.any.js is
+our scatter_nd.json). Numbers compare as float64 (WPT's literals and the corpus's are the same doubles); a case the
 import has and the corpus lacks, or the other way round, is said by name.
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -37,6 +39,11 @@ def first_difference(a, b, path: str = "") -> str | None:
     return None if same else f"{path}: import {json.dumps(a)}, corpus {json.dumps(b)}"
 
 
+def snake_case(name: str) -> str:
+    """servo's scatterND.json as our corpora name it: scatter_nd.json."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z]+)", lambda m: "_" + m.group(1).lower(), name)
+
+
 def compare_file(imported: dict, corpus: dict) -> list[str]:
     lines = []
     mine = {t["name"]: t for t in imported["tests"]}
@@ -57,14 +64,13 @@ def main(argv: list[str]) -> int:
     for path in sorted(import_dir.glob("*.json")):
         if path.name == "INDEX.json" or path.name.startswith("."):
             continue
-        matches = [c / path.name for c in corpora if (c / path.name).is_file()]
+        matches = [c / name for c in corpora for name in (path.name, snake_case(path.name)) if (c / name).is_file()]
         imported = json.loads(path.read_text())
         if not matches:
             print(f"{path.name}: {len(imported['tests'])} cases; not in the corpora")
             continue
         corpus = json.loads(matches[0].read_text())
         lines = compare_file(imported, corpus)
-        same = len(imported["tests"]) - len({line.split(":")[0] for line in lines})
         print(f"{path.name}: {len(imported['tests'])} cases imported, {len(corpus['tests'])} in {matches[0]}; "
               f"{'equal' if not lines else f'{len(lines)} differences'}")
         print(f"  tolerance: import {imported.get('toleranceFunctions')}; corpus fileTolerance "
