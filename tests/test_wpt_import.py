@@ -155,6 +155,7 @@ ESCAPES = {
 }
 ENDLESS = META + "while (true) {}\n"
 ENDLESS_PROMISES = META + "(async () => { while (true) await null; })();\n"
+ENDLESS_WAIT = META + "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\n"
 HUNGRY = META + "const kept = []; while (true) kept.push(new Array(1 << 20).fill(1.5));\n"
 
 
@@ -239,7 +240,7 @@ def test_the_node_process_itself_may_read_no_file_and_start_no_process(tmp_path)
         assert done.returncode != 0 and "ERR_ACCESS_DENIED" in done.stderr, code
 
 
-@pytest.mark.parametrize("text", [ENDLESS, ENDLESS_PROMISES], ids=["loop", "promises"])
+@pytest.mark.parametrize("text", [ENDLESS, ENDLESS_PROMISES, ENDLESS_WAIT], ids=["loop", "promises", "wait"])
 def test_a_file_that_never_ends_is_stopped(tmp_path, text):
     got = converted(wpt_tree(tmp_path, {"endless": text}), SandboxLimits(seconds=1))["endless.https.any.js"]
     assert isinstance(got, NotConverted)
