@@ -214,7 +214,8 @@ def test_the_older_per_case_call_and_a_hyphenated_name(tmp_path):
 
 @pytest.mark.parametrize("stem", sorted(ESCAPES))
 def test_a_file_that_reaches_for_files_network_or_processes_is_refused(tmp_path, stem):
-    got = converted(wpt_tree(tmp_path, {stem: META + ESCAPES[stem] + LITERAL.split("'use strict';")[1]}))[f"{stem}.https.any.js"]
+    text = META + ESCAPES[stem] + LITERAL.split("'use strict';")[1]  # the escape, then a good file's cases
+    got = converted(wpt_tree(tmp_path, {stem: text}))[f"{stem}.https.any.js"]
     assert isinstance(got, NotConverted)
     assert got.file == f"{stem}.https.any.js"
     assert "\n" not in got.reason and got.reason
@@ -234,8 +235,8 @@ def test_the_node_process_itself_may_read_no_file_and_start_no_process(tmp_path)
     secret = tmp_path / "secret.txt"
     secret.write_text("no")
     command = node_command(*find_node(), SandboxLimits())[:-1]
-    for code in (f"require('fs').readFileSync({json.dumps(str(secret))})",
-                 "require('child_process').execSync('true')", "new (require('worker_threads').Worker)('1', {eval: true})"):
+    for code in (f"require('fs').readFileSync({json.dumps(str(secret))})", "require('child_process').execSync('true')",
+                 "new (require('worker_threads').Worker)('1', {eval: true})"):
         done = subprocess.run([*command, "-e", code], capture_output=True, text=True, timeout=60, env={})
         assert done.returncode != 0 and "ERR_ACCESS_DENIED" in done.stderr, code
 
