@@ -16,7 +16,7 @@ HELP = "convert WPT's webnn/conformance_tests/*.https.any.js into case files, ru
 def add_arguments(im: argparse.ArgumentParser) -> None:
     im.add_argument("wpt_dir", metavar="WPT_DIR",
                     help="a WPT checkout's root (or Chromium's or servo's vendored copy): holds webnn/")
-    add_out_argument(im, "out/wpt-import", help="output folder (default: out/wpt-import): <op>.json per file and "
+    add_out_argument(im, "out/wpt-import", help="output folder (default: out/wpt-import): <stem>.json per file and "
                      "INDEX.json; refused when it holds an earlier import, unless --overwrite")
     add_overwrite_argument(im, "replace an earlier import in --out (only the files this import writes)")
     im.add_argument("--source", default="web-platform-tests/wpt", metavar="REPO",
