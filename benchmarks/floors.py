@@ -1,7 +1,7 @@
 """The floors under issue 14's targets: what a run of both corpora costs in
 CPU time before any of the harness's own work, on this machine.
 
-    python benchmarks/floors.py [--wpt ../shared/wpt] [--backend NAME ...]
+    python benchmarks/floors.py [--wpt ../shared/wpt --wpt ../shared/wpt-extra] [--backend NAME ...]
 
 A run's wall time on 2 busy cores is at least its CPU time / 2, so a target
 of T seconds is a budget of 2T CPU-s. Each line below is measured here, in
@@ -72,10 +72,10 @@ x = np.empty(1 << 28, np.float32); x[...] = 1.5  # 1 GiB, first touch
 """
 
 
-def corpora(wpt: Path):
+def corpora(wpt: list[Path]):
     from webnn_harness.loading.cases import bundled_corpus, iter_cases
 
-    roots = [root for root in (wpt, bundled_corpus()) if root.is_dir()]
+    roots = [root for root in (*wpt, bundled_corpus()) if root.is_dir()]
     files = [p for root in roots for p in sorted(root.rglob("*.json"))]
     return roots, files, [c for c in iter_cases(roots) if hasattr(c, "graph")]
 
@@ -142,7 +142,8 @@ def openvino_floor(cases, clock: Clock) -> None:
 def main() -> int:
     here = Path(__file__).resolve().parents[1]
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--wpt", default=str(here.parent / "shared" / "wpt"))
+    p.add_argument("--wpt", action="append", metavar="DIR",
+                   help="a WPT corpus folder (repeatable; default: ../shared/wpt and ../shared/wpt-extra)")
     p.add_argument("--backend", action="append", choices=("onnxruntime", "openvino"),
                    help="default: both")
     args = p.parse_args()
@@ -150,7 +151,8 @@ def main() -> int:
     clock = Clock()
     interpreter = child_cpu("import numpy")
     first_touch = child_cpu(FIRST_TOUCH) - interpreter
-    roots, files, cases = corpora(Path(args.wpt))
+    wpt = [Path(w) for w in args.wpt or (here.parent / "shared" / "wpt", here.parent / "shared" / "wpt-extra")]
+    roots, files, cases = corpora(wpt)
     print(f"corpora: {', '.join(r.name for r in roots)}: {len(cases)} cases in {len(files)} files")
     with clock.timed("json.loads of every case file"):
         for path in files:

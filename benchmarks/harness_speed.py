@@ -1,8 +1,8 @@
 """The harness's own cost, from command to exit, as a vendor's CI pays it:
-both corpora (WPT and ours) on each backend, and the full capability probe,
+both corpora (WPT with its extra files, and ours) on each backend, and the full capability probe,
 each with a cold and a warm reference cache.
 
-    python benchmarks/harness_speed.py [--wpt ../shared/wpt] [--only run|probe] [--backend NAME ...] [--repeat N]
+    python benchmarks/harness_speed.py [--wpt ../shared/wpt --wpt ../shared/wpt-extra] [--only run|probe] [--backend NAME ...] [--repeat N]
                                        [--profile DIR]
 
 Every figure runs the installed ``webnn-harness`` command in a fresh process
@@ -73,7 +73,7 @@ finally:
 """
 
 
-def profile(kind: str, backend: str, wpt: Path, cache: Path, folder: Path, out: Path) -> None:
+def profile(kind: str, backend: str, wpt: list[Path], cache: Path, folder: Path, out: Path) -> None:
     """One more run of the figure under cProfile; prints the top functions over all its processes."""
     import pstats
 
@@ -88,12 +88,13 @@ def profile(kind: str, backend: str, wpt: Path, cache: Path, folder: Path, out: 
     stats.sort_stats("cumulative").print_stats(25)
 
 
-def command_for(kind: str, backend: str, wpt: Path, out: Path) -> list[str]:
+def command_for(kind: str, backend: str, wpt: list[Path], out: Path) -> list[str]:
     exe = [sys.executable, "-m", "webnn_harness"]
     if kind == "run":
         from webnn_harness.loading.cases import bundled_corpus
 
-        return [*exe, "run", "-b", backend, "--cases", str(wpt), "--cases", str(bundled_corpus()),
+        cases = [arg for folder in (*wpt, bundled_corpus()) for arg in ("--cases", str(folder))]
+        return [*exe, "run", "-b", backend, *cases,
                 "--out", str(out), "--overwrite", "-q"]  # our own temporary folder, run again
     return [*exe, "probe", "-b", backend, "--out", str(out), "--overwrite", "-q"]  # cold, then warm, into one folder
 
@@ -118,12 +119,14 @@ def header() -> str:
 def main() -> int:
     here = Path(__file__).resolve().parents[1]
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--wpt", default=str(here.parent / "shared" / "wpt"))
+    p.add_argument("--wpt", action="append", metavar="DIR",
+                   help="a WPT corpus folder (repeatable; default: ../shared/wpt and ../shared/wpt-extra)")
     p.add_argument("--only", choices=("run", "probe"))
     p.add_argument("--backend", action="append", help="default: reference, onnxruntime, openvino")
     p.add_argument("--repeat", type=int, default=1, help="runs per figure; the median is printed")
     p.add_argument("--profile", metavar="DIR", help="also profile each figure (cold, then warm) into DIR")
     args = p.parse_args()
+    wpt = [Path(w) for w in args.wpt or (here.parent / "shared" / "wpt", here.parent / "shared" / "wpt-extra")]
     print(header())
     print(f"{'what':28} {'cache':5} {'wall s':>7} {'cpu s':>7} {'target':>7}")
     missed = 0
@@ -137,7 +140,7 @@ def main() -> int:
                 for _ in range(args.repeat):
                     if state == "cold":
                         shutil.rmtree(cache, ignore_errors=True)
-                    wall, cpu, _ = timed(command_for(kind, backend, Path(args.wpt), Path(tmp) / "out"), cache)
+                    wall, cpu, _ = timed(command_for(kind, backend, wpt, Path(tmp) / "out"), cache)
                     walls.append(wall)
                     cpus.append(cpu)
                 wall = statistics.median(walls)
@@ -149,7 +152,7 @@ def main() -> int:
                     profiled_cache = Path(tmp) / f"profiled-{state}"
                     if state == "warm":
                         shutil.copytree(cache, profiled_cache, dirs_exist_ok=True)
-                    profile(kind, backend, Path(args.wpt), profiled_cache,
+                    profile(kind, backend, wpt, profiled_cache,
                             Path(args.profile) / f"{kind}-{backend}-{state}", Path(tmp) / "out")
     return 1 if missed else 0
 

@@ -1,7 +1,7 @@
-"""Time both corpora (WPT and ours) on the reference backend, end to end
+"""Time both corpora (WPT, its extra files, and ours) on the reference backend, end to end
 through the library API (load, worker processes, compare, write).
 
-    python benchmarks/reference_corpora.py [--wpt ../shared/wpt] [--workers N]
+    python benchmarks/reference_corpora.py [--wpt ../shared/wpt --wpt ../shared/wpt-extra] [--workers N]
 
 Prints one line per phase and the total; the target is under 60 s on a
 2-core machine.
@@ -22,11 +22,12 @@ from webnn_harness.execution.pool import RunOptions
 def main() -> None:
     here = Path(__file__).resolve().parents[1]
     p = argparse.ArgumentParser()
-    p.add_argument("--wpt", default=str(here.parent / "shared" / "wpt"))
+    p.add_argument("--wpt", action="append", metavar="DIR",
+                   help="a WPT corpus folder (repeatable; default: ../shared/wpt and ../shared/wpt-extra)")
     p.add_argument("--backend", default="reference")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = p.parse_args()
-    corpora = [Path(args.wpt), bundled_corpus()]
+    corpora = [*[Path(w) for w in args.wpt or (here.parent / "shared" / "wpt", here.parent / "shared" / "wpt-extra")], bundled_corpus()]
     t0 = time.perf_counter()
     loaded = load_cases(corpora)
     t_load = time.perf_counter() - t0

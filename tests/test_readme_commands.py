@@ -9,7 +9,7 @@ changing what a command means:
 - ``mybackend`` is the example backend ``example-numpy`` (as in
   tests/test_example_backend.py's CI recipe test), and ``$I`` of a shard
   line runs for each I of its N;
-- the corpora are small: ``../shared/wpt`` is a folder of two case files,
+- the corpora are small: ``../shared/wpt`` is a folder of two case files (``../shared/wpt-extra`` one),
   and the bundled corpus is three of its files (same ids);
 - ``fuzz --time 300`` searches for 8 seconds (when that finds nothing, the
   replay of its findings is the usage error it then is); ``probe`` probes two
@@ -52,6 +52,8 @@ NOT_RUN = {
     "python benchmarks/": "a benchmark script that times for minutes (benchmarks print numbers; they are not tests)",
     "browsers install": "downloads a 70 MB npm package (tests/test_chromium_backend.py installs a fake one from a fake npm)",
     "--backend chromium": "needs the installed browser (tests/test_chromium_backend.py runs it where one is installed)",
+    "import-wpt ~/wpt": "needs a WPT checkout (tests/test_wpt_import.py runs it on WPT-shaped files of our own)",
+    "--cases out/wpt-import": "runs what the import above wrote",
 }
 # The vendor CI recipe has its own as-written test (it runs on the example backend there).
 TESTED_ELSEWHERE = {"### A backend vendor's CI": "tests/test_example_backend.py::test_the_readme_ci_recipe_runs_as_written_on_the_example"}
@@ -82,7 +84,7 @@ def readme_commands() -> list[tuple[str, str]]:
 
 
 def _standin_checkout(root: Path) -> Path:
-    """root/checkout (the working folder) beside root/shared/wpt."""
+    """root/checkout (the working folder) beside root/shared/wpt and root/shared/wpt-extra."""
     wpt = root / "shared" / "wpt"
     wpt.mkdir(parents=True)
     relu = {"name": "relu float32 1D tensor", "graph": {
@@ -91,6 +93,8 @@ def _standin_checkout(root: Path) -> Path:
         "expectedOutputs": {"y": {"data": [0, 2, 0, 4.5], "descriptor": {"shape": [4], "dataType": "float32"}}}}}
     (wpt / "relu.json").write_text(json.dumps({"tests": [relu]}))
     shutil.copy(REPO / "cases" / "elementwise" / "leaky_relu.json", wpt / "leaky_relu.json")
+    (root / "shared" / "wpt-extra").mkdir()
+    shutil.copy(REPO / "cases" / "elementwise" / "sign.json", root / "shared" / "wpt-extra" / "sign.json")
     checkout = root / "checkout"
     for rel in STANDIN_BUNDLED:
         (checkout / "cases" / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -198,6 +198,8 @@ KINDS: dict[str, OutputKind] = {kind.name: kind for kind in (
     # Each line checked field by field (no schema file).
     OutputKind("accuracy", files=(ACCURACY_FILE, SUMMARY), marker=ACCURACY_FILE, read=read_accuracy_folder,
                header=accuracy_header),
+    # import-wpt's case files, one per WPT test file (harness/outputs/wpt_import_folder.py).
+    OutputKind("wpt-import", files=("INDEX.json",)),
     # The archive's own folder: harness/archive/store.py reads it (it sits above this stage) and checks its
     # marker file itself, as it always has.
     OutputKind("archive", files=(ARCHIVE_MARKER, "entries")),

@@ -1,0 +1,281 @@
+"""WPT's own WebNN test files as case files: ``webnn/conformance_tests/*.https.any.js``
+of a WPT checkout (or of Chromium's or servo's vendored copy), each run as WPT
+runs it, its cases written in our JSON (harness/schema/cases.schema.json).
+
+Each test file builds its cases with its own code (literal arrays, loops,
+helpers from ``webnn/resources/utils.js``) and hands them to utils.js's
+``webnn_conformance_test(tests, buildAndExecuteGraph, toleranceFunc)``. Here
+that call is recorded instead of run: the file and its META scripts run in
+Node.js (``wpt_sandbox.js``), in a fresh ``vm`` context that holds nothing of
+Node's, in a child process with Node's permission model on (no file read but
+the sandbox script, no file write, no child process, no worker), a bounded heap
+and a time limit. Node 20's permission model does not cover the network; the
+context has no ``fetch``, ``require`` or ``process`` to reach it with.
+
+Every file read is untrusted: its size is bounded, a META script must lie
+inside the WPT folder, and only a file whose name is a plain stem (letters,
+digits, ``_`` and ``-``, then ``.https.any.js``) becomes ``<stem>.json``.
+
+What it needs: ``node`` 20 or newer on PATH (Debian trixie's ``nodejs``;
+bookworm's 18 has no permission model).
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator
+
+
+CONFORMANCE_DIR = PurePosixPath("webnn/conformance_tests")
+TEST_SUFFIX = ".https.any.js"
+MAX_SOURCE_BYTES = 8 << 20  # WPT's largest WebNN test file is under 1 MiB
+MAX_OUTPUT_BYTES = 256 << 20
+NODE_HEAP_MB = 512
+MIN_NODE_MAJOR = 20
+_STEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")  # WPT names files op.https.any.js and some-case.https.any.js
+_META_SCRIPT = re.compile(r"^//\s*META:\s*script=(\S+)\s*$", re.MULTILINE)
+
+
+class ImportSetupError(ValueError):
+    """What stops the whole import (no node, no conformance_tests folder): one line."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    seconds: float = 60.0  # per test file, scripts and all
+    heap_mb: int = NODE_HEAP_MB
+
+
+@dataclass(frozen=True)
+class Converted:
+    """One test file's cases in our JSON, to be written as ``<stem>.json``."""
+
+    stem: str
+    doc: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class NotConverted:
+    """One test file that gave no cases, and why (one line)."""
+
+    file: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.reason}"
+
+
+# -- finding and reading files --------------------------------------------------------
+
+
+def conformance_folder(wpt_dir: Path) -> Path:
+    folder = Path(wpt_dir) / CONFORMANCE_DIR
+    if not folder.is_dir():
+        raise ImportSetupError(f"{wpt_dir}: no {CONFORMANCE_DIR}/ here; give the root of a WPT checkout "
+                               "(or of Chromium's third_party/blink/web_tests/external/wpt, "
+                               "or servo's tests/wpt/tests)")
+    return folder
+
+
+def test_files(wpt_dir: Path) -> list[Path]:
+    """The conformance test files, by name."""
+    return sorted(p for p in conformance_folder(wpt_dir).iterdir() if p.name.endswith(TEST_SUFFIX))
+
+
+def output_stem(test_file_name: str) -> str | None:
+    """``abs.https.any.js`` -> ``abs``; None for a name that is not a plain stem."""
+    stem = test_file_name[: -len(TEST_SUFFIX)] if test_file_name.endswith(TEST_SUFFIX) else ""
+    return stem if _STEM.match(stem) else None
+
+
+def inside(root: Path, path: Path) -> bool:
+    """Whether ``path``, links resolved, lies inside ``root``."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
+
+
+def read_source(root: Path, path: Path) -> str:
+    """A file's text, refused (ValueError) outside ``root``, too big, or not UTF-8."""
+    if not inside(root, path):
+        raise ValueError(f"{path.name} lies outside {root}")
+    if not path.is_file():
+        raise ValueError(f"{path.name}: no such file")
+    if path.stat().st_size > MAX_SOURCE_BYTES:
+        raise ValueError(f"{path.name}: over {MAX_SOURCE_BYTES >> 20} MiB")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path.name}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def meta_script_paths(root: Path, test_file: Path, text: str) -> list[Path]:
+    """The files a test file's ``// META: script=`` lines name, as WPT resolves them (``/x`` from the
+    WPT root, otherwise beside the test file); ValueError for one outside the WPT folder."""
+    paths = []
+    for name in _META_SCRIPT.findall(text):
+        path = root / name.lstrip("/") if name.startswith("/") else test_file.parent / name
+        if not inside(root, path):
+            raise ValueError(f"META script {name!r} lies outside the WPT folder")
+        paths.append(path)
+    return paths
+
+
+# -- running a file in the sandbox ----------------------------------------------------
+
+
+def sandbox_script() -> Path:
+    return Path(str(resources.files("webnn_harness.loading").joinpath("wpt_sandbox.js")))
+
+
+def node_major(node: str) -> int:
+    out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, env={}).stdout
+    match = re.match(r"v(\d+)\.", out.strip())
+    return int(match.group(1)) if match else 0
+
+
+def find_node() -> tuple[str, int]:
+    """(node's path, its major version); ImportSetupError where there is none new enough."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        raise ImportSetupError("import-wpt needs Node.js 20 or newer on PATH (Debian: apt-get install nodejs)")
+    major = node_major(node)
+    if major < MIN_NODE_MAJOR:
+        raise ImportSetupError(f"import-wpt needs Node.js {MIN_NODE_MAJOR} or newer for its permission model; "
+                               f"{node} is version {major}")
+    return node, major
+
+
+def node_command(node: str, major: int, limits: SandboxLimits) -> list[str]:
+    """Node with the permission model on: it may read the sandbox script and nothing else."""
+    script = sandbox_script()
+    # Node 20 and 22 name the model --experimental-permission; 23.5 made it --permission.
+    permission = "--permission" if major >= 23 else "--experimental-permission"
+    return [node, permission, f"--allow-fs-read={script}", f"--max-old-space-size={limits.heap_mb}",
+            "--no-warnings", str(script)]  # no "permission is experimental" line on every file
+
+
+def run_in_sandbox(command: list[str], scripts: list[tuple[str, str]], test: tuple[str, str],
+                   limits: SandboxLimits) -> dict[str, Any]:
+    """What the sandbox recorded of one test file; ValueError with the reason where it recorded nothing."""
+    request = json.dumps({"scripts": [{"name": n, "text": t} for n, t in scripts],
+                          "test": {"name": test[0], "text": test[1]},
+                          "timeoutMs": int(limits.seconds * 1000)})
+    try:
+        # An empty environment: NODE_OPTIONS and the like must not loosen the flags above.
+        done = subprocess.run(command, input=request.encode(), capture_output=True, timeout=limits.seconds + 10,
+                              env={}, cwd="/")
+    except subprocess.TimeoutExpired:
+        raise ValueError(f"did not finish within {limits.seconds:g} s") from None
+    if len(done.stdout) > MAX_OUTPUT_BYTES:
+        raise ValueError(f"its cases are over {MAX_OUTPUT_BYTES >> 20} MiB of JSON")
+    try:
+        result = json.loads(done.stdout)
+    except (ValueError, RecursionError):
+        last = (done.stderr.decode(errors="replace").strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise ValueError(f"node stopped: {last}") from None
+    if not isinstance(result, dict):
+        raise ValueError("node's output is not a JSON object")
+    if "error" in result:
+        raise ValueError(str(result["error"]))
+    return result
+
+
+# -- the recorded calls as our JSON ---------------------------------------------------
+
+
+def with_tolerances(tests: list, case_tolerances: list, name: str) -> list:
+    """Each case with the tolerance its file's own function gave it (where it gave one)."""
+    reason = f"the WPT file's {name or 'tolerance function'}"
+    return [{**test, "tolerance": {**tol, "reason": reason}} if isinstance(tol, dict) and isinstance(test, dict)
+            else test for test, tol in zip(tests, case_tolerances or [None] * len(tests))]
+
+
+def case_file(source: str, commit: str | None, calls: list[dict]) -> dict[str, Any]:
+    """The recorded ``webnn_conformance_test`` calls as one case file."""
+    doc: dict[str, Any] = {"source": source}
+    if commit:
+        doc["commit"] = commit
+    functions = []
+    for call in calls:
+        if call["tolerance"] not in functions:
+            functions.append(call["tolerance"])
+    doc["toleranceFunctions"] = functions
+    doc["tests"] = [case for call in calls
+                    for case in with_tolerances(call["tests"], call["caseTolerances"], call["tolerance"].get("name"))]
+    return doc
+
+
+@lru_cache(maxsize=1)
+def _case_file_validator():
+    import jsonschema
+
+    schema = json.loads(resources.files("webnn_harness").joinpath("schema/cases.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check_case_file(doc: dict[str, Any]) -> None:
+    """ValueError naming the first field of ``doc`` that our case schema refuses."""
+    error = next(iter(_case_file_validator().iter_errors(doc)), None)
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path)) or "the file"
+        raise ValueError(f"its cases do not fit our schema at {where}: {' '.join(error.message.split())[:200]}")
+
+
+def recorded_calls(result: dict[str, Any]) -> list[dict]:
+    calls = result.get("calls")
+    if not isinstance(calls, list) or not calls:
+        raise ValueError("it never calls webnn_conformance_test")
+    if not any(isinstance(c, dict) and c.get("tests") for c in calls):
+        raise ValueError("its webnn_conformance_test calls hold no cases")
+    return [c for c in calls if isinstance(c, dict)]
+
+
+def convert_file(root: Path, test_file: Path, command: list[str], limits: SandboxLimits, source_repo: str,
+                 commit: str | None) -> Converted | NotConverted:
+    """One test file, run in the sandbox, as a case file; or why not."""
+    name = test_file.name
+    stem = output_stem(name)
+    if stem is None:
+        return NotConverted(name, "its name is not a plain stem (letters, digits, _ and -), so it names no output file")
+    try:
+        text = read_source(root, test_file)
+        scripts = [(str(p.relative_to(root)) if p.is_relative_to(root) else p.name, read_source(root, p))
+                   for p in meta_script_paths(root, test_file, text)]
+        calls = recorded_calls(run_in_sandbox(command, scripts, (name, text), limits))
+        doc = case_file(f"{source_repo}/{CONFORMANCE_DIR}/{name}", commit, calls)
+        check_case_file(doc)
+    except (ValueError, OSError) as exc:
+        return NotConverted(name, str(exc))
+    return Converted(stem, doc)
+
+
+def sandbox_command(limits: SandboxLimits) -> list[str]:
+    """The node command every file runs under; ImportSetupError where there is no node new enough."""
+    node, major = find_node()
+    return node_command(node, major, limits)
+
+
+def convert_folder(wpt_dir: Path, command: list[str], source_repo: str = "web-platform-tests/wpt",
+                   commit: str | None = None, limits: SandboxLimits = SandboxLimits()
+                   ) -> Iterator[Converted | NotConverted]:
+    """Every conformance test file of ``wpt_dir``, converted or not, by name."""
+    root = Path(wpt_dir)
+    for test_file in test_files(root):
+        yield convert_file(root, test_file, command, limits, source_repo, commit)
+
+
+def index_entry(item: Converted | NotConverted) -> dict[str, Any]:
+    """A line of the import's INDEX.json."""
+    if isinstance(item, NotConverted):
+        return {"file": item.file, "converted": False, "reason": item.reason}
+    return {"file": f"{item.stem}.json", "source": item.doc["source"], "tests": len(item.doc["tests"]),
+            "converted": True, "toleranceFunctions": [t.get("name") for t in item.doc["toleranceFunctions"]]}
+

@@ -1,0 +1,306 @@
+"""import-wpt (harness/loading/wpt_import.py): WPT-shaped test files of our own,
+run in the sandbox, become case files; a file that reaches for a file, the
+network or a process, or never ends, is refused with one line.
+
+The files here are hand-written in WPT's shape (META lines, a cases array,
+``webnn_conformance_test(tests, buildAndExecuteGraph, toleranceFunc)``); none
+is WPT's code."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from webnn_harness.cli import main
+from webnn_harness.loading.wpt_import import (Converted, NotConverted, SandboxLimits, convert_folder, find_node,
+                                              node_command, sandbox_command)
+
+def _node_ok() -> bool:
+    try:
+        find_node()
+    except ValueError:
+        return False
+    return True
+
+
+pytestmark = pytest.mark.skipif(not _node_ok(), reason="import-wpt needs Node.js 20 or newer")
+
+# A utils.js of our own with the parts of WPT's that a test file meets at load time: the page's
+# location read through URLSearchParams, a tolerance function, the build function, and the call.
+UTILS = """
+'use strict';
+const searchParams = new URLSearchParams(location.search);
+const variant = searchParams.get('device') || location.search.substring(1);
+const getPrecisionTolerance = (graphResources, intermediateOperands) => ({metric: 'ULP', value: 0});
+const sizeOfShape = (array) => array.reduce((a, b) => a * b, 1);
+const buildAndExecuteGraph = async (context, builder, graphResources) => ({});
+async function webnn_conformance_test(tests, buildAndExecuteGraphFunc, toleranceFunc) {
+  promise_test(async () => { await navigator.ml.createContext(); }, 'runs');
+}
+"""
+
+META = """// META: title=test of our own, in WPT's shape
+// META: global=window
+// META: variant=?cpu
+// META: script=../resources/utils.js
+// META: timeout=long
+
+'use strict';
+"""
+
+
+def relu_case(name: str, data, data_type: str = "float32") -> dict:
+    shape = [len(data)]
+    return {"name": name, "graph": {
+        "inputs": {"reluInput": {"data": data, "descriptor": {"shape": shape, "dataType": data_type}}},
+        "operators": [{"name": "relu", "arguments": [{"input": "reluInput"}], "outputs": "reluOutput"}],
+        "expectedOutputs": {"reluOutput": {"data": [max(v, 0) for v in data],
+                                           "descriptor": {"shape": shape, "dataType": data_type}}}}}
+
+
+LITERAL = META + """
+const reluTests = [
+  {
+    'name': 'relu float32 1D tensor',
+    'graph': {
+      'inputs': {
+        'reluInput': {'data': [-1.5, 0, 2.25], 'descriptor': {shape: [3], dataType: 'float32'}}
+      },
+      'operators': [{'name': 'relu', 'arguments': [{'input': 'reluInput'}], 'outputs': 'reluOutput'}],
+      'expectedOutputs': {
+        'reluOutput': {'data': [0, 0, 2.25], 'descriptor': {shape: [3], dataType: 'float32'}}
+      }
+    }
+  }
+];
+
+webnn_conformance_test(reluTests, buildAndExecuteGraph, getPrecisionTolerance);
+"""
+
+LOOP = META + """
+const reluTests = [];
+for (const dataType of ['float32', 'float16']) {
+  for (let rank = 1; rank <= 3; ++rank) {
+    const data = [-2, -1, 0, 1, 2, 3].slice(0, rank * 2);
+    reluTests.push({
+      name: `relu ${dataType} ${rank}x2 values`,
+      graph: {
+        inputs: {reluInput: {data, descriptor: {shape: [data.length], dataType}}},
+        operators: [{name: 'relu', arguments: [{input: 'reluInput'}], outputs: 'reluOutput'}],
+        expectedOutputs: {reluOutput: {data: data.map((v) => Math.max(v, 0)),
+                                       descriptor: {shape: [data.length], dataType}}},
+      },
+    });
+  }
+}
+webnn_conformance_test(reluTests, buildAndExecuteGraph, getPrecisionTolerance);
+"""
+
+OWN_TOLERANCE = META + """
+const getAbsPrecisionTolerance = (graphResources) => {
+  const toleranceValueDict = {float32: 3, float16: 5};
+  const dataType = graphResources.expectedOutputs.absOutput.descriptor.dataType;
+  return {metric: 'ULP', value: toleranceValueDict[dataType]};
+};
+const absTests = ['float32', 'float16'].map((dataType) => ({
+  name: `abs ${dataType}`,
+  graph: {
+    inputs: {absInput: {data: [NaN, -Infinity, -2], descriptor: {shape: [3], dataType}}},
+    operators: [{name: 'abs', arguments: [{input: 'absInput'}], outputs: 'absOutput'}],
+    expectedOutputs: {absOutput: {data: [NaN, Infinity, 2], descriptor: {shape: [3], dataType}}},
+  },
+}));
+absTests.push({
+  name: 'abs int64',
+  graph: {
+    inputs: {absInput: {data: [-9223372036854775807n, -5n], descriptor: {shape: [2], dataType: 'int64'}}},
+    operators: [{name: 'abs', arguments: [{input: 'absInput'}], outputs: 'absOutput'}],
+    expectedOutputs: {absOutput: {data: [9223372036854775807n, 5n], descriptor: {shape: [2], dataType: 'int64'}}},
+  },
+});
+webnn_conformance_test(absTests, buildAndExecuteGraph, getAbsPrecisionTolerance);
+"""
+
+# Each reaches for what the sandbox must not give: the file system, the network, a process.
+# The older shape: the file checks navigator.ml itself and calls webnn_conformance_test once per case,
+# (buildFunc, toleranceFunc, test), with a build function today's utils.js no longer has, and its
+# tolerance function says metricType.
+OLDER = META + """
+const getReluPrecisionTolerance = (graphResources) => ({metricType: 'ULP', value: 1});
+const reluTests = [1, 2].map((n) => ({
+  name: `relu float32 ${n} values`,
+  graph: {
+    inputs: {reluInput: {data: [-1, 2].slice(0, n), descriptor: {shape: [n], dataType: 'float32'}}},
+    operators: [{name: 'relu', arguments: [{input: 'reluInput'}], outputs: 'reluOutput'}],
+    expectedOutputs: {reluOutput: {data: [0, 2].slice(0, n), descriptor: {shape: [n], dataType: 'float32'}}},
+  },
+}));
+if (navigator.ml) {
+  reluTests.forEach((test) => {
+    webnn_conformance_test(buildGraphAndCompute, getReluPrecisionTolerance, test);
+  });
+} else {
+  test(() => assert_implements(navigator.ml, 'missing navigator.ml'));
+}
+"""
+
+ESCAPES = {
+    "read_file": "require('fs').readFileSync('/etc/hostname');",
+    "fetch": "fetch('https://example.com/');",
+    "process": "process.exit(3);",
+    "escape_by_constructor": "this.constructor.constructor('return process')().mainModule.require('fs');",
+}
+ENDLESS = META + "while (true) {}\n"
+ENDLESS_PROMISES = META + "(async () => { while (true) await null; })();\n"
+ENDLESS_WAIT = META + "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\n"
+HUNGRY = META + "const kept = []; while (true) kept.push(new Array(1 << 20).fill(1.5));\n"
+
+
+def wpt_tree(root: Path, files: dict[str, str]) -> Path:
+    """A WPT-shaped folder: webnn/resources/utils.js and webnn/conformance_tests/<name>.https.any.js."""
+    (root / "webnn" / "resources").mkdir(parents=True)
+    (root / "webnn" / "resources" / "utils.js").write_text(UTILS)
+    tests = root / "webnn" / "conformance_tests"
+    tests.mkdir()
+    for stem, text in files.items():
+        (tests / f"{stem}.https.any.js").write_text(text)
+    return root
+
+
+def converted(root: Path, limits: SandboxLimits = SandboxLimits()) -> dict[str, Converted | NotConverted]:
+    items = convert_folder(root, sandbox_command(limits), commit="0" * 40, limits=limits)
+    return {getattr(item, "stem", None) or item.file: item for item in items}
+
+
+def test_a_literal_file_becomes_its_cases_with_the_tolerance_function_named(tmp_path):
+    got = converted(wpt_tree(tmp_path, {"relu": LITERAL}))["relu"]
+    assert isinstance(got, Converted)
+    assert got.doc == {"source": "web-platform-tests/wpt/webnn/conformance_tests/relu.https.any.js",
+                       "commit": "0" * 40,
+                       "toleranceFunctions": [{"name": "getPrecisionTolerance", "from": "utils.js"}],
+                       "tests": [relu_case("relu float32 1D tensor", [-1.5, 0, 2.25])]}
+
+
+def test_a_file_that_makes_its_cases_in_loops(tmp_path):
+    got = converted(wpt_tree(tmp_path, {"relu": LOOP}))["relu"]
+    assert [t["name"] for t in got.doc["tests"]] == [f"relu {dt} {r}x2 values" for dt in ("float32", "float16")
+                                                     for r in (1, 2, 3)]
+    assert got.doc["tests"][5] == relu_case("relu float16 3x2 values", [-2, -1, 0, 1, 2, 3], "float16")
+
+
+def test_a_files_own_tolerance_function_is_kept_as_text_and_applied_per_case(tmp_path):
+    got = converted(wpt_tree(tmp_path, {"abs": OWN_TOLERANCE}))["abs"]
+    (function,) = got.doc["toleranceFunctions"]
+    assert function["name"] == "getAbsPrecisionTolerance"
+    assert "toleranceValueDict = {float32: 3, float16: 5}" in function["source"]
+    reason = "the WPT file's getAbsPrecisionTolerance"
+    assert [t.get("tolerance") for t in got.doc["tests"]] == [
+        {"metric": "ULP", "value": 3, "reason": reason}, {"metric": "ULP", "value": 5, "reason": reason}, None]
+    # JSON-less values in our encoding: NaN and the infinities as strings, big 64-bit integers as {"bigint"}.
+    assert got.doc["tests"][0]["graph"]["inputs"]["absInput"]["data"] == ["NaN", "-Infinity", -2]
+    assert got.doc["tests"][2]["graph"]["inputs"]["absInput"]["data"] == [{"bigint": "-9223372036854775807"}, -5]
+
+
+def test_the_older_per_case_call_and_a_hyphenated_name(tmp_path):
+    got = converted(wpt_tree(tmp_path, {"relu-older": OLDER}))["relu-older"]
+    assert [t["name"] for t in got.doc["tests"]] == ["relu float32 1 values", "relu float32 2 values"]
+    assert got.doc["tests"][1]["graph"] == relu_case("", [-1, 2])["graph"]
+    assert [t["tolerance"]["value"] for t in got.doc["tests"]] == [1, 1]
+    assert [f["name"] for f in got.doc["toleranceFunctions"]] == ["getReluPrecisionTolerance"]
+
+
+@pytest.mark.parametrize("stem", sorted(ESCAPES))
+def test_a_file_that_reaches_for_files_network_or_processes_is_refused(tmp_path, stem):
+    text = META + ESCAPES[stem] + LITERAL.split("'use strict';")[1]  # the escape, then a good file's cases
+    got = converted(wpt_tree(tmp_path, {stem: text}))[f"{stem}.https.any.js"]
+    assert isinstance(got, NotConverted)
+    assert got.file == f"{stem}.https.any.js"
+    assert "\n" not in got.reason and got.reason
+
+
+def test_a_dynamic_import_gives_nothing(tmp_path):
+    text = LITERAL.replace("webnn_conformance_test(reluTests", "const got = [];\n"
+                           "import('fs').then(() => got.push(...reluTests), () => {});\n"
+                           "webnn_conformance_test(got")
+    got = converted(wpt_tree(tmp_path, {"relu": text}))["relu.https.any.js"]
+    assert got.reason == "its webnn_conformance_test calls hold no cases"
+
+
+def test_the_node_process_itself_may_read_no_file_and_start_no_process(tmp_path):
+    """Below the vm context, Node's permission model: even code that got out may not read a file
+    (but the sandbox script) or start a process."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("no")
+    command = node_command(*find_node(), SandboxLimits())[:-1]
+    for code in (f"require('fs').readFileSync({json.dumps(str(secret))})", "require('child_process').execSync('true')",
+                 "new (require('worker_threads').Worker)('1', {eval: true})"):
+        done = subprocess.run([*command, "-e", code], capture_output=True, text=True, timeout=60, env={})
+        assert done.returncode != 0 and "ERR_ACCESS_DENIED" in done.stderr, code
+
+
+@pytest.mark.parametrize("text", [ENDLESS, ENDLESS_PROMISES, ENDLESS_WAIT], ids=["loop", "promises", "wait"])
+def test_a_file_that_never_ends_is_stopped(tmp_path, text):
+    got = converted(wpt_tree(tmp_path, {"endless": text}), SandboxLimits(seconds=1))["endless.https.any.js"]
+    assert isinstance(got, NotConverted)
+    assert "timed out" in got.reason or "did not finish" in got.reason
+
+
+def test_a_file_that_eats_memory_is_stopped(tmp_path):
+    got = converted(wpt_tree(tmp_path, {"hungry": HUNGRY}), SandboxLimits(seconds=30, heap_mb=32))
+    assert isinstance(got["hungry.https.any.js"], NotConverted)
+
+
+def test_names_never_lead_outside_the_folders(tmp_path):
+    outside = tmp_path / "outside.js"
+    outside.write_text(UTILS)
+    root = wpt_tree(tmp_path / "wpt", {"relu": LITERAL, "far": LITERAL.replace("../resources/utils.js",
+                                                                               "../../../outside.js"),
+                                       "not a stem": LITERAL})
+    (root / "webnn" / "conformance_tests" / "linked.https.any.js").symlink_to(outside)
+    got = converted(root)
+    assert isinstance(got["relu"], Converted)
+    assert "outside the WPT folder" in got["far.https.any.js"].reason
+    assert "outside" in got["linked.https.any.js"].reason
+    assert "not a plain stem" in got["not a stem.https.any.js"].reason
+
+
+def test_a_file_without_the_call_says_so(tmp_path):
+    got = converted(wpt_tree(tmp_path, {"nothing": META + "const tests = [];\n"}))["nothing.https.any.js"]
+    assert got.reason == "it never calls webnn_conformance_test"
+
+
+def test_the_command_writes_a_case_file_per_test_file_and_one_line_per_refusal(tmp_path, capsys):
+    root = wpt_tree(tmp_path / "wpt", {"relu": LOOP, "broken": META + "this is not JavaScript\n"})
+    out = tmp_path / "out"
+    assert main(["import-wpt", str(root), "--out", str(out), "--commit", "1" * 40]) == 1
+    err = capsys.readouterr().err
+    assert [line for line in err.splitlines() if line.startswith("not converted")] == [
+        "not converted: broken.https.any.js: SyntaxError: Unexpected identifier 'is'"]
+    relu = json.loads((out / "relu.json").read_text())
+    assert relu["commit"] == "1" * 40 and len(relu["tests"]) == 6
+    index = json.loads((out / "INDEX.json").read_text())
+    assert [(f["file"], f["converted"]) for f in index["files"]] == [("broken.https.any.js", False),
+                                                                     ("relu.json", True)]
+    # The folder is owned: a second import into it needs --overwrite.
+    assert main(["import-wpt", str(root), "--out", str(out)]) == 2
+    assert main(["import-wpt", str(root), "--out", str(out), "--overwrite"]) == 1
+
+
+def test_the_cases_written_run(tmp_path):
+    root = wpt_tree(tmp_path / "wpt", {"relu": LOOP})
+    out = tmp_path / "out"
+    assert main(["import-wpt", str(root), "--out", str(out), "-q"]) == 0
+    assert main(["run", "--backend", "reference", "--cases", str(out), "--out", str(tmp_path / "run"), "-q"]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["backends"][0]["counts"]["pass"] == 6
+
+
+def test_without_node_the_command_says_what_it_needs(tmp_path, monkeypatch, capsys):
+    root = wpt_tree(tmp_path / "wpt", {"relu": LITERAL})
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert main(["import-wpt", str(root), "--out", str(tmp_path / "out")]) == 2
+    assert "needs Node.js 20 or newer" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
