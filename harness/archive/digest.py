@@ -63,7 +63,8 @@ def _run_digest(folder: Path, read_run) -> dict:
         b = g.backend
         backends.append({"name": str(b.get("name") or "?"), "version": str(b.get("version") or ""),
                          "device": str(b.get("device") or ""), "info": {"version": b.get("version")},
-                         "cases": {r.id: [r.status, r.known_failure, _text(r.detail)] for r in g.records},
+                         "cases": {r.id: [r.status, None if r.known_failure is None else _text(r.known_failure),
+                                          _text(r.detail)] for r in g.records},
                          "ops": dict(ops)})
     return {"backends": backends}
 

@@ -136,7 +136,9 @@ def public_argv(args) -> str:
 
 def warn(problem: str) -> None:
     """A line of an output folder that was skipped (harness/outputs/reading.py): said, never fatal."""
-    print(f"warning: {problem}", file=sys.stderr)
+    from webnn_harness.outputs.text import printable
+
+    print(f"warning: {printable(problem)}", file=sys.stderr)
 
 
 def check_out_file(path: str | None) -> None:

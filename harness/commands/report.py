@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from webnn_harness.commands.common import EXIT_OK, UsageError, add_out_argument
+from webnn_harness.commands.common import EXIT_OK, UsageError, add_out_argument, warn
 from webnn_harness.options import positive_int
 
 HELP = "write the HTML conformance and performance reports and capability matrix"
@@ -34,7 +33,7 @@ def handle(args) -> int:
     try:
         model = build_model(args.inputs)
         for warning in model.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            warn(warning)
         index = render_site(model, Path(args.out))
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
@@ -50,7 +49,7 @@ def _report_archive(args) -> int:
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
     for warning in model.site.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        warn(warning)
     failing = sum(len(c.newly_failing) for c in model.changes)
     print(f"report: {index} from {model.site.archive.entries} archived outputs: {len(model.changes)} version "
           f"change(s) ({failing} case(s) newly failing), {len(model.steps)} step(s) in the history "
