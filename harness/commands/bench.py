@@ -9,7 +9,7 @@ from webnn_harness.commands.common import (
     EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError, add_backend_arguments, add_executor_arguments,
     add_out_argument, add_overwrite_argument, add_quiet_argument, backend_requests, executors, public_argv,
 )
-from webnn_harness.options import fraction, positive_int, positive_seconds, regex
+from webnn_harness.options import fraction, parallelism, positive_int, positive_seconds, regex
 
 HELP = "time verified benchmarks (suites of ops and interop scenarios) on a backend"
 
@@ -21,7 +21,7 @@ def add_arguments(be: argparse.ArgumentParser) -> None:
     add_out_argument(be, "out/bench")
     add_overwrite_argument(be, "replace a bench already in --out")
     be.add_argument("--filter", type=regex, help="only benchmarks whose id matches this regular expression")
-    be.add_argument("--threads", type=positive_int, help="backend threads (same as -o threads=N; default: every usable core)")
+    be.add_argument("--threads", type=parallelism, help="backend threads (same as -o threads=N; default: every usable core)")
     be.add_argument("--min-time", type=positive_seconds, default=0.5, help="seconds of timed samples per variant at least (default 0.5)")
     be.add_argument("--min-samples", type=positive_int, default=10, help="timed samples per variant at least (default 10)")
     be.add_argument("--max-time", type=positive_seconds, default=10.0, help="stop sampling a variant after this many seconds (default 10)")

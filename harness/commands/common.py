@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from webnn_harness.options import positive_int
+from webnn_harness.options import parallelism
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
@@ -53,7 +53,7 @@ def add_quiet_argument(p: argparse.ArgumentParser, progress: str | None = None, 
 
 def add_workers_argument(p: argparse.ArgumentParser, default: int | None = None) -> None:
     """``--workers`` (default: the cores, unless ``default``)."""
-    p.add_argument("--workers", type=positive_int, default=default or os.cpu_count() or 1,
+    p.add_argument("--workers", type=parallelism, default=default or os.cpu_count() or 1,
                    help=f"worker processes (default {default})" if default else "worker processes (default: cores)")
 
 

@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 
 from webnn_harness.commands.common import EXIT_OK, UsageError, add_out_argument, warn
-from webnn_harness.options import positive_int
+from webnn_harness.options import positive_days
 
 HELP = "write the HTML conformance and performance reports and capability matrix"
 
@@ -17,7 +17,7 @@ def add_arguments(rp: argparse.ArgumentParser) -> None:
     add_out_argument(rp, "out/site", help="site folder (default: out/site)")
     rp.add_argument("--archive", metavar="ARCHIVE", help="build the site from an archive (archive add): every "
                     "backend version a column, a changes page and per-op history")
-    rp.add_argument("--stale-days", type=positive_int, default=30,
+    rp.add_argument("--stale-days", type=positive_days, default=30,
                     help="with --archive: mark a column stale when last run this many days before (default 30)")
 
 
