@@ -12,7 +12,7 @@ import json
 from pathlib import Path, PurePosixPath
 
 from webnn_harness.outputs.reading import read_json
-from webnn_harness.outputs.writing import OutputFolderError, linked_part, unlinked, write_atomic
+from webnn_harness.outputs.writing import OutputFolderError, describe_write_error, linked_part, unlinked, write_atomic
 from webnn_harness.reports.common import ReportInputError
 
 MANIFEST = ".webnn-harness-report.json"
@@ -63,6 +63,12 @@ class SiteFolder:
 
     def check(self) -> bool:
         """Refuse a file or a foreign non-empty folder; True when an earlier report is there."""
+        try:
+            return self._check()
+        except OSError as exc:  # a name too long, a parent that is a file: before anything is written
+            raise ReportInputError(describe_write_error(exc, self.out_dir)) from None
+
+    def _check(self) -> bool:
         out = self.out_dir
         if out.exists() and not out.is_dir():
             raise ReportInputError(f"{out}: exists and is not a folder")

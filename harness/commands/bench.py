@@ -49,12 +49,18 @@ def handle(args) -> int:
     from webnn_harness.bench.regressions import compare_bench
     from webnn_harness.bench.console import comparison_lines, noise_line, published_tables, record_line
     from webnn_harness.bench.ray_cluster import bench_executor
+    from webnn_harness.outputs.bench_records import read_bench_folder
     from webnn_harness.outputs.kinds import holds
     from webnn_harness.outputs.reading import read_json
 
     requests = backend_requests(args.backend or default_bench_backends(), args.option)
     if args.baseline and not holds(args.baseline, "bench"):
         raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
+    if args.baseline:
+        try:  # read before the bench runs: a corrupt baseline is refused, never "0 regressions" after it
+            read_bench_folder(args.baseline)
+        except ValueError as exc:
+            raise UsageError(f"--baseline: {exc}") from None
     if args.threads is not None and args.threads < 1:
         raise UsageError("--threads must be at least 1")
     try:
@@ -70,6 +76,11 @@ def handle(args) -> int:
     show = (lambda record: None) if args.quiet else (lambda record: print(record_line(record), flush=True))
     try:
         with executors(args) as executor:
+            for r in requests:  # a backend refusing its options is refused before the folder is written, as in run
+                try:
+                    executor.describe(r.name, r.options)
+                except (ValueError, TypeError) as exc:
+                    raise BackendError(f"{r.name}: {exc}") from exc
             request = BenchRequest(suite, tuple((r.name, r.options) for r in requests), Path(args.out), options,
                                    command=public_argv(args), overwrite=args.overwrite,
                                    executor=bench_executor(executor))

@@ -251,6 +251,11 @@ class OwnedFolder:
             if (out / name).is_symlink():
                 raise OutputFolderError(f"{out / name}: a symbolic link where the {self.kind} writes a file; "
                                         "choose another --out")
+            # The kinds' file names have a suffix, their folders (findings, artifacts) none: a folder named
+            # summary.json is no file of ours, and --overwrite must not delete what it holds.
+            if PurePosixPath(name).suffix and (out / name).is_dir():
+                raise OutputFolderError(f"{out / name}: a folder where the {self.kind} writes a file, which "
+                                        "webnn-harness did not make; choose another --out")
 
     def open(self) -> "OwnedFolder":
         out = self.path
