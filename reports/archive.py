@@ -342,8 +342,8 @@ def cached_version_changes(name: str, device: str, base: str, new: str,
     if isinstance(doc, dict):
         try:
             return _changes_from_json(doc)
-        except (TypeError, ValueError):
-            pass  # a damaged cache file is computed again
+        except (TypeError, ValueError, AttributeError):
+            pass  # a damaged (or edited: the site folder is anyone's) cache file is computed again
     changes = version_changes(name, device, base, new, newest, digest)
     if changes.bench_note != NO_SCIPY:  # installing scipy later must compare them
         write_cached(cache, file, dataclasses.asdict(changes))

@@ -296,3 +296,18 @@ def test_report_of_a_fuzz_folder_with_a_malformed_case_file(tmp_path, outputs, c
     first.write_text(case)
     code, errors, warnings = _quietly(["report", str(fuzz), "--out", str(tmp_path / "site")])
     assert code == 0 and not errors and any(first.name in w for w in warnings), (errors, warnings)
+
+
+@pytest.mark.parametrize("damage", [{"newly_failing": [5]}, {"slower": "x"}, {"findings_new": [{"id": []}]}, [1],
+                                    {"nope": 1}])
+def test_a_damaged_changes_cache_is_computed_again(tmp_path, monkeypatch, damage):
+    from webnn_harness.reports import archive as ra
+
+    computed = ra.VersionChanges("b", "d", "1", "2", "", "")
+    monkeypatch.setattr(ra, "version_changes", lambda *args: computed)
+    used: set[str] = set()
+    assert ra.cached_version_changes("b", "d", "1", "2", {}, None, tmp_path, used) == computed
+    (file,) = used
+    doc = json.loads((tmp_path / file).read_text())
+    (tmp_path / file).write_text(json.dumps({**doc, **damage} if isinstance(damage, dict) else damage))
+    assert ra.cached_version_changes("b", "d", "1", "2", {}, None, tmp_path, set()) == computed
