@@ -126,17 +126,33 @@ def test_a_cached_digest_of_the_wrong_shape_is_computed_again(tmp_path, outputs,
 
 @pytest.mark.parametrize("profile", [{"runs": 1, "nodes": [{"name": "n", "op": "relu", "kernel": "k", "seconds": -1}]},
                                      {"runs": -1}, {"runs": 1, "nodeTimes": "wall"}, {"nodes": 5}, "x"])
-def test_a_bench_line_with_a_bad_profile_is_skipped_by_archive_add_and_the_site(tmp_path, outputs, profile):
+def test_a_bench_line_with_a_bad_profile_is_refused_by_archive_add_and_left_out_of_the_site(tmp_path, outputs,
+                                                                                              profile):
     bench = _copy(outputs, tmp_path, "bench")
     first = json.loads((bench / "bench.jsonl").read_text().splitlines()[0])
+    arch = tmp_path / "arch"
+    assert _quietly(["archive", "add", str(arch), str(bench), str(outputs["run"])])[0] == 0
     with open(bench / "bench.jsonl", "a") as fh:
         fh.write(json.dumps({**first, "variant": "v2", "profile": profile}) + "\n")
-    arch = tmp_path / "arch"
-    code, errors, warnings = _quietly(["archive", "add", str(arch), str(bench)])
-    assert code == 0 and not errors, (errors, warnings)
-    for _ in range(2):  # and every later build
-        code, errors, _ = _quietly(["report", "--archive", str(arch), "--out", str(tmp_path / "site")])
-        assert code == 0, errors
+    code, errors, _ = _quietly(["archive", "add", str(arch), str(bench)])
+    assert code == 2 and len(errors) == 1 and "line 2: profile" in errors[0], errors
+    # An archive that holds one (from a harness before this check, or by hand): the entry is left out with one
+    # line, the rest of the site is built, and so is every later build.
+    entry = _entry(arch, "bench")
+    data = (bench / "bench.jsonl").read_bytes()
+    (entry / "bench.jsonl").write_bytes(data)
+    doc = json.loads((entry / "entry.json").read_text())
+    import hashlib
+
+    from webnn_harness.archive.store import entry_id
+    doc["files"]["bench.jsonl"] = hashlib.sha256(data).hexdigest()
+    new_id = entry_id("bench", doc["files"].items())
+    doc["id"] = new_id
+    (entry / "entry.json").write_text(json.dumps(doc))
+    entry.rename(entry.parent / new_id)
+    for _ in range(2):
+        code, errors, warnings = _quietly(["report", "--archive", str(arch), "--out", str(tmp_path / "site")])
+        assert code == 0 and not errors and any("line 2: profile" in w for w in warnings), (errors, warnings)
 
 
 # ------------------------------------------------------------------ hostile text in every field

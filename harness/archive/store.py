@@ -38,11 +38,11 @@ from typing import Any, Iterable, Mapping
 
 import filelock
 
-from webnn_harness.outputs.bench_records import read_bench_folder
+from webnn_harness.outputs.bench_records import BENCH_FILE, BENCH_RECORD_SCHEMA, read_bench_folder
 from webnn_harness.outputs.kinds import (ARCHIVE_MARKER, ARCHIVED_KINDS, KINDS, OutputHeader, bench_header,
                                          discover_outputs, fuzz_header, probe_header, read_fuzz_folder,
                                          read_probe_files, run_header)
-from webnn_harness.outputs.reading import loads
+from webnn_harness.outputs.reading import check, loads, where
 from webnn_harness.outputs.run_folder import read_run_folder
 from webnn_harness.outputs.writing import OutputFolderError, describe_write_error, linked_part, unlinked, write_atomic
 
@@ -207,6 +207,9 @@ def _probe_candidate(stem: str, limits: Path | None, header: Path | None, probe:
 
 def _bench_candidate(folder: Path) -> Candidate:
     bench = read_bench_folder(folder)
+    for number, record in bench.records:  # what the performance page refuses, refused before it is archived
+        if record.get("profile") is not None:
+            check(record["profile"], f"{BENCH_RECORD_SCHEMA}#profile", f"{where(folder / BENCH_FILE, number)}: profile")
     return _candidate("bench", folder, _stored_files(folder, KINDS["bench"].files), bench_header(bench))
 
 
