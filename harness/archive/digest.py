@@ -29,7 +29,7 @@ from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.outputs.run_folder import backend_groups, read_run_folder
 from webnn_harness.outputs.writing import write_atomic
 
-DIGEST_FORMAT = 2  # 2: the entry as its files describe it ("entry"), schema-checked when read
+DIGEST_FORMAT = 2  # 2: the hash of the entry as its files describe it ("entry"), schema-checked when read
 
 
 def _text(message) -> str:
@@ -163,9 +163,9 @@ def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=No
         return doc
     folder = archive.entries_dir / entry.id
     try:
-        described = archive.description_from_files(entry)
+        described = {"sha256": _description_hash(archive.description_from_files(entry))}
     except ArchiveError as exc:
-        described = {"problem": str(exc)}
+        described = {"problem": _text(exc)}
     if entry.kind == "run":
         doc = {"id": entry.id, "entry": described, **_run_digest(folder, read_run or _backend_groups)}
     else:
@@ -174,10 +174,16 @@ def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=No
     return doc
 
 
+def _description_hash(described: Mapping[str, Any]) -> str:
+    """What the digest keeps of an entry's description: its hash (a label may name a local folder, and the
+    cache names none)."""
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def description_problem(entry: Entry, digest: Mapping[str, Any]) -> str:
     """"" when ``entry.json`` says of the entry what its files say, else why not: an edited backend or
     date would put the entry's records in another column than theirs."""
     described = digest.get("entry") or {}
-    if described == entry.described():
+    if described.get("sha256") == _description_hash(entry.described()):
         return ""
     return described.get("problem") or f"entry {entry.id}: its entry.json was edited: it does not describe its files"
