@@ -51,6 +51,7 @@ def handle(args) -> int:
     from webnn_harness.bench.ray_cluster import bench_executor
     from webnn_harness.outputs.bench_records import read_bench_folder
     from webnn_harness.outputs.kinds import holds
+    from webnn_harness.outputs.text import printable
     from webnn_harness.outputs.reading import read_json
 
     requests = backend_requests(args.backend or default_bench_backends(), args.option)
@@ -68,12 +69,13 @@ def handle(args) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     for err in suite.errors:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {printable(err)}", file=sys.stderr)
     threads = bench_threads(args.threads, [r.options for r in requests])
     policy = TimingPolicy(min_time=args.min_time, min_samples=args.min_samples, max_time=args.max_time)
     options = BenchOptions(policy=policy, timeout=args.timeout, threads=threads, name_filter=args.filter,
                            save_artifacts=not args.no_artifacts, profile_runs=args.profile or 0)
-    show = (lambda record: None) if args.quiet else (lambda record: print(record_line(record), flush=True))
+    # A benchmark's name and a backend's message come from files: one line each, whatever they hold.
+    show = (lambda record: None) if args.quiet else (lambda record: print(printable(record_line(record)), flush=True))
     try:
         with executors(args) as executor:
             for r in requests:  # a backend refusing its options is refused before the folder is written, as in run
@@ -97,7 +99,7 @@ def handle(args) -> int:
     if args.baseline:
         comparison = compare_bench(args.baseline, result.out, threshold=args.threshold)
         for line in comparison_lines(comparison):
-            print(line)
+            print(printable(line))
         if comparison.nothing_compared():  # "0 regressions" of nothing is no pass
             raise UsageError(f"--baseline: {comparison.nothing_compared()}")
         if comparison.regressions:
