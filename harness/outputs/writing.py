@@ -10,8 +10,10 @@ and every file it writes there go through here.
 - Another kind of output (a run folder given to ``bench --out``) is never
   replaced, not even with ``--overwrite``; nor is a file of the names this kind
   writes that webnn-harness did not write (a user's own ``summary.json``).
-- Names never escape the folder (``confined``: no absolute names, no ``..``, no
-  symbolic link followed out), files are written through a temporary file and
+- Names never escape the folder (``confined``: no absolute names, no ``..``), and
+  nothing is written or deleted through a symbolic link at any depth below the
+  folder the user named (``unlinked``: every component checked, not only the
+  last; the site and the archive use it too), files are written through a temporary file and
   ``os.replace`` (``write_atomic``), and a file appended to is never a
   symbolic link (``open_append``).
 - A write that fails for a reason the user must fix (full disk, read-only
