@@ -441,6 +441,17 @@ def build_settings(backend: Backend, compiled: Any) -> Mapping[str, Any]:
     return dict(fn(compiled)) if fn else {}
 
 
+def thread_count(text: str, backend: str) -> int:
+    """``-o threads=N`` of any backend: a whole number from 1 to ``options.MAX_PARALLEL``, else a
+    BackendError (exit 2 before any case): 99999999999999999999 threads is no count a runtime takes."""
+    from webnn_harness.options import MAX_PARALLEL
+
+    value = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else 0
+    if not 1 <= value <= MAX_PARALLEL:
+        raise BackendError(f"{backend}: threads must be a whole number from 1 to {MAX_PARALLEL}, got {text[:40]!r}")
+    return value
+
+
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:
     """``-o key=value`` pairs to a dict; a pair without '=' is a usage error."""
     out = {}

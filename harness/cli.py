@@ -14,6 +14,7 @@ from webnn_harness.commands import (
 )
 from webnn_harness.commands.common import EXIT_FAILURES, EXIT_USAGE, UsageError
 from webnn_harness.execution.lifecycle import Terminated, sigterm_raises
+from webnn_harness.outputs.text import printable
 
 # In the order --help lists them.
 MODULES = {
@@ -39,7 +40,15 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _never_unencodable() -> None:
+    """A text we missed (a surrogate in a name read from a file) prints escaped, never a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _never_unencodable()
     args = parser().parse_args(argv)
     args.argv = ["webnn-harness", *(sys.argv[1:] if argv is None else argv)]  # what summaries record
     fn, _ = COMMANDS[args.command]
@@ -47,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         with sigterm_raises():
             return fn(args)
     except UsageError as exc:
-        print(f"webnn-harness {args.command}: error: {exc}", file=sys.stderr)
+        print(f"webnn-harness {args.command}: error: {printable(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except (KeyboardInterrupt, Terminated) as exc:
         # What the line says of continuing: the command's own way to, where it has one.
@@ -67,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         # written first still says the output is incomplete.
         from webnn_harness.outputs.writing import describe_write_error
 
-        print(f"webnn-harness {args.command}: error: {describe_write_error(exc)}; what was written so far is kept",
+        print(f"webnn-harness {args.command}: error: {printable(describe_write_error(exc))}; what was written so far is kept",
               file=sys.stderr)
         return EXIT_FAILURES
 

@@ -8,14 +8,35 @@ import math
 import re
 
 
-def positive_int(text: str) -> int:
+MAX_WHOLE = 2 ** 53  # a count, a size in bytes: JSON (a summary records it) holds whole numbers exactly up to here
+MAX_DAYS = 36_525  # a hundred years: datetime.timedelta overflows at 999,999,999 days
+MAX_PARALLEL = 4_096  # worker processes, backend threads
+
+
+def _whole(text: str, limit: int) -> int:
     try:
         value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    except ValueError:  # also 5,000 digits: int() refuses more than 4,300
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    if value > limit:
+        raise argparse.ArgumentTypeError(f"must be at most {limit:,}, not {text[:40]}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _whole(text, MAX_WHOLE)
+
+
+def positive_days(text: str) -> int:
+    """A number of days (``--stale-days``): 1 to a hundred years."""
+    return _whole(text, MAX_DAYS)
+
+
+def parallelism(text: str) -> int:
+    """Worker processes or threads (``--workers``, ``--threads``): 1 to ``MAX_PARALLEL``."""
+    return _whole(text, MAX_PARALLEL)
 
 
 def _finite(text: str, what: str) -> float:

@@ -30,6 +30,7 @@ from webnn_harness.archive.digest import (
     DIGEST_FORMAT,
     case_outcomes,
     content_key,
+    description_problem,
     entry_digest,
     prune_cached,
     read_cached,
@@ -341,8 +342,8 @@ def cached_version_changes(name: str, device: str, base: str, new: str,
     if isinstance(doc, dict):
         try:
             return _changes_from_json(doc)
-        except (TypeError, ValueError):
-            pass  # a damaged cache file is computed again
+        except (TypeError, ValueError, AttributeError):
+            pass  # a damaged (or edited: the site folder is anyone's) cache file is computed again
     changes = version_changes(name, device, base, new, newest, digest)
     if changes.bench_note != NO_SCIPY:  # installing scipy later must compare them
         write_cached(cache, file, dataclasses.asdict(changes))
@@ -448,16 +449,6 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     if not entries:
         raise ReportInputError(f"{path}: the archive holds no readable entry"
                                + (f" ({problems[0]})" if problems else ""))
-    # An entry changed since it was archived is left out, with one line: the rest is built.
-    checked = [(e, archive.verify(e)) for e in entries]
-    problems = (*problems, *(why for _, why in checked if why))
-    entries = tuple(e for e, why in checked if not why)
-    if not entries:
-        raise ReportInputError(f"{path}: no entry of the archive can be read ({problems[0]})")
-    now = now or datetime.now(timezone.utc)
-    newest = last_runs(entries, now, stale_days)
-    info = ArchiveInfo(stale_days, now.isoformat(timespec="seconds"), len(entries),
-                       {k: lr for k, (lr, _) in newest.items()})
     runs_read: dict[Path, list] = {}
 
     def run_reader(folder: Path) -> list:
@@ -466,14 +457,27 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
             runs_read[folder] = read_run(folder)
         return runs_read[folder]
 
-    site = _columns_model(archive, newest, info, run_reader)
-    warnings = list(problems)
     digests: dict[str, dict] = {}
 
     def digest(e: Entry) -> dict:
         if e.id not in digests:
             digests[e.id] = entry_digest(archive, e, cache, run_reader)
         return digests[e.id]
+
+    # An entry changed since it was archived (its files, or what its entry.json says of them) is left
+    # out, with one line: the rest is built.
+    checked = [(e, archive.verify(e)) for e in entries]
+    checked = [(e, why or description_problem(e, digest(e))) for e, why in checked]
+    problems = (*problems, *(why for _, why in checked if why))
+    entries = tuple(e for e, why in checked if not why)
+    if not entries:
+        raise ReportInputError(f"{path}: no entry of the archive can be read ({problems[0]})")
+    now = now or datetime.now(timezone.utc)
+    newest = last_runs(entries, now, stale_days)
+    info = ArchiveInfo(stale_days, now.isoformat(timespec="seconds"), len(entries),
+                       {k: lr for k, (lr, _) in newest.items()})
+    site = _columns_model(archive, newest, info, run_reader)
+    warnings = list(problems)
 
     versions: dict[Line, set[str]] = defaultdict(set)
     for kind, name, version, device in newest:

@@ -582,5 +582,11 @@ def version_changes(probes: Sequence[ProbeBackend]) -> frozenset[tuple[str, str]
 
 
 def _version_key(version: str) -> tuple:
-    # Numeric parts compare as numbers ("1.9" < "1.10"); tagged so ints and words never meet.
-    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"[.\-+]", version))
+    # Numeric parts compare as numbers ("1.9" < "1.10") by their length, then their digits: int() would
+    # refuse 5,000 digits and read "²" (isdigit, not ASCII). Tagged so numbers and words never meet.
+    def part(x: str) -> tuple:
+        if x.isascii() and x.isdigit():
+            digits = x.lstrip("0")
+            return (0, len(digits), digits)
+        return (1, 0, x)
+    return tuple(part(x) for x in re.split(r"[.\-+]", version))

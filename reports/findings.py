@@ -176,7 +176,7 @@ def _finding(folder: Path, entry: Mapping[str, Any], source: str, slug: str, bac
              backend_arg: str | None, options: Sequence[str], problems: list[str]) -> FuzzFinding:
     fid = str(entry.get("id", "?"))
     details = _read_optional(folder / FUZZ_DETAILS / f"{fid}.json", problems, f"{FUZZ_SUMMARY_SCHEMA}#finding") or {}
-    doc = _read_optional(folder / FUZZ_CASES / f"{fid}.json", problems) or {}
+    doc = _read_optional(folder / FUZZ_CASES / f"{fid}.json", problems, "cases") or {}  # the shape summarise_case reads
     # The sidecar is written when the finding is; the summary at the end, with the final hit count.
     entry = {**details, **entry}
     tests = doc.get("tests") if isinstance(doc, Mapping) else None

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+from webnn_harness.outputs.text import publishable
 from webnn_harness.spec.catalog import operators
 from webnn_harness.reports.capability import CAPABILITY_TEXT
 from webnn_harness.reports.common import SHORT_TYPE, format_bytes, format_seconds
@@ -86,10 +88,19 @@ def _per_second(value: float | None, unit: str = "G") -> str:
     return "–" if value is None else f"{value / {'G': 1e9, 'M': 1e6}[unit]:.3g}"
 
 
+def _published(value: Any) -> Any:
+    """What a page shows of a ``{{ value }}``: a text made publishable; markup (a macro's output, whose own
+    values went through here) and numbers as they are."""
+    return publishable(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
 def environment() -> Environment:
     env = Environment(
         loader=PackageLoader("webnn_harness.reports", "templates"),  # not "reports": a user's own folder would shadow it
         autoescape=True,  # every page is HTML; case names and backend messages are untrusted
+        # Every text a page shows, in every field: no surrogate (UTF-8 cannot write one), no control
+        # character, no local path (harness/outputs/text.py).
+        finalize=_published,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path, PurePosixPath
 
+from webnn_harness.outputs.reading import read_json
+from webnn_harness.outputs.writing import OutputFolderError, describe_write_error, linked_part, unlinked, write_atomic
 from webnn_harness.reports.common import ReportInputError
 
 MANIFEST = ".webnn-harness-report.json"
@@ -22,8 +24,8 @@ def _listed_files(out_dir: Path, manifest: Path) -> list[Path]:
     """The files an earlier report wrote, each checked to lie inside ``out_dir``
     (a hand-edited manifest must not make us delete anything outside it)."""
     try:
-        doc = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        doc = read_json(manifest, max_bytes=64 << 20)
+    except ValueError as exc:
         raise ReportInputError(f"{manifest}: cannot read the earlier report's manifest: {exc}") from None
     files = doc.get("files") if isinstance(doc, dict) and doc.get("kind") == _KIND else None
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
@@ -37,8 +39,17 @@ def _listed_files(out_dir: Path, manifest: Path) -> list[Path]:
         path = out_dir.joinpath(*parts)
         if path.resolve().parent != root and root not in path.resolve().parents:
             raise ReportInputError(f"{manifest}: lists {rel!r}, which is outside the report folder")
+        _unlinked(out_dir, path)
         out.append(path)
     return out
+
+
+def _unlinked(out_dir: Path, path: Path) -> Path:
+    """``path`` under the site folder, reached through no symbolic link (``writing.unlinked``)."""
+    try:
+        return unlinked(out_dir, path)
+    except OutputFolderError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 class SiteFolder:
@@ -52,9 +63,16 @@ class SiteFolder:
 
     def check(self) -> bool:
         """Refuse a file or a foreign non-empty folder; True when an earlier report is there."""
+        try:
+            return self._check()
+        except OSError as exc:  # a name too long, a parent that is a file: before anything is written
+            raise ReportInputError(describe_write_error(exc, self.out_dir)) from None
+
+    def _check(self) -> bool:
         out = self.out_dir
         if out.exists() and not out.is_dir():
             raise ReportInputError(f"{out}: exists and is not a folder")
+        _unlinked(out, out / CACHE / "digest.json")  # report --archive writes and prunes there
         if out.is_dir() and any(p.name != CACHE for p in out.iterdir()):
             if not (out / MANIFEST).is_file():
                 raise ReportInputError(
@@ -79,31 +97,29 @@ class SiteFolder:
         self._write_manifest()  # from here on the folder is recognisably ours
 
     def write(self, rel: str, content: str | bytes) -> Path:
-        path = self.out_dir / rel
+        path = _unlinked(self.out_dir, self.out_dir / rel)
         data = content if isinstance(content, bytes) else content.encode("utf-8")
         self.written.append(rel)
         if rel in self.previous and not path.is_symlink() and path.is_file() and path.read_bytes() == data:
             self.unchanged += 1
             return path
-        if path.is_symlink():
-            path.unlink()  # never write through a link left in the folder
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        return path
+        return write_atomic(path, data)  # replaces a link left in the folder, never writes through it
 
     def _write_manifest(self) -> None:
         doc = {"kind": _KIND, "files": sorted({*self.written, *self.previous})}
-        (self.out_dir / MANIFEST).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        write_atomic(self.out_dir / MANIFEST, json.dumps(doc, indent=1) + "\n")
 
     def close(self) -> None:
         """Remove the earlier report's files this one did not write, then list only this one's."""
         written = set(self.written)
         stale = [p for rel, p in self.previous.items() if rel not in written]
-        for path in stale:
+        for path in stale:  # checked by _listed_files to be reached through no link
             if path.is_file() or path.is_symlink():
                 path.unlink()
         for folder in sorted({p.parent for p in stale}, key=lambda p: -len(p.parts)):
-            if folder != self.out_dir and folder.is_dir() and not any(folder.iterdir()):
+            if folder != self.out_dir and linked_part(self.out_dir, folder) is None and folder.is_dir() \
+                    and not any(folder.iterdir()):
                 folder.rmdir()
         self.previous = {}
         self._write_manifest()

@@ -87,6 +87,7 @@ def test_fuzz_totals_are_disjoint_groups_that_add_up():
 def test_backends_aligns_long_versions_and_names_what_run_uses(capsys, monkeypatch):
     from webnn_harness import backends
     from webnn_harness.backends.base import BackendInfo
+    from webnn_harness.commands.backends import backend_row
 
     reference = backends.create("reference", {})
 
@@ -97,6 +98,8 @@ def test_backends_aligns_long_versions_and_names_what_run_uses(capsys, monkeypat
 
     monkeypatch.setattr(backends, "available", lambda: {"reference": "x", "longname-backend": "y"})
     monkeypatch.setattr(backends, "create", lambda name, options: LongVersion() if name != "reference" else reference)
+    # These fakes live in this process only: load them here, not in the child a third-party backend gets.
+    monkeypatch.setattr("webnn_harness.commands.backends.isolated_row", lambda name, target: backend_row(name, target))
     assert main(["backends"]) == 0
     lines = capsys.readouterr().out.splitlines()
     devices = [line.index(d) for line, d in zip(lines, ("CPU", "cpu"))]

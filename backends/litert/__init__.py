@@ -44,7 +44,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported
+from webnn_harness.backends.base import (BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported,
+                                         thread_count)
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -82,10 +83,7 @@ class LiteRtBackend:
         self.float16 = options.get("float16", "float32")
         if self.float16 not in FLOAT16_MODES:
             raise BackendError(f"float16 {self.float16!r}: expected one of {', '.join(FLOAT16_MODES)}")
-        text = options.get("threads", "1")
-        self.threads = int(text) if text.isdigit() else 0
-        if self.threads < 1:
-            raise BackendError(f"threads must be a positive integer, got {text!r}")
+        self.threads = thread_count(options.get("threads", "1"), "litert")
 
     def info(self) -> BackendInfo:
         import importlib.metadata

@@ -40,7 +40,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported
+from webnn_harness.backends.base import (BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported,
+                                         thread_count)
 from webnn_harness.backends.onnxruntime.opsets import (
     CPU, OLDEST_OPSET, KernelTable, is_cpu_fallback_refusal, loadable_opset, providers_argument)
 from webnn_harness.spec.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
@@ -97,7 +98,7 @@ class OnnxRuntimeBackend:
         self.opt_level = options.get("opt_level", "all")
         if self.opt_level not in OPT_LEVELS:
             raise BackendError(f"opt_level {self.opt_level!r}: expected one of {', '.join(OPT_LEVELS)}")
-        self.threads = _positive_int(options.get("threads", "1"), "threads")
+        self.threads = thread_count(options.get("threads", "1"), "onnxruntime")
         self.spinning = options.get("spinning", "1")
         if self.spinning not in ("0", "1"):
             raise BackendError(f"spinning must be 0 or 1, got {self.spinning!r}")

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, SettingOption
+from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, SettingOption, thread_count
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -99,8 +99,8 @@ class OpenVINOBackend:
         self._capabilities = self._property("OPTIMIZATION_CAPABILITIES") or []
         # -o threads=N: the plugin's INFERENCE_NUM_THREADS (absent: its default).
         self.threads = options.get("threads")
-        if self.threads is not None and (not self.threads.isdigit() or int(self.threads) < 1):
-            raise BackendError(f"openvino: threads must be a positive integer, got {self.threads!r}")
+        if self.threads is not None:
+            thread_count(self.threads, "openvino")
         from webnn_harness.backends.openvino.reuse import CompiledModels
 
         self.compiled_models = CompiledModels()

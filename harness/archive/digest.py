@@ -15,22 +15,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from webnn_harness.archive.store import Archive, Entry
+from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.bench_records import read_bench_folder
 from webnn_harness.outputs.kinds import LIMITS_SUFFIX, read_fuzz_folder
-from webnn_harness.outputs.reading import read_json
+from webnn_harness.outputs.reading import ReadError, read_json
 from webnn_harness.outputs.records import Record
 from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.outputs.run_folder import backend_groups, read_run_folder
+from webnn_harness.outputs.writing import write_atomic
 
-DIGEST_FORMAT = 1
+DIGEST_FORMAT = 2  # 2: the hash of the entry as its files describe it ("entry"), schema-checked when read
 
 
 def _text(message) -> str:
@@ -64,7 +63,8 @@ def _run_digest(folder: Path, read_run) -> dict:
         b = g.backend
         backends.append({"name": str(b.get("name") or "?"), "version": str(b.get("version") or ""),
                          "device": str(b.get("device") or ""), "info": {"version": b.get("version")},
-                         "cases": {r.id: [r.status, r.known_failure, _text(r.detail)] for r in g.records},
+                         "cases": {r.id: [r.status, None if r.known_failure is None else _text(r.known_failure),
+                                          _text(r.detail)] for r in g.records},
                          "ops": dict(ops)})
     return {"backends": backends}
 
@@ -115,30 +115,31 @@ def _fuzz_digest(folder: Path) -> dict:
 DIGESTERS = {"probe": _probe_digest, "bench": _bench_digest, "fuzz": _fuzz_digest}
 
 
-def read_cached(cache: Path | None, name: str) -> Any:
-    """The JSON document kept in ``cache`` under ``name``, or None (none kept, or damaged: computed again)."""
-    if cache is None or not (cache / name).is_file():
+def read_cached(cache: Path | None, name: str, kind: str | None = None) -> Any:
+    """The JSON document kept in ``cache`` under ``name`` (checked against the schema ``kind``), or None
+    (none kept, damaged, or of the wrong shape: computed again). The cache lies in the site folder,
+    which anyone may edit: it is read as any untrusted file is (harness/outputs/reading.py)."""
+    path = None if cache is None else cache / name
+    if path is None or path.is_symlink() or not path.is_file():
         return None
     try:
-        return json.loads((cache / name).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        return read_json(path, kind=kind)
+    except ReadError:
         return None
 
 
 def write_cached(cache: Path | None, name: str, doc: Any) -> None:
-    """Keep ``doc`` in ``cache`` under ``name``, whole or not at all (two builds may share a site folder)."""
+    """Keep ``doc`` in ``cache`` under ``name``, whole or not at all (two builds may share a site folder);
+    ``cache`` was checked to be reached through no symbolic link (reports/sitefolder.py)."""
     if cache is None:
         return
     cache.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=cache, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(doc, separators=(",", ":")))  # dumps: json.dump never uses the C encoder
-    os.replace(tmp, cache / name)
+    write_atomic(cache / name, json.dumps(doc, separators=(",", ":")))  # dumps: json.dump never uses the C encoder
 
 
 def prune_cached(cache: Path | None, prefix: str, keep: set[str]) -> None:
     """Remove the cache files named ``prefix...json`` that are not in ``keep``."""
-    for path in cache.glob(f"{prefix}*.json") if cache is not None and cache.is_dir() else ():
+    for path in cache.glob(f"{prefix}*.json") if cache is not None and cache.is_dir() and not cache.is_symlink() else ():
         if path.name not in keep:
             path.unlink(missing_ok=True)
 
@@ -157,13 +158,32 @@ def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=No
     ``read_run``: a reader of (backend, records) groups, such as the report's that remembers what it read;
     by default the run folder's (harness/outputs/run_folder.py)."""
     name = f"{entry.id}-{DIGEST_FORMAT}.json"
-    doc = read_cached(cache, name)
+    doc = read_cached(cache, name, f"archive-digest#{entry.kind}")
     if isinstance(doc, dict) and doc.get("id") == entry.id:
         return doc
     folder = archive.entries_dir / entry.id
+    try:
+        described = {"sha256": _description_hash(archive.description_from_files(entry))}
+    except ArchiveError as exc:
+        described = {"problem": _text(exc)}
     if entry.kind == "run":
-        doc = {"id": entry.id, **_run_digest(folder, read_run or _backend_groups)}
+        doc = {"id": entry.id, "entry": described, **_run_digest(folder, read_run or _backend_groups)}
     else:
-        doc = {"id": entry.id, **DIGESTERS[entry.kind](folder)}
+        doc = {"id": entry.id, "entry": described, **DIGESTERS[entry.kind](folder)}
     write_cached(cache, name, doc)
     return doc
+
+
+def _description_hash(described: Mapping[str, Any]) -> str:
+    """What the digest keeps of an entry's description: its hash (a label may name a local folder, and the
+    cache names none)."""
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def description_problem(entry: Entry, digest: Mapping[str, Any]) -> str:
+    """"" when ``entry.json`` says of the entry what its files say, else why not: an edited backend or
+    date would put the entry's records in another column than theirs."""
+    described = digest.get("entry") or {}
+    if described.get("sha256") == _description_hash(entry.described()):
+        return ""
+    return described.get("problem") or f"entry {entry.id}: its entry.json was edited: it does not describe its files"

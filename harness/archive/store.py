@@ -38,12 +38,13 @@ from typing import Any, Iterable, Mapping
 
 import filelock
 
-from webnn_harness.outputs.bench_records import read_bench_folder
+from webnn_harness.outputs.bench_records import BENCH_FILE, BENCH_RECORD_SCHEMA, read_bench_folder
 from webnn_harness.outputs.kinds import (ARCHIVE_MARKER, ARCHIVED_KINDS, KINDS, OutputHeader, bench_header,
                                          discover_outputs, fuzz_header, probe_header, read_fuzz_folder,
                                          read_probe_files, run_header)
-from webnn_harness.outputs.reading import loads
+from webnn_harness.outputs.reading import check, loads, where
 from webnn_harness.outputs.run_folder import read_run_folder
+from webnn_harness.outputs.writing import OutputFolderError, describe_write_error, linked_part, unlinked, write_atomic
 
 ENTRIES = "entries"
 ENTRY_FILE = "entry.json"
@@ -114,6 +115,11 @@ class Entry:
                    doc["machine"], doc["date"], doc["label"], doc["harnessVersion"],
                    tuple(sorted(files.items())), str(doc.get("added") or ""))
 
+    def described(self) -> dict:
+        """What the entry says of itself beyond its id and files (checked against its files: ``description``)."""
+        return {"entryKind": self.kind, "backends": [b.to_json() for b in self.backends], "machine": self.machine,
+                "date": self.date, "label": self.label, "harnessVersion": self.harness_version}
+
     @property
     def backend_text(self) -> str:
         return ", ".join(f"{b.name} {b.version} ({b.device})" if b.device else f"{b.name} {b.version}"
@@ -178,6 +184,12 @@ def _candidate(kind: str, source: Path, files: Iterable[tuple[str, Path]], heade
                      tuple(dict.fromkeys(warnings)))
 
 
+def description(c: Candidate) -> dict:
+    """What an entry made of ``c`` says of itself (``Entry.described``), as its files say it."""
+    return {"entryKind": c.kind, "backends": [b.to_json() for b in c.backends], "machine": c.machine,
+            "date": c.date, "label": c.label[:200], "harnessVersion": c.harness_version}
+
+
 def _run_candidate(folder: Path) -> Candidate:
     run = read_run_folder(folder)  # every line checked, unreadable ones named
     return _candidate("run", folder, _stored_files(folder, KINDS["run"].files), run_header(run), run.problems)
@@ -195,6 +207,9 @@ def _probe_candidate(stem: str, limits: Path | None, header: Path | None, probe:
 
 def _bench_candidate(folder: Path) -> Candidate:
     bench = read_bench_folder(folder)
+    for number, record in bench.records:  # what the performance page refuses, refused before it is archived
+        if record.get("profile") is not None:
+            check(record["profile"], f"{BENCH_RECORD_SCHEMA}#profile", f"{where(folder / BENCH_FILE, number)}: profile")
     return _candidate("bench", folder, _stored_files(folder, KINDS["bench"].files), bench_header(bench))
 
 
@@ -208,9 +223,20 @@ def _fuzz_candidate(folder: Path) -> Candidate:
     return _candidate("fuzz", folder, files, fuzz_header(fuzz))
 
 
+def _check_unlinked(root: Path, c: Candidate) -> Candidate:
+    """``c``, when none of its files is reached through a symbolic link below the folder the user named
+    (a fuzz folder's ``findings`` linking elsewhere would copy outside files into the archive)."""
+    for _, path in c.files:
+        link = linked_part(root, path)
+        if link is not None:
+            raise ArchiveError(f"{link}: a symbolic link; the archive stores only plain files inside the folder given")
+    return c
+
+
 def candidates(folder: str | Path) -> list[Candidate]:
     """Every run, probe, bench and fuzz output under ``folder`` (the report's
     discovery), each read and checked; the first that is not readable stops it."""
+    root = Path(folder)
     try:
         found = discover_outputs([folder])
         out = [_run_candidate(p) for p in found.runs]
@@ -218,6 +244,9 @@ def candidates(folder: str | Path) -> list[Candidate]:
                 for stem in found.probe_stems]
         out += [_bench_candidate(p) for p in found.benches]
         out += [_fuzz_candidate(p) for p in found.fuzz]
+        out = [_check_unlinked(root if root.is_dir() else root.parent, c) for c in out]
+    except ArchiveError:
+        raise
     except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise ArchiveError(str(exc).splitlines()[0][:400] if str(exc) else f"{folder}: unreadable") from None
     except OSError as exc:
@@ -260,7 +289,18 @@ class Archive:
         return self.path / ENTRIES
 
     def check(self, create: bool = False) -> None:
+        try:
+            self._check(create)
+        except OutputFolderError as exc:
+            raise ArchiveError(str(exc)) from None
+        except OSError as exc:  # a name too long, a parent that is a file: nothing was written
+            raise ArchiveError(describe_write_error(exc, self.path)) from None
+
+    def _check(self, create: bool) -> None:
         marker = self.path / ARCHIVE_MARKER
+        unlinked(self.path, self.entries_dir / "entry")  # entries written, read and published are inside
+        if marker.is_symlink():
+            raise ArchiveError(f"{marker}: a symbolic link; not an archive webnn-harness made")
         if self.path.exists() and not self.path.is_dir():
             raise ArchiveError(f"{self.path}: exists and is not a folder")
         if marker.is_file():
@@ -278,7 +318,7 @@ class Archive:
             raise ArchiveError(f"{self.path}: folder is not empty and is no archive; choose a new or empty folder")
         try:
             self.entries_dir.mkdir(parents=True, exist_ok=True)
-            marker.write_text(json.dumps({"kind": ARCHIVE_KIND, "format": FORMAT}) + "\n", encoding="utf-8")
+            write_atomic(marker, json.dumps({"kind": ARCHIVE_KIND, "format": FORMAT}) + "\n")
         except OSError as exc:
             raise ArchiveError(f"{self.path}: cannot create the archive: {exc.strerror or exc}") from None
 
@@ -306,6 +346,8 @@ class Archive:
         hashes = tuple((name, _sha256(path)) for name, path in c.files)
         eid = entry_id(c.kind, hashes)
         final = self.entries_dir / eid
+        if final.is_symlink():
+            raise ArchiveError(f"{final}: a symbolic link where an entry belongs; remove it")
         if (final / ENTRY_FILE).is_file():
             return self.read_entry(final), False
         entry = Entry(eid, c.kind, c.backends, c.machine, c.date, c.label[:200], c.harness_version, tuple(sorted(hashes)),
@@ -353,6 +395,8 @@ class Archive:
         """"" when the entry's folder holds exactly its files with their hashes (what was read and
         checked when it was added), else why not: the site reads no entry changed since."""
         folder = self.entries_dir / entry.id
+        if entry_id(entry.kind, entry.files) != entry.id:
+            return f"{folder / ENTRY_FILE}: edited: its kind or files are not those its id was made of"
         listed = dict(entry.files)
         present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()} - {ENTRY_FILE}
         if present != set(listed):
@@ -364,6 +408,14 @@ class Archive:
             if path.is_symlink() or _sha256(path) != digest:
                 return f"{path}: changed since it was archived (its hash is not the one in {ENTRY_FILE})"
         return ""
+
+    def description_from_files(self, entry: Entry) -> dict:
+        """What ``entry``'s files say of it (``description``, read as ``archive add`` read them); an
+        ArchiveError when they are not one output of its kind."""
+        found = candidates(self.entries_dir / entry.id)
+        if len(found) != 1 or found[0].kind != entry.kind:
+            raise ArchiveError(f"{self.entries_dir / entry.id}: its files are not one {entry.kind} output")
+        return description(found[0])
 
     def file(self, entry: Entry, name: str) -> Path:
         """The path of one of an entry's files (its name checked when the entry was read)."""

@@ -92,11 +92,21 @@ def _hardware(record: dict, folder_machine: dict | None = None) -> tuple | None:
     return (machine.get("cpu"), machine.get("cores"), machine.get("memoryBytes")) if isinstance(machine, dict) else None
 
 
+def _timed(record: dict) -> bool:
+    """Whether ``record`` holds what a comparison reads: a latency median and its samples (the schema lets
+    a record of another kind, or an ok one from another tool, go without)."""
+    latency = record.get("latency")
+    return isinstance(latency, dict) and isinstance(latency.get("median"), (int, float)) \
+        and isinstance(latency.get("times"), list) and bool(latency["times"])
+
+
 def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float,
                   machines: tuple[dict | None, dict | None] = (None, None)) -> Change:
     from scipy.stats import mannwhitneyu
 
     base_ok, new_ok = base["status"] == "ok", new["status"] == "ok"
+    if base_ok and new_ok and not (_timed(base) and _timed(new)):
+        return Change(*key, "notComparable", reason="no latency samples in one of them (a record of another kind)")
     hardware = _hardware(base, machines[0]), _hardware(new, machines[1])
     if base_ok and new_ok and None not in hardware and hardware[0] != hardware[1]:
         # Two machines' times are no regression: a baseline timed elsewhere, or a Ray bench

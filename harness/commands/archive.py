@@ -22,6 +22,7 @@ def add_arguments(ar: argparse.ArgumentParser) -> None:
 def handle(args) -> int:
     """archive add ARCHIVE DIR...: store outputs as immutable entries; archive list ARCHIVE: what is stored."""
     from webnn_harness.archive import Archive, ArchiveError
+    from webnn_harness.outputs.text import printable
 
     archive = Archive(args.archive)
     try:
@@ -30,10 +31,10 @@ def handle(args) -> int:
             for warning in result.warnings:
                 warn(warning)
             for entry in result.added:
-                print(f"added {entry.id} {entry.kind} {entry.backend_text} {entry.date}")
+                print(printable(f"added {entry.id} {entry.kind} {entry.backend_text} {entry.date}"))
             for entry in result.present:
-                print(f"already archived {entry.id} {entry.kind} {entry.backend_text} {entry.date}")
-            print(f"archive {args.archive}: {len(result.added)} added, {len(result.present)} already there")
+                print(printable(f"already archived {entry.id} {entry.kind} {entry.backend_text} {entry.date}"))
+            print(printable(f"archive {args.archive}: {len(result.added)} added, {len(result.present)} already there"))
             return EXIT_OK
         entries, problems = archive.entries()
     except ArchiveError as exc:
@@ -44,5 +45,5 @@ def handle(args) -> int:
         print(json.dumps([e.to_json() for e in entries], indent=1))
     else:
         for e in entries:
-            print(f"{e.id}  {e.kind:5}  {e.date}  {e.backend_text}  {e.machine}  {e.label}")
+            print(printable(f"{e.id}  {e.kind:5}  {e.date}  {e.backend_text}  {e.machine}  {e.label}"))
     return EXIT_OK

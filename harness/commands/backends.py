@@ -2,41 +2,92 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
+import os
+import signal
+import subprocess
+import sys
 
 from webnn_harness.commands.common import EXIT_OK
 
 HELP = "list installed backends with versions and devices"
+LOAD_SECONDS = 120  # a third-party backend's import, factory and info(), in its own process
 
 
 def add_arguments(bk: argparse.ArgumentParser) -> None:
     bk.add_argument("--json", action="store_true", help="print the backends as JSON (name, version, device, settings, entry point)")
 
 
+def backend_row(name: str, target: str, by_target: bool = False) -> dict:
+    """What ``backends`` lists of one backend: its version, device and settings, or why it cannot load
+    (``by_target``: loaded as ``module:factory``, as a child process that may not see the same entry points)."""
+    from webnn_harness import backends
+
+    try:
+        info = backends.create(target if by_target else name, {}).info()
+        return {"name": name, "version": info.version, "device": info.device,
+                "settings": dict(info.settings), "entryPoint": target}
+    except Exception as exc:  # noqa: BLE001 - list what can't load, with why
+        return {"name": name, "error": f"{type(exc).__name__}: {exc}", "entryPoint": target}
+
+
+def _failed(name: str, target: str, why: str) -> dict:
+    return {"name": name, "error": why, "entryPoint": target}
+
+
+def isolated_row(name: str, target: str, timeout: float | None = None) -> dict:
+    """``backend_row`` made in a child process: a third-party backend that crashes while it loads (a
+    SIGSEGV in its native library, an exit, a hang) is listed as failed, and the others still are."""
+    timeout = timeout or LOAD_SECONDS
+    code = ("import json, sys; from webnn_harness.commands.backends import backend_row; "
+            "print(); print(json.dumps(backend_row(sys.argv[1], sys.argv[2], by_target=True), default=str))")
+    proc = subprocess.Popen([sys.executable, "-c", code, name, target], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # and whatever it started: no process left behind
+        proc.communicate()
+        return _failed(name, target, f"still loading after {timeout:g} s; stopped")
+    if proc.returncode != 0:
+        how = (f"killed by {signal.Signals(-proc.returncode).name}" if -proc.returncode in signal.valid_signals()
+               else f"exit code {proc.returncode}")
+        last = (err.strip().splitlines() or [""])[-1][:200]
+        return _failed(name, target, f"crashed while loading ({how})" + (f": {last}" if last else ""))
+    try:
+        row = json.loads(out.strip().splitlines()[-1])  # the last line: a plugin may print as it loads
+    except (ValueError, IndexError):
+        return _failed(name, target, "loading it printed no description")
+    return row if isinstance(row, dict) and row.get("name") == name else _failed(name, target, "no description")
+
+
+def _is_ours(target: str) -> bool:
+    return target.startswith("webnn_harness.")
+
+
 def handle(args) -> int:
     from webnn_harness import backends
 
-    rows = []
-    for name, target in sorted(backends.available().items()):
-        try:
-            info = backends.create(name, {}).info()
-            rows.append({"name": name, "version": info.version, "device": info.device,
-                         "settings": dict(info.settings), "entryPoint": target})
-        except Exception as exc:  # noqa: BLE001 - list what can't load, with why
-            rows.append({"name": name, "error": f"{type(exc).__name__}: {exc}", "entryPoint": target})
+    # The harness's own backends load here; a third party's, in a child process each (at once).
+    found = sorted(backends.available().items())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        theirs = {name: pool.submit(isolated_row, name, target) for name, target in found if not _is_ours(target)}
+        rows = [backend_row(name, target) if _is_ours(target) else theirs[name].result() for name, target in found]
     if args.json:
         print(json.dumps(rows, indent=1, default=str))
         return EXIT_OK
     from webnn_harness.backends import DEFAULT_BACKENDS
+    from webnn_harness.outputs.text import printable
 
     # Columns as wide as their longest entry (an OpenVINO build string is 40 characters).
     name_width = max(len(r["name"]) for r in rows) if rows else 0
     version_width = max((len(r["version"]) for r in rows if "error" not in r), default=0)
     for r in rows:
         if "error" in r:
-            print(f"{r['name']:{name_width}}  not available: {r['error']}")
+            print(printable(f"{r['name']:{name_width}}  not available: {r['error']}"))
         else:
-            print(f"{r['name']:{name_width}}  {r['version']:{version_width}}  {r['device']}")
+            print(printable(f"{r['name']:{name_width}}  {r['version']:{version_width}}  {r['device']}"))
     loaded = {r["name"] for r in rows if "error" not in r}
     used = [n for n in DEFAULT_BACKENDS if n in loaded]  # in the order run takes them
     print(f"run without --backend uses {', '.join(used) or 'none of these (install one)'}; bench the same but the reference and chromium")

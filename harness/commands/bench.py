@@ -9,7 +9,7 @@ from webnn_harness.commands.common import (
     EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError, add_backend_arguments, add_executor_arguments,
     add_out_argument, add_overwrite_argument, add_quiet_argument, backend_requests, default_backend_names, executors, public_argv,
 )
-from webnn_harness.options import fraction, positive_int, positive_seconds, regex
+from webnn_harness.options import fraction, parallelism, positive_int, positive_seconds, regex
 
 HELP = "time verified benchmarks (suites of ops and interop scenarios) on a backend"
 
@@ -21,7 +21,7 @@ def add_arguments(be: argparse.ArgumentParser) -> None:
     add_out_argument(be, "out/bench")
     add_overwrite_argument(be, "replace a bench already in --out")
     be.add_argument("--filter", type=regex, help="only benchmarks whose id matches this regular expression")
-    be.add_argument("--threads", type=positive_int, help="backend threads (same as -o threads=N; default: every usable core)")
+    be.add_argument("--threads", type=parallelism, help="backend threads (same as -o threads=N; default: every usable core)")
     be.add_argument("--min-time", type=positive_seconds, default=0.5, help="seconds of timed samples per variant at least (default 0.5)")
     be.add_argument("--min-samples", type=positive_int, default=10, help="timed samples per variant at least (default 10)")
     be.add_argument("--max-time", type=positive_seconds, default=10.0, help="stop sampling a variant after this many seconds (default 10)")
@@ -49,7 +49,9 @@ def handle(args) -> int:
     from webnn_harness.bench.regressions import compare_bench
     from webnn_harness.bench.console import comparison_lines, noise_line, published_tables, record_line
     from webnn_harness.bench.ray_cluster import bench_executor
+    from webnn_harness.outputs.bench_records import read_bench_folder
     from webnn_harness.outputs.kinds import holds
+    from webnn_harness.outputs.text import printable
     from webnn_harness.outputs.reading import read_json
 
     # The reference is the yardstick, not a contender: benched only when named. So is chromium
@@ -58,6 +60,11 @@ def handle(args) -> int:
                                 args.option)
     if args.baseline and not holds(args.baseline, "bench"):
         raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
+    if args.baseline:
+        try:  # read before the bench runs: a corrupt baseline is refused, never "0 regressions" after it
+            read_bench_folder(args.baseline)
+        except ValueError as exc:
+            raise UsageError(f"--baseline: {exc}") from None
     if args.threads is not None and args.threads < 1:
         raise UsageError("--threads must be at least 1")
     try:
@@ -65,14 +72,20 @@ def handle(args) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     for err in suite.errors:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {printable(err)}", file=sys.stderr)
     threads = bench_threads(args.threads, [r.options for r in requests])
     policy = TimingPolicy(min_time=args.min_time, min_samples=args.min_samples, max_time=args.max_time)
     options = BenchOptions(policy=policy, timeout=args.timeout, threads=threads, name_filter=args.filter,
                            save_artifacts=not args.no_artifacts, profile_runs=args.profile or 0)
-    show = (lambda record: None) if args.quiet else (lambda record: print(record_line(record), flush=True))
+    # A benchmark's name and a backend's message come from files: one line each, whatever they hold.
+    show = (lambda record: None) if args.quiet else (lambda record: print(printable(record_line(record)), flush=True))
     try:
         with executors(args) as executor:
+            for r in requests:  # a backend refusing its options is refused before the folder is written, as in run
+                try:
+                    executor.describe(r.name, r.options)
+                except (ValueError, TypeError) as exc:
+                    raise BackendError(f"{r.name}: {exc}") from exc
             request = BenchRequest(suite, tuple((r.name, r.options) for r in requests), Path(args.out), options,
                                    command=public_argv(args), overwrite=args.overwrite,
                                    executor=bench_executor(executor))
@@ -89,7 +102,7 @@ def handle(args) -> int:
     if args.baseline:
         comparison = compare_bench(args.baseline, result.out, threshold=args.threshold)
         for line in comparison_lines(comparison):
-            print(line)
+            print(printable(line))
         if comparison.nothing_compared():  # "0 regressions" of nothing is no pass
             raise UsageError(f"--baseline: {comparison.nothing_compared()}")
         if comparison.regressions:

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from webnn_harness.options import positive_int
+from webnn_harness.options import parallelism
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE = 0, 1, 2
 
@@ -53,7 +53,7 @@ def add_quiet_argument(p: argparse.ArgumentParser, progress: str | None = None, 
 
 def add_workers_argument(p: argparse.ArgumentParser, default: int | None = None) -> None:
     """``--workers`` (default: the cores, unless ``default``)."""
-    p.add_argument("--workers", type=positive_int, default=default or os.cpu_count() or 1,
+    p.add_argument("--workers", type=parallelism, default=default or os.cpu_count() or 1,
                    help=f"worker processes (default {default})" if default else "worker processes (default: cores)")
 
 
@@ -145,7 +145,9 @@ def public_argv(args) -> str:
 
 def warn(problem: str) -> None:
     """A line of an output folder that was skipped (harness/outputs/reading.py): said, never fatal."""
-    print(f"warning: {problem}", file=sys.stderr)
+    from webnn_harness.outputs.text import printable
+
+    print(f"warning: {printable(problem)}", file=sys.stderr)
 
 
 def check_out_file(path: str | None) -> None:

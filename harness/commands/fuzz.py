@@ -47,7 +47,9 @@ def handle(args) -> int:
                           shrink_cap=args.shrink_cap, probe=args.probe)
     from webnn_harness.fuzz.findings import finding_line, findings_tally
 
-    show = (lambda f: None) if args.quiet else (lambda f: print(finding_line(f), file=sys.stderr))
+    from webnn_harness.outputs.text import printable
+
+    show = (lambda f: None) if args.quiet else (lambda f: print(printable(finding_line(f)), file=sys.stderr))
     try:
         result = fuzz(config, out, on_finding=show, mode=folder_mode(args))
     except (UnknownBackend, BackendError, KeyError, ValueError, OutputFolderError) as exc:

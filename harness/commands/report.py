@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from webnn_harness.commands.common import EXIT_OK, UsageError, add_out_argument
-from webnn_harness.options import positive_int
+from webnn_harness.commands.common import EXIT_OK, UsageError, add_out_argument, warn
+from webnn_harness.options import positive_days
 
 HELP = "write the HTML conformance and performance reports and capability matrix"
 
@@ -18,7 +17,7 @@ def add_arguments(rp: argparse.ArgumentParser) -> None:
     add_out_argument(rp, "out/site", help="site folder (default: out/site)")
     rp.add_argument("--archive", metavar="ARCHIVE", help="build the site from an archive (archive add): every "
                     "backend version a column, a changes page and per-op history")
-    rp.add_argument("--stale-days", type=positive_int, default=30,
+    rp.add_argument("--stale-days", type=positive_days, default=30,
                     help="with --archive: mark a column stale when last run this many days before (default 30)")
 
 
@@ -34,7 +33,7 @@ def handle(args) -> int:
     try:
         model = build_model(args.inputs)
         for warning in model.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            warn(warning)
         index = render_site(model, Path(args.out))
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
@@ -50,7 +49,7 @@ def _report_archive(args) -> int:
     except ReportInputError as exc:
         raise UsageError(str(exc)) from None
     for warning in model.site.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        warn(warning)
     failing = sum(len(c.newly_failing) for c in model.changes)
     print(f"report: {index} from {model.site.archive.entries} archived outputs: {len(model.changes)} version "
           f"change(s) ({failing} case(s) newly failing), {len(model.steps)} step(s) in the history "

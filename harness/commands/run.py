@@ -11,6 +11,7 @@ from webnn_harness.commands.common import (
     executors, public_argv, warn,
 )
 from webnn_harness.options import positive_int, positive_seconds
+from webnn_harness.outputs.text import printable
 
 HELP = "run conformance cases on backends"
 # What the interrupt line says of continuing.
@@ -115,7 +116,7 @@ def handle(args) -> int:
     if result.resumed:
         print(f"resumed: kept {result.resumed} records of the earlier run in {out}")
     for err in result.load_errors[:20]:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {printable(err)}", file=sys.stderr)
     if len(result.load_errors) > 20:
         print(f"error: ... and {len(result.load_errors) - 20} more case errors", file=sys.stderr)
     narrowed = bool(args.op or args.filter or args.id or shard)
@@ -124,7 +125,7 @@ def handle(args) -> int:
         counts = ", ".join(f"{n} {s}" for s, n in tally.counts.items() if n)
         known = f" ({tally.known_failures} known failures)" if tally.known_failures else ""
         loading = f", {tally.loading_seconds:.1f} s of it loading the cases alongside" if tally.loading_seconds >= 0.05 else ""
-        print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s{loading}")
+        print(printable(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s{loading}"))
         _print_expectation_outcomes(result, b["name"], narrowed)
     _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
@@ -184,7 +185,7 @@ def _print_failing(failing, requests, corpus_paths) -> None:
           f"{f' (first {FAILING_SHOWN} shown)' if len(failing) > FAILING_SHOWN else ''}:")
     for r in sorted(failing, key=lambda r: (r.backend["name"], r.id))[:FAILING_SHOWN]:
         detail = r.detail[:120]
-        print(f"  {r.status:7} {r.backend['name']}: {r.id}{' - ' + detail if detail else ''}")
+        print(printable(f"  {r.status:7} {r.backend['name']}: {r.id}{' - ' + detail if detail else ''}"))
         req = requests.get(r.backend["name"])
         cmd = rerun_command(r.backend, [f"{k}={v}" for k, v in req.options.items()] if req else [], r.file, r.case,
                             corpus_paths.get(r.file.split("/", 1)[0]), req.name if req else None)

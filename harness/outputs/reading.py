@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from functools import lru_cache
@@ -76,8 +77,28 @@ def _bracket_bound(data: bytes) -> int:
     return int(opens.sum())
 
 
+# JSON's "\ud800" reads as a lone surrogate, which UTF-8 cannot encode: every print, page, hash or
+# file of a text holding one fails. Raw UTF-8 cannot hold one, so only such an escape makes one.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(doc: Any) -> Any:
+    """``doc`` with each lone surrogate in its texts (keys too) written as the escape it was read from."""
+    def text(s: str) -> str:
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+
+    if isinstance(doc, str):
+        return text(doc)
+    if isinstance(doc, list):
+        return [_without_surrogates(x) for x in doc]
+    if isinstance(doc, dict):
+        return {text(k): _without_surrogates(v) for k, v in doc.items()}
+    return doc
+
+
 def loads(data: bytes | str, source: str, max_depth: int = MAX_DEPTH) -> Any:
-    """``data`` as JSON, or a ReadError starting with ``source``."""
+    """``data`` as JSON, or a ReadError starting with ``source``; no text of it holds a lone surrogate."""
     try:
         doc = json.loads(data)
     except RecursionError:
@@ -89,6 +110,8 @@ def loads(data: bytes | str, source: str, max_depth: int = MAX_DEPTH) -> Any:
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if _bracket_bound(raw) > max_depth and _depth(doc) > max_depth:
         raise ReadError(f"{source}: JSON nested more than {max_depth} levels deep; not read")
+    if _SURROGATE_ESCAPE.search(raw):  # checked within MAX_DEPTH above, so the walk cannot recurse too deep
+        doc = _without_surrogates(doc)
     return doc
 
 

@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 
 from webnn_harness.outputs.records import BAD_STATUSES, Record
 from webnn_harness.outputs.run_folder import RunFolder, read_run_folder
+from webnn_harness.outputs.text import printable
 
 CHANGE_KINDS = ("regressions", "fixes", "changed", "new", "removed")
 
@@ -152,11 +153,11 @@ def format_text(diff: RunDiff) -> str:
             if len(items) > len(shown):
                 lines.append(f"  ... and {len(items) - len(shown)} more {kind}")
     lines.append(f"{diff.regressions} regression{'s' if diff.regressions != 1 else ''}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"  # a case name's newline forges no line
 
 
 def _md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'").replace("<", "&lt;")
+    return printable(text).replace("\\", "\\\\").replace("|", "\\|").replace("`", "'").replace("<", "&lt;")
 
 
 def format_markdown(diff: RunDiff) -> str:

@@ -10,8 +10,10 @@ and every file it writes there go through here.
 - Another kind of output (a run folder given to ``bench --out``) is never
   replaced, not even with ``--overwrite``; nor is a file of the names this kind
   writes that webnn-harness did not write (a user's own ``summary.json``).
-- Names never escape the folder (``confined``: no absolute names, no ``..``, no
-  symbolic link followed out), files are written through a temporary file and
+- Names never escape the folder (``confined``: no absolute names, no ``..``), and
+  nothing is written or deleted through a symbolic link at any depth below the
+  folder the user named (``unlinked``: every component checked, not only the
+  last; the site and the archive use it too), files are written through a temporary file and
   ``os.replace`` (``write_atomic``), and a file appended to is never a
   symbolic link (``open_append``).
 - A write that fails for a reason the user must fix (full disk, read-only
@@ -70,17 +72,45 @@ def describe_write_error(exc: OSError, path: str | Path | None = None) -> str:
     return f"{text}: cannot write: {why}"
 
 
+def linked_part(root: Path, path: Path) -> Path | None:
+    """The first folder on the way from ``root`` (not itself: the user named it) down to ``path``, or
+    ``path`` itself, that is a symbolic link; None when none is. Every component, not only the last: a
+    link several folders down leads out as surely as one at the end."""
+    at = Path(root)
+    for part in Path(path).relative_to(root).parts:
+        at = at / part
+        if at.is_symlink():
+            return at
+    return None
+
+
+def unlinked(root: Path, path: Path) -> Path:
+    """``path``, or an OutputFolderError when a folder between ``root`` and it is a symbolic link: the one
+    check before anything is written or deleted under a folder the user named (a link at ``path`` itself is
+    replaced or removed by the writer, never followed: ``replacing``, ``Path.unlink``)."""
+    path = Path(path)
+    try:
+        link = linked_part(root, path.parent)
+    except ValueError:
+        raise OutputFolderError(f"{path}: not inside {root}") from None
+    except OSError as exc:
+        raise OutputFolderError(describe_write_error(exc, path)) from None
+    if link is not None:
+        raise OutputFolderError(f"{link}: a symbolic link inside {root}; webnn-harness never writes or deletes "
+                                "through one (remove it, or choose another folder)")
+    return path
+
+
 def confined(folder: Path, name: str) -> Path:
     """``folder/name``, or a ValueError when ``name`` (read from a file, or made of one) would leave
-    ``folder``: an absolute name, ``..``, a NUL, or a symbolic link inside pointing out."""
+    ``folder``: an absolute name, ``..``, a NUL, or a symbolic link on the way (``unlinked``)."""
     parts = PurePosixPath(name.replace("\\", "/")).parts
     if not name or "\0" in name or PurePosixPath(name).is_absolute() or not parts or ".." in parts \
             or parts[0].endswith(":"):
         raise ValueError(f"{name!r}: not a name inside {folder}")
     path = folder.joinpath(*parts)
-    root = folder.resolve()
-    if root != path.resolve() and root not in path.resolve().parents:
-        raise ValueError(f"{name!r}: leads outside {folder}")
+    if linked_part(folder, path) is not None:
+        raise ValueError(f"{name!r}: leads through a symbolic link inside {folder}")
     return path
 
 
@@ -223,6 +253,11 @@ class OwnedFolder:
             if (out / name).is_symlink():
                 raise OutputFolderError(f"{out / name}: a symbolic link where the {self.kind} writes a file; "
                                         "choose another --out")
+            # The kinds' file names have a suffix, their folders (findings, artifacts) none: a folder named
+            # summary.json is no file of ours, and --overwrite must not delete what it holds.
+            if PurePosixPath(name).suffix and (out / name).is_dir():
+                raise OutputFolderError(f"{out / name}: a folder where the {self.kind} writes a file, which "
+                                        "webnn-harness did not make; choose another --out")
 
     def open(self) -> "OwnedFolder":
         out = self.path
