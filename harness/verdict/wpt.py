@@ -30,11 +30,11 @@ testharness.js's ``assert_approx_equals``):
 - A scalar expected value filling a larger shape is checked on its first
   1000 elements only (``kMaximumIndexToValidate``; see ``_filled``).
 
-Deliberately kept from the harness: expected values are the case file's
-data as loaded (rounded to the output type; utils.js rounds float16 expected
-values itself, ties away from zero: the same where the file's value is a
-float16, as in every WPT file), else the reference's, and elements the spec
-leaves to the implementation are not compared (WPT's cases have none).
+Expected values are the case file's data as loaded (rounded to the output
+type; utils.js rounds float16 expected values itself, ties away from zero:
+the same where the file's value is a float16, as in every WPT file), else
+the reference's. Every element is compared, those the spec leaves to the
+implementation too, as utils.js does (a maxPool2d window of padding alone).
 """
 from __future__ import annotations
 
@@ -286,7 +286,9 @@ def _within(dist: float, budget: float | None) -> bool:
 
 def wpt_judge(case: Case, actual: Mapping[str, np.ndarray], expected: Mapping[str, np.ndarray],
               undefined: Mapping[str, np.ndarray | None]) -> WptVerdict:
-    """WPT's verdict (see the module's docstring) on ``actual``."""
+    """WPT's verdict (see the module's docstring) on ``actual``; ``undefined``
+    (the elements the spec leaves to the implementation) is not used: WPT
+    compares every element."""
     metric, budget = wpt_tolerance(case)
     worst: WptVerdict | None = None
     for name in case.graph.outputs:
@@ -296,9 +298,6 @@ def wpt_judge(case: Case, actual: Mapping[str, np.ndarray], expected: Mapping[st
         if a.shape != e.shape or a.dtype != e.dtype:
             return WptVerdict("fail", metric, budget, output=name, message=f"{a.dtype.name}{list(a.shape)}, expected {e.dtype.name}{list(e.shape)}")
         dist = distances(e, a, case.graph.descs[name].data_type, metric).reshape(-1)
-        mask = undefined.get(name)
-        if mask is not None:
-            dist = np.where(np.asarray(mask).reshape(-1), 0.0, dist)
         if _filled(e):
             dist = dist[:MAXIMUM_INDEX_TO_VALIDATE]
         if dist.size == 0:
