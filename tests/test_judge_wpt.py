@@ -9,6 +9,7 @@ import pytest
 from webnn_harness.api import BackendRequest, RunRequest, run
 from webnn_harness.loading.cases import load_cases
 from webnn_harness.outputs.records import Record
+from webnn_harness.reports import build_site
 from webnn_harness.verdict.wpt import distances, to_half_bits, wpt_judge, wpt_tolerance
 
 NAN = float("nan")
@@ -92,6 +93,11 @@ def test_both_verdicts_are_kept_where_they_differ_and_judge_wpt_takes_wpts(tmp_p
     assert theirs["status"] == "fail" and theirs["harnessVerdict"]["status"] == "pass" and "wptVerdict" not in theirs
     assert json.loads((tmp_path / "wpt" / "summary.json").read_text())["judge"] == "wpt"
     assert Record.from_json(ours).judged_by_wpt().to_json()["status"] == "fail"
+    # the conformance page lists it, with its reason, whichever judge gave the statuses
+    for judge in ("harness", "wpt"):
+        page = (build_site([tmp_path / judge], tmp_path / f"site-{judge}").parent / "conformance.html").read_text()
+        assert "1 pass by the harness and fail by WPT; 0 fail by the harness and pass by WPT" in page
+        assert "toHalf writes it 0x7c01" in page
 
 
 @pytest.mark.parametrize("judge", ["harness", "wpt"])

@@ -310,3 +310,47 @@ def wpt_judge(case: Case, actual: Mapping[str, np.ndarray], expected: Mapping[st
                 (verdict.status == worst.status and (verdict.max_error or 0) > (worst.max_error or 0)):
             worst = verdict
     return worst or WptVerdict("pass", metric, budget)
+
+
+def _is_nan_text(value: Any) -> bool:
+    return value == "NaN"
+
+
+def why_they_differ(ours: Mapping[str, Any], wpt: Mapping[str, Any], ops: tuple[str, ...], carried: bool,
+                    uncompared: int) -> str:
+    """The written reason the two judges part on one case, from the two
+    verdicts as records keep them (``status``, ``metric``, ``budget``,
+    ``maxError``, ``expected``, ``actual``, ``message``)."""
+    if ours["status"] == "fail":  # ours is the stricter here
+        if "wrong sign" in (ours.get("message") or ""):
+            return ("a zero of the wrong sign from a cast or data movement: the harness holds the sign there "
+                    "(WPT's cast_rounding checks it with Object.is), utils.js's ULP rule counts +0 == -0")
+        if ours.get("metric") == "exact":
+            return (f"an integer output off by {ours.get('maxError')}: the harness compares integers exactly (only "
+                    f"reachable values pass); the WPT file's own tolerance allows {wpt.get('budget')}")
+        if carried and "cast" in ops:
+            return ("a value a cast narrowed to float16 is not a float16 value at the output: the harness holds "
+                    "narrowed values to the narrow type (the chain rule, \"Narrowing casts\"); WPT sums ULPs")
+        if len(ops) > 1:
+            return (f"the chain rule: each op's budget applied where the op is, in its own type and metric "
+                    f"(beyond the carried interval {ours.get('maxError')} > {ours.get('budget')}); WPT's sum of "
+                    f"{wpt.get('budget')} output ULPs admits it")
+        return (f"the harness's budget for {ops[0]} ({ours.get('budget')} {ours.get('metric')}) is tighter than "
+                f"the WPT file's ({wpt.get('budget')} {wpt.get('metric')})")
+    if _is_nan_text(wpt.get("expected")) and wpt.get("metric") == "ULP":
+        return ("an expected float16 NaN: utils.js's toHalf writes it 0x7c01 and measures raw bit patterns, so a "
+                "NaN of another payload (0x7e00) is hundreds of ULPs away; the harness matches NaN with NaN")
+    if wpt.get("metric") == "ATOL" and wpt.get("maxError") in ("Infinity", float("inf")):
+        return ("an infinity or NaN under an absolute tolerance: testharness.js's assert_array_approx_equals "
+                "computes |actual - expected|, which is NaN there; the harness compares equal specials as equal")
+    if uncompared:
+        return (f"{uncompared} element(s) the spec leaves to the implementation: the harness does not judge "
+                f"them, utils.js compares every element")
+    if carried:
+        return (f"the chain rule carries each ancestor's budget in its own type and metric to the output (an "
+                f"atol op, or float16 ULPs through a cast, WPT drops or counts as output ULPs); WPT's sum of "
+                f"{wpt.get('budget')} output ULPs is exceeded ({wpt.get('maxError')})")
+    if wpt.get("budget") is None:
+        return "utils.js's budget is undefined for this data type (its table has no entry): only equality passes"
+    return (f"the harness's budget ({ours.get('budget')} {ours.get('metric')}) is wider than WPT's "
+            f"({wpt.get('budget')} {wpt.get('metric')}) for this graph; WPT's error {wpt.get('maxError')}")
