@@ -13,6 +13,10 @@ Options (``-o key=value``):
       flush_subnormals      every float result with a subnormal magnitude made a zero of its sign
       reassociate_sum       reduceSum, reduceMean and matmul accumulated in the output's float
                             type, one element after the other (no float64, no pairwise sums)
+      pool_count_padding    averagePool2d dividing by the whole window, padding included
+      half_precision_weights  conv2d, convTranspose2d, matmul, gemm, gru, lstm (and their cells)
+                            with float32 operands rounded to float16 first (fp16 inference)
+      drop_epsilon          batch, instance and layer normalization without their epsilon
 """
 from __future__ import annotations
 
@@ -97,6 +101,45 @@ def reassociate_sum(node, env, graph, producer):
     return [total.reshape(out.shape)]
 
 
+def pool_count_padding(node, env, graph, producer):
+    """averagePool2d as the window's sum over its full size (count_include_pad)."""
+    if node.op != "averagePool2d" or not any(node.attributes.get("padding") or ()):
+        return None
+    from webnn_harness.backends.reference.ops.pooling import _flat, _pool_windows
+    from webnn_harness.backends.reference.ops.convolution import from_nchw
+
+    a = dict(node.attributes)
+    layout = a.pop("layout")
+    windows, _ = _pool_windows(np.asarray(env[node.operands["input"]], np.float64), layout=layout, op="averagePool2d",
+                               fill=0.0, **a)
+    flat = _flat(windows)
+    return [from_nchw(flat.sum(axis=-1) / flat.shape[-1], layout)]
+
+
+HALF_PRECISION_OPS = frozenset({"conv2d", "convTranspose2d", "matmul", "gemm", "gru", "gruCell", "lstm", "lstmCell"})
+
+
+def half_precision_weights(node, env, graph, producer):
+    """The op run on its float32 operands rounded to float16."""
+    if node.op not in HALF_PRECISION_OPS:
+        return None
+    from webnn_harness.backends.reference.evaluate import run_node
+
+    rounded = {n: (np.asarray(env[n]).astype(np.float16).astype(np.float32) if np.asarray(env[n]).dtype == np.float32
+                   else env[n]) for n in node.operand_names()}
+    return [out.values for out in run_node(node, {**env, **rounded}, graph)]
+
+
+def drop_epsilon(node, env, graph, producer):
+    if node.op not in ("batchNormalization", "instanceNormalization", "layerNormalization"):
+        return None
+    from dataclasses import replace
+
+    from webnn_harness.backends.reference.evaluate import run_node
+
+    return [out.values for out in run_node(replace(node, attributes={**node.attributes, "epsilon": 0.0}), env, graph)]
+
+
 def _flush(values: np.ndarray) -> np.ndarray:
     if values.dtype.kind != "f":
         return values
@@ -109,6 +152,9 @@ MUTATIONS: Mapping[str, Mutation] = {
     "fold_qdq_round_trip": fold_qdq_round_trip,
     "drop_clamp": drop_clamp,
     "reassociate_sum": reassociate_sum,
+    "pool_count_padding": pool_count_padding,
+    "half_precision_weights": half_precision_weights,
+    "drop_epsilon": drop_epsilon,
     "flush_subnormals": lambda node, env, graph, producer: None,  # applied to every result in compute
 }
 
