@@ -42,6 +42,13 @@ def test_the_corpus_encoding_keeps_negative_zero(tmp_path):
     assert list(np.signbit(case.expected["y"])) == [True, False, True]
 
 
+def test_numbers_written_back_keep_negative_zero():
+    from webnn_harness.spec.values import decode_number, encode_number
+
+    written = json.dumps(encode_number(np.float16(-0.0)))
+    assert written == "-0.0" and np.signbit(decode_number(json.loads(written)))
+
+
 def test_data_movement_keeps_the_sign_of_a_zero(tmp_path):
     case = one_case(tmp_path, [-0.0, 0.0, 1.0], "float32", RESHAPE)
     assert verdict(case, {"y": [-0.0, 0.0, 1.0]})[0] == "pass"
