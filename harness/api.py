@@ -50,6 +50,7 @@ class RunRequest:
     only: Mapping[str, Container[tuple[str, str]]] | None = None
     executor: ExecutorFactory | None = None  # where cases run (default: local worker processes)
     command: str | None = None  # the command line as summary.json records it (default: public_command(sys.argv))
+    judge: str = "harness"  # whose verdict is each record's status: "harness" (ours) or "wpt" (harness/verdict/wpt.py)
 
 
 @dataclass(frozen=True)
@@ -290,6 +291,7 @@ def _run_in(folder: OutputFolder, selection: Selection, label: str, resolved, re
                 "expectations": reports,
                 "seconds": round(time.perf_counter() - started, 3),
                 "command": request.command if request.command is not None else public_command(sys.argv),
+                **({"judge": request.judge} if request.judge != "harness" else {}),
             },
         )
 
@@ -305,6 +307,8 @@ def _run_in(folder: OutputFolder, selection: Selection, label: str, resolved, re
             counted = sum(tally.counts.values())
 
             def emit(record: Record) -> None:
+                if request.judge == "wpt":
+                    record = record.judged_by_wpt()
                 record = known.apply(record)
                 writer.write(record)
                 tally.add(record)

@@ -98,6 +98,42 @@ class SlackRow:
     tight: int  # passing cases at TIGHT_SLACK or above
 
 
+@dataclass(frozen=True)
+class JudgeDisagreement:
+    """A case the harness's judge and WPT's rule (harness/verdict/wpt.py) judge differently, and why."""
+
+    file: str
+    case: str
+    ops: tuple[str, ...]
+    ours: str  # the harness's status
+    wpt: str  # WPT's status
+    ours_detail: str  # "max error / budget metric"
+    wpt_detail: str
+    reason: str
+
+
+def _verdict_detail(v: Mapping[str, Any]) -> str:
+    if v.get("maxError") is None:
+        return str(v.get("message") or "")
+    return f"{v.get('maxError')} / {v.get('budget')} {v.get('metric')}"
+
+
+def judge_disagreements(records: Sequence[Record]) -> tuple[JudgeDisagreement, ...]:
+    """Every case whose record keeps a second verdict: ours pass and WPT's fail first, then the reverse."""
+    from webnn_harness.verdict.wpt import why_they_differ
+
+    out = []
+    for r in records:
+        if r.wpt_verdict is None and r.harness_verdict is None:
+            continue
+        own = {"status": r.status, "metric": r.metric, "budget": r.budget, "maxError": r.max_error,
+               "expected": r.expected_value, "actual": r.actual_value, "message": r.message}
+        ours, wpt = (own, r.wpt_verdict) if r.wpt_verdict is not None else (r.harness_verdict, own)
+        out.append(JudgeDisagreement(r.file, r.case, r.ops, ours["status"], wpt["status"], _verdict_detail(ours),
+                                     _verdict_detail(wpt), why_they_differ(ours, wpt, r.ops, r.carried, r.uncompared)))
+    return tuple(sorted(out, key=lambda d: (d.ours != "pass", d.file, d.case)))
+
+
 # One WebNN implementation's WPT runner flags passes that use half their budget or more.
 TIGHT_SLACK = 0.5
 
@@ -124,6 +160,8 @@ class BackendConformance:
     rerun_options_derived: bool  # True: options came from settings, not a recorded command
     slack: tuple[SlackRow, ...] = ()  # per op x data type judged, in catalog then data type order
     tight_passes: tuple[Problem, ...] = ()  # passes at TIGHT_SLACK or more (the next to fail), the tightest first
+    judge: str = "harness"  # whose verdict the statuses are (run --judge)
+    disagreements: tuple[JudgeDisagreement, ...] = ()  # the cases the two judges part on, with why
 
 
 @dataclass(frozen=True)
@@ -351,6 +389,7 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),
             problems=problems, rerun_options_derived=recorded is None,
             slack=slack_rows(g.records, all_ops, data_types), tight_passes=tight_passes(g.records, bid, options, corpora),
+            judge=str(g.summary.get("judge") or "harness"), disagreements=judge_disagreements(g.records),
         ))
     problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
     return Conformance(

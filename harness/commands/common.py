@@ -51,6 +51,16 @@ def add_quiet_argument(p: argparse.ArgumentParser, progress: str | None = None, 
                    help=help or f"no progress as it runs ({progress}); the summary still prints")
 
 
+def add_judge_argument(p: argparse.ArgumentParser) -> None:
+    """``--judge``: whose verdict a record's status is (harness/verdict/wpt.py)."""
+    from webnn_harness.verdict.wpt import JUDGES
+
+    p.add_argument("--judge", choices=JUDGES, default="harness",
+                   help="whose verdict is each case's status: harness (ours, the default: never more lenient than "
+                        "WPT on WPT's cases) or wpt (WPT's utils.js rule alone: would it pass WPT?); records keep "
+                        "the other verdict where they differ")
+
+
 def add_workers_argument(p: argparse.ArgumentParser, default: int | None = None) -> None:
     """``--workers`` (default: the cores, unless ``default``)."""
     p.add_argument("--workers", type=parallelism, default=default or os.cpu_count() or 1,

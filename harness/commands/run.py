@@ -7,7 +7,7 @@ from pathlib import Path
 
 from webnn_harness.commands.common import (
     EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError, add_backend_arguments, add_executor_arguments,
-    add_out_argument, add_overwrite_argument, add_quiet_argument, add_workers_argument, backend_requests,
+    add_judge_argument, add_out_argument, add_overwrite_argument, add_quiet_argument, add_workers_argument, backend_requests,
     executors, public_argv, warn,
 )
 from webnn_harness.options import positive_int, positive_seconds
@@ -40,6 +40,7 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
     again.add_argument("--rerun-failures", metavar="RUN",
                        help="run only the cases that did not pass in the run folder RUN (into a new --out)")
     run.add_argument("--junit", metavar="FILE", help="also write JUnit XML")
+    add_judge_argument(run)
     add_executor_arguments(run)
     run.add_argument("--no-cache", action="store_true",
                      help="compute reference results afresh, neither reading nor writing "
@@ -102,7 +103,8 @@ def handle(args) -> int:
                                    shard=shard, max_case_bytes=args.max_case_bytes)
             request = RunRequest(cases=tuple(paths), backends=tuple(requests), out_dir=out, selection=selection,
                                  options=opts, expectations=tuple(args.expectations or ()), label=args.label,
-                                 mode=mode, only=only, executor=executor, command=public_argv(args))
+                                 mode=mode, only=only, executor=executor, command=public_argv(args),
+                                 judge=args.judge)
             events = RunEvents(on_record=on_record, progress=progress.update, on_total=progress.set_total,
                                on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n))
             result = run(request, events)

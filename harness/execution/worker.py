@@ -20,6 +20,7 @@ from webnn_harness.verdict import reference_cache as refcache
 from webnn_harness.backends.base import BuildFailure, Unsupported, build_batch, build_settings, compute_batch
 from webnn_harness.loading.cases import Case
 from webnn_harness.verdict.judge import judge
+from webnn_harness.verdict.wpt import wpt_judge
 from webnn_harness.execution.forkserver import take_environment
 from webnn_harness.execution.lifecycle import die_with_parent
 from webnn_harness.outputs.records import Record
@@ -90,9 +91,12 @@ def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], b
         return base_record(case, info, "error", message=str(exc)[:2000], build_seconds=build_seconds,
                            compute_seconds=compute_seconds)
     status, cmp, output = judge(case, actual, expected, masks)
+    wpt = wpt_judge(case, actual, expected, masks)
+    wpt_verdict = wpt.to_json() if wpt.status != status else None  # both verdicts kept where they differ
     if cmp is None:
         msg = f"backend returned no output {output!r}" if output else ""
-        return base_record(case, info, status, message=msg, build_seconds=build_seconds, compute_seconds=compute_seconds)
+        return base_record(case, info, status, message=msg, build_seconds=build_seconds, compute_seconds=compute_seconds,
+                           wpt_verdict=wpt_verdict)
     message = cmp.message or note
     if cmp.uncompared:
         message = (message + "; " if message else "") + f"{cmp.uncompared} implementation-defined element(s) not compared"
@@ -101,6 +105,7 @@ def _compute_and_judge(backend, compiled, case: Case, info: Mapping[str, Any], b
         metric=cmp.metric, budget=cmp.budget, max_error=cmp.max_error, slack=cmp.slack, carried=cmp.carried, output=output,
         worst_index=cmp.worst_index, expected_value=cmp.expected_value, actual_value=cmp.actual_value,
         uncompared=cmp.uncompared, message=message, build_seconds=build_seconds, compute_seconds=compute_seconds,
+        wpt_verdict=wpt_verdict,
     )
     if case.dot_product is not None:  # an accuracy case: TOSA's dot-product check beside the WPT verdict
         record = replace(record, compliance=case.dot_product.verdict(case, actual))

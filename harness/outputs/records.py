@@ -63,6 +63,10 @@ class Record:
     slack: float | None = None
     # the dot-product compliance check of `accuracy` (harness/accuracy/compliance.py), on its cases only
     compliance: Mapping[str, Any] | None = None
+    # The other judge's verdict where it differs from ``status`` (harness/verdict/wpt.py):
+    # WPT's under the harness's judge, the harness's under ``run --judge wpt``.
+    wpt_verdict: Mapping[str, Any] | None = None
+    harness_verdict: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict:
         d = vars(self)  # the fields, read in place: fields() per record cost more
@@ -91,6 +95,8 @@ class Record:
             "buildSettings": d["build_settings"],
             "slack": _json_float(d["slack"]),
             **({"compliance": d["compliance"]} if d["compliance"] is not None else {}),
+            **({"wptVerdict": d["wpt_verdict"]} if d["wpt_verdict"] is not None else {}),
+            **({"harnessVerdict": d["harness_verdict"]} if d["harness_verdict"] is not None else {}),
         }
 
     @classmethod
@@ -108,6 +114,7 @@ class Record:
             # records written before slack existed: computed from what they hold
             slack=_read_float(d["slack"]) if "slack" in d else budget_slack(_read_float(d.get("maxError")), _read_float(d.get("budget"))),
             compliance=d.get("compliance"),
+            wpt_verdict=d.get("wptVerdict"), harness_verdict=d.get("harnessVerdict"),
         )
 
     @property
@@ -123,6 +130,23 @@ class Record:
             beyond = " beyond the carried interval" if self.carried else ""
             return f"max {self.metric} error{beyond} {self.max_error} > budget {self.budget}"
         return ""
+
+    def judged_by_wpt(self) -> "Record":
+        """This record with WPT's verdict as its status (``run --judge wpt``),
+        the harness's kept in ``harness_verdict``; unchanged where they agree."""
+        if self.wpt_verdict is None:
+            return self
+        w = self.wpt_verdict
+        ours = {"status": self.status, "metric": self.metric, "budget": self.budget,
+                "maxError": _json_float(self.max_error), "output": self.output,
+                "worstIndex": list(self.worst_index) if self.worst_index is not None else None,
+                "expected": self.expected_value, "actual": self.actual_value, "message": self.message}
+        return replace(self, status=w["status"], metric=w["metric"], budget=w["budget"],
+                       max_error=_read_float(w["maxError"]), carried=False, output=w["output"],
+                       worst_index=tuple(w["worstIndex"]) if w["worstIndex"] is not None else None,
+                       expected_value=w["expected"], actual_value=w["actual"], message=w["message"],
+                       slack=budget_slack(_read_float(w["maxError"]), w["budget"]),
+                       wpt_verdict=None, harness_verdict=ours)
 
     def with_(self, **changes) -> "Record":
         return replace(self, **changes)

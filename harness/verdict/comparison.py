@@ -4,6 +4,11 @@ ULP: distance between the bit patterns of expected and actual in the output
 data type (float16 compared as 16-bit patterns), with +0 == -0 and NaN ==
 NaN. ATOL: absolute difference. Integers: exact. Elements the spec leaves to
 the implementation are not compared; the result counts them.
+
+Signed zero: where an op hands on a value (a cast, data movement) the sign
+of a zero is part of the value, as WPT's zero-ULP cast checks hold it
+(``Object.is`` in cast_rounding.https.any.js): ``wrong_zero_sign`` finds the
+zeros of the other sign, which fail whatever the budget (judge.py says where).
 """
 from __future__ import annotations
 
@@ -60,6 +65,14 @@ def integer_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
         a = actual[diff].astype(object)
         dist[diff] = [float(abs(int(x) - int(y))) for x, y in zip(e, a)]
     return dist
+
+
+def wrong_zero_sign(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Where both are zeros (float) and their signs differ."""
+    expected, actual = np.asarray(expected), np.asarray(actual)
+    if expected.dtype.kind != "f" or actual.dtype != expected.dtype or actual.shape != expected.shape:
+        return np.zeros(np.shape(expected), bool)
+    return (expected == 0) & (actual == 0) & (np.signbit(expected) != np.signbit(actual))
 
 
 # From this many elements on, outputs are first checked for identical bit

@@ -69,6 +69,21 @@ integer between the lowest and highest reached value passes: the cast of the
 carried interval. Limits: a combination of moves that none of the runs makes
 (three tied argMax candidates, two of them moved by different ancestors) is
 not admitted.
+
+Narrowing casts
+---------------
+A cast to a narrower float type (float32 to float16) leaves only that type's
+values to flow on: where the output is reached from such a cast through ops
+that only copy, widen or flip the sign of a value (casts, data movement
+taking one operand, identity, neg, abs, relu), every value the output can
+hold is representable in the narrow type. The carried interval alone would
+admit the values between them (a backend folding ``cast(cast(x, float16),
+float32)`` into ``x`` lies within one float16 ULP of the rounded value), so
+the point judged against is the narrow type's value in the interval nearest
+to the backend's: folding the round trip fails, as it fails WPT's rule. The
+same set behind any other op (an add after the round trip) is not tracked:
+the add's result is no longer a float16 value, and the interval around it is
+continuous again (tests/test_mutants.py, the mutation audit).
 """
 from __future__ import annotations
 
@@ -147,6 +162,9 @@ class CarriedInterval:
     # integer between the lowest and highest of them (a rounded float).
     reached: np.ndarray | None = None
     discrete: bool = False
+    # A float output every value of which is representable in this narrower
+    # float type (numpy dtype name; see "Narrowing casts"), or None.
+    narrowed: str | None = None
 
     def _admits(self, actual: np.ndarray) -> np.ndarray:
         """Where an integer ``actual`` is a value the graph reaches (see "Integer outputs")."""
@@ -171,6 +189,8 @@ class CarriedInterval:
                 inside = (self._admits(a) & (e == self.exact)) if reached else (a == e)
                 return np.where(inside & (np.abs(e) < 2.0**53), np.asarray(actual), expected)
             near = np.clip(a, low, high)
+            if self.narrowed is not None:
+                near = _representable_within(near, low, high, np.dtype(self.narrowed))
             out = near.astype(expected.dtype)
             # Rounding the interval's end into the output type must not move it inward.
             wide = out.astype(np.float64)
@@ -178,6 +198,57 @@ class CarriedInterval:
             out = np.where(wide < near, np.nextafter(out, np.array(np.inf, out.dtype)), out)
         out = np.where(np.isnan(e), expected, out)  # an expected NaN is judged as always
         return np.where(self.may_be_nan & np.isnan(a) & ~np.isnan(e), np.array(np.nan, expected.dtype), out)
+
+
+def _representable_within(near: np.ndarray, low: np.ndarray, high: np.ndarray, narrow: np.dtype) -> np.ndarray:
+    """``near`` rounded to the nearest value of the ``narrow`` float type,
+    moved one step inward where that left [low, high]; where no such value
+    lies inside, ``near`` itself (the interval's ends then stand)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = near.astype(narrow)
+        wide = rounded.astype(np.float64)
+        rounded = np.where(wide > high, np.nextafter(rounded, np.array(-np.inf, narrow)), rounded)
+        rounded = np.where(wide < low, np.nextafter(rounded, np.array(np.inf, narrow)), rounded)
+        wide = rounded.astype(np.float64)
+    inside = (wide >= low) & (wide <= high)
+    return np.where(inside | np.isnan(near), wide, near)
+
+
+# Ops that hand on a value of their (single) float input unchanged but for its
+# sign or its type: a value representable in a narrower type stays so.
+VALUE_COPYING_OPS = frozenset({
+    "cast", "identity", "neg", "abs", "relu",
+    "reshape", "transpose", "slice", "expand", "tile", "reverse", "split",
+})
+
+
+def _float_bits(data_type: str) -> int:
+    return numpy_dtype(data_type).itemsize * 8
+
+
+def narrowed_type(graph: Graph, output: str) -> str | None:
+    """The narrowest float type a cast narrowed the values of float
+    ``output`` to, when they reach the output from that cast through
+    value-copying ops only (see "Narrowing casts"); None when there is no
+    such cast or it narrows no further than the output's own type."""
+    producer = {name: node for node in graph.nodes for name in node.outputs}
+    own = graph.descs[output].data_type
+    if not is_float(own):
+        return None
+    narrowest, name = own, output
+    while (node := producer.get(name)) is not None and node.op in VALUE_COPYING_OPS:
+        operands = node.operand_names()
+        if len(operands) != 1 or not is_float(graph.descs[operands[0]].data_type):
+            break
+        made = graph.descs[name].data_type
+        name = operands[0]
+        # Only a cast that narrows counts: a float16 op's own result widened
+        # by a cast is judged by that op's budget in float16 ULPs, as before
+        # (tests/test_chain_budget.py, ONNX Runtime's fused reduceLogSumExp).
+        if node.op == "cast" and _float_bits(made) < _float_bits(graph.descs[name].data_type) \
+                and _float_bits(made) < _float_bits(narrowest):
+            narrowest = made
+    return None if narrowest == own else numpy_dtype(narrowest).name
 
 
 def _downstream(graph: Graph, env: Mapping[str, np.ndarray], start: int, overrides: Mapping[str, np.ndarray],
@@ -316,4 +387,4 @@ def carried_interval(graph: Graph, inputs: Mapping[str, np.ndarray], output: str
     ops = tuple(n.op for n in carried)
     if integer:
         return CarriedInterval(exact, low, high, nan, ops, np.stack(reached), _discrete(graph, output))
-    return CarriedInterval(exact, low, high, nan, ops)
+    return CarriedInterval(exact, low, high, nan, ops, narrowed=narrowed_type(graph, output))

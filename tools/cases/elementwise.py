@@ -833,11 +833,72 @@ def all_cases() -> dict[str, list[dict]]:
                 ops[op].append(case(f"{op} {data_type} {name} generated", op,
                                     {"input": tensor(gen(6050 + 100 * i + 10 * j + len(data_type), low, high), [2, 3, 4], data_type)},
                                     options=options))
-    ops["cast"] = cast_cases()
+    ops["cast"] = cast_cases() + cast_rounding_cases()
     ops["clamp"] = clamp_cases()
     ops["prelu"] = prelu_cases()
     ops["where"] = where_cases()
     return ops
+
+
+# float32 -> float16 rounding at its boundaries, (input, the float16 value):
+# ties to even among normal values, subnormals and the signed underflow to
+# -0, the overflow threshold (65519 rounds down to 65504, 65520 up to
+# Infinity), and the special values.
+CAST_ROUNDING_VECTORS = {
+    "normal values and ties to even": (
+        [1.0003, -1.0003, 1.0007, -1.0007, 1.00048828125, -1.00048828125, 1.00146484375, -1.00146484375,
+         2049.0, -2049.0, 2051.0, -2051.0, 3.14159, -2.71828],
+        [1.0, -1.0, 1.0009765625, -1.0009765625, 1.0, -1.0, 1.001953125, -1.001953125,
+         2048.0, -2048.0, 2052.0, -2052.0, 3.140625, -2.71875]),
+    "subnormal values and signed underflow": (
+        [F16_MIN_SUB, -F16_MIN_SUB, 2.0**-25, -(2.0**-25), 3 * 2.0**-25, -3 * 2.0**-25, 5 * 2.0**-25, -5 * 2.0**-25,
+         1023 * 2.0**-24, -1023 * 2.0**-24, 2047 * 2.0**-25, -2047 * 2.0**-25, 1e-8, -1e-8, 0.0, -0.0],
+        [F16_MIN_SUB, -F16_MIN_SUB, 0.0, -0.0, 2.0**-23, -(2.0**-23), 2.0**-23, -(2.0**-23),
+         1023 * 2.0**-24, -1023 * 2.0**-24, F16_MIN_NORMAL, -F16_MIN_NORMAL, 0.0, -0.0, 0.0, -0.0]),
+    "overflow and special values": (
+        [F16_MAX, -F16_MAX, 65519.0, -65519.0, 65520.0, -65520.0, 65536.0, -65536.0, INF, NINF, NAN],
+        [F16_MAX, -F16_MAX, F16_MAX, -F16_MAX, INF, NINF, INF, NINF, INF, NINF, NAN]),
+}
+
+
+def _cast_chain(name, values, expected, constant, outputs):
+    """float32 -> float16 -> float32 (-> float16 -> float32 where ``outputs``
+    names four), each named output expected to hold the float16 values."""
+    types = ("float16", "float32") * (len(outputs) // 2)
+    shape = [len(values)]
+    operators, previous = [], "input"
+    for output, data_type in zip(outputs, types):
+        operators.append({"name": "cast", "arguments": [{"input": previous}, {"dataType": data_type}], "outputs": output})
+        previous = output
+    return {"name": name, "graph": {
+        "inputs": {"input": tensor(values, shape, "float32", constant=constant)},
+        "operators": operators,
+        "expectedOutputs": {o: {"data": [num(v) for v in expected], "descriptor": {"shape": shape, "dataType": t}}
+                            for o, t in zip(outputs, types)},
+    }}
+
+
+def cast_rounding_cases():
+    """WPT's cast_rounding.https.any.js, in our own values: a narrowing cast
+    and its widening back must keep the float16 rounding (a backend folding
+    the pair into nothing fails), with the intermediate an output or not, on
+    an input or a constant, and a chain of four casts with every
+    intermediate an output."""
+    out = []
+    for vector, (values, expected) in CAST_ROUNDING_VECTORS.items():
+        for constant in (False, True):
+            for both in (False, True):
+                outputs = ("narrowed", "widened")
+                case_ = _cast_chain(f"cast float32 to float16 to float32 {vector} {'constant' if constant else 'input'}"
+                                    f" {'with both outputs' if both else 'widened only'}", values, expected, constant, outputs)
+                if not both:
+                    del case_["graph"]["expectedOutputs"]["narrowed"]
+                out.append(case_)
+    every = [v for values, _ in CAST_ROUNDING_VECTORS.values() for v in values]
+    rounded = [v for _, expected in CAST_ROUNDING_VECTORS.values() for v in expected]
+    out.append(_cast_chain("four successive casts keep each float16 rounding, every intermediate an output", every, rounded,
+                           False, ("firstNarrowed", "firstWidened", "secondNarrowed", "secondWidened")))
+    return out
 
 
 def file_name(op: str) -> str:

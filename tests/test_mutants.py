@@ -1,0 +1,104 @@
+"""The mutation audit (backends/mutants.py): a backend applying one cheap
+wrong optimisation is failed by the judge wherever the optimisation changes
+a value, and the reference passes the same cases. What the judge cannot
+catch is asserted too, so a change that starts catching it is noticed."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webnn_harness.backends.mutants import MutantBackend
+from webnn_harness.backends.reference.evaluate import evaluate
+from webnn_harness.loading.cases import load_cases
+from webnn_harness.verdict.judge import judge
+from webnn_harness.verdict.tolerance import narrowed_type
+
+CORPUS = Path(__file__).resolve().parents[1] / "cases"
+CAST_FILE = CORPUS / "elementwise" / "cast.json"
+
+
+def status(case, mutation: str | None) -> str:
+    """The judge's verdict on ``mutation`` (None: the reference itself) for ``case``."""
+    ref = evaluate(case.graph, case.inputs)
+    expected = {n: ref[n].values for n in case.graph.outputs}
+    undefined = {n: ref[n].undefined for n in case.graph.outputs}
+    if mutation is None:
+        actual = dict(expected)
+    else:
+        backend = MutantBackend({"mutation": mutation})
+        actual = backend.compute(backend.build(case.graph), case.inputs)
+    return judge(case, actual, expected, undefined)[0]
+
+
+def changes(case, mutation: str) -> bool:
+    """Whether the mutation gives other bits than the reference on some output."""
+    ref = evaluate(case.graph, case.inputs)
+    backend = MutantBackend({"mutation": mutation})
+    actual = backend.compute(backend.build(case.graph), case.inputs)
+    return any(not np.array_equal(_bytes(actual[n]), _bytes(ref[n].values)) for n in case.graph.outputs)
+
+
+def _bytes(values) -> np.ndarray:
+    return np.ascontiguousarray(values).reshape(-1).view(np.uint8)
+
+
+# The graphs of casts in cast.json (tools/cases/elementwise.py, cast_rounding_cases)
+CASTS = [c for c in load_cases([CAST_FILE]) if len(c.graph.nodes) > 1]
+
+
+@pytest.mark.parametrize("case", CASTS, ids=[c.name for c in CASTS])
+def test_folding_a_cast_round_trip_fails_every_case_it_changes(case):
+    assert changes(case, "fold_cast_round_trip")
+    assert status(case, "fold_cast_round_trip") == "fail"
+    assert status(case, None) == "pass"
+
+
+def test_a_widened_output_after_a_narrowing_cast_holds_float16_values_only():
+    four = next(c for c in CASTS if c.name.startswith("four successive"))
+    assert narrowed_type(four.graph, "secondWidened") == "float16"
+    assert narrowed_type(four.graph, "firstWidened") == "float16"
+    assert narrowed_type(four.graph, "secondNarrowed") is None  # its own type
+
+
+# --- the audit on WPT's own cases (../shared/wpt, ../shared/wpt-extra) ------
+# A mutation per op family, the cheapest wrong optimisation a compiler makes.
+# (mutation, WPT files, whether the judge fails every case the mutation changes)
+AUDIT = [
+    ("fold_cast_round_trip", ["wpt/cast.json"], True),  # WPT's cast.json has no round trip: see CASTS above
+    ("drop_clamp", ["wpt/clamp.json"], True),
+    # WPT's data movement files hold no subnormal: our movement corpus does
+    ("flush_subnormals", ["cases/movement"], True),
+    ("pool_count_padding", ["wpt-extra/average_pool2d.json"], True),
+    ("half_precision_weights", ["wpt/conv2d.json", "wpt/conv_transpose2d.json", "wpt/matmul.json", "wpt-extra/gemm.json",
+                                "wpt-extra/gru.json", "wpt-extra/lstm.json"], True),
+    # Not caught, by design or by the cases (README "The mutation audit"):
+    ("reassociate_sum", ["wpt/reduce_sum.json", "wpt/reduce_mean.json", "wpt/matmul.json"], False),
+    ("drop_epsilon", ["wpt/batch_normalization.json", "wpt/instance_normalization.json",
+                      "wpt/layer_normalization.json"], False),
+    ("fold_qdq_round_trip", ["wpt-extra/qdq_subgraph.json"], False),
+]
+
+
+def audited(wpt, mutation, files):
+    """(cases the mutation changes, those the judge fails) over ``files``
+    (WPT's, or our corpus's where they start with cases/)."""
+    changed = caught = 0
+    for name in files:
+        path = CORPUS.parent / name if name.startswith("cases/") else wpt.parent / name
+        for case in load_cases([path]):
+            if not hasattr(case, "graph") or not changes(case, mutation):
+                continue
+            changed += 1
+            caught += status(case, mutation) == "fail"
+    return changed, caught
+
+
+@pytest.mark.parametrize("mutation,files,caught_all", AUDIT, ids=[a[0] for a in AUDIT])
+def test_the_mutation_audit(wpt, mutation, files, caught_all):
+    changed, caught = audited(wpt, mutation, files)
+    if mutation != "fold_cast_round_trip":
+        assert changed
+    if caught_all:
+        assert caught == changed
+    else:
+        assert caught < changed  # the README says why each one escapes
