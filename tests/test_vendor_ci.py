@@ -58,7 +58,8 @@ def test_shards_partition_by_id_and_merge_into_the_single_run(tmp_path, corpus, 
     assert sorted(sizes) == [2, 2, 3]  # balanced: 7 records (6 cases and a load error)
     # the merged summary records the merge and every shard's command as run (issue 25: none loses --shard);
     # the rest is the single run's
-    assert main(["merge", *(str(tmp_path / f"shard{i}") for i in (3, 1, 2)), "--out", str(tmp_path / "merged")]) == 0
+    # exit 1 as the single run's: a CI job gating on the join gates on the results (issue 42)
+    assert main(["merge", *(str(tmp_path / f"shard{i}") for i in (3, 1, 2)), "--out", str(tmp_path / "merged")]) == 1
     single, merged = comparable(tmp_path / "single"), comparable(tmp_path / "merged")
     assert merged[0] == single[0]
     assert merged[1].pop("command").startswith("webnn-harness merge ")
@@ -80,6 +81,23 @@ def test_shards_partition_by_id_and_merge_into_the_single_run(tmp_path, corpus, 
     assert main(["merge", str(tmp_path / "shard1"), str(tmp_path / "shard2"), "--out", str(tmp_path / "m2")]) == 2
     assert "shard 3/3 missing" in capsys.readouterr().err
     assert main(["merge", str(tmp_path / "single"), "--out", str(tmp_path / "m3")]) == 2
+
+
+def test_merge_and_junit_exit_as_run_would_have_on_the_whole_run(tmp_path, corpus, capsys):
+    """Shards that each exit 1 merge to exit 1, JUnit of the merged folder too; the same shards with
+    their failures listed as expected exit 0 at every step (issue 42)."""
+    for listed, code in ((False, 1), (True, 0)):
+        exp = tmp_path / f"exp{listed}.json"
+        exp.write_text(json.dumps([{"match": "wrong|broken", "reason": "known"}] if listed else []))
+        shards = [tmp_path / f"s{listed}{i}" for i in (1, 2)]
+        codes = [run(tmp_path, s.name, "--cases", str(corpus), "--shard", f"{i}/2", "--expectations", str(exp))
+                 for i, s in zip((1, 2), shards)]
+        assert code in codes and set(codes) <= {0, code}
+        merged = tmp_path / f"m{listed}"
+        assert main(["merge", *map(str, shards), "--out", str(merged)]) == code
+        assert main(["junit", str(merged), "--out", str(tmp_path / f"j{listed}.xml")]) == code
+        out = capsys.readouterr().out
+        assert ("exit 1, as run's" in out) == (code == 1)
 
 
 def test_shard_take_is_deterministic_disjoint_and_balanced():
@@ -172,8 +190,8 @@ def test_expectations_from_the_command_line_and_update(tmp_path, corpus, capsys)
 
 
 def test_junit_classnames_come_from_ids_with_backend_properties(tmp_path, corpus):
-    run(tmp_path, "r", "--cases", str(corpus))
-    assert main(["junit", str(tmp_path / "r"), "--out", str(tmp_path / "j.xml")]) == 0
+    assert run(tmp_path, "r", "--cases", str(corpus)) == 1
+    assert main(["junit", str(tmp_path / "r"), "--out", str(tmp_path / "j.xml")]) == 1  # as run's (issue 42)
     root = ET.parse(tmp_path / "j.xml").getroot()
     suite = root.find("testsuite")
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}

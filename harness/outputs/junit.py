@@ -8,6 +8,7 @@ the command that re-runs it."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -25,8 +26,16 @@ def junit_classname(file_id: str) -> str:
     return stem.replace("/", ".")
 
 
-def write_junit(run_dir: Path, out: Path, on_problem: Callable[[str], object] | None = None) -> int:
-    """Write ``out`` from ``run_dir``/results.jsonl; returns the number of test cases. Every text from the
+@dataclass(frozen=True)
+class JunitWritten:
+    """What a JUnit file holds: its test cases, and how many of them count against the run (required
+    problems no expectation lists: what ``run`` exits 1 on, so ``junit`` exits as the run would have)."""
+    cases: int
+    counting_against: int
+
+
+def write_junit(run_dir: Path, out: Path, on_problem: Callable[[str], object] | None = None) -> JunitWritten:
+    """Write ``out`` from ``run_dir``/results.jsonl. Every text from the
     records goes through ``xml_text``: XML 1.0 has no way to write a control character."""
     run = read_run_folder(run_dir, on_problem=on_problem)  # a RunFolderError (a ValueError) names what cannot be read
     summary = run.summary
@@ -69,4 +78,4 @@ def write_junit(run_dir: Path, out: Path, on_problem: Callable[[str], object] | 
     out.parent.mkdir(parents=True, exist_ok=True)
     with replacing(out) as tmp:
         xml.write(str(tmp), pretty=True)
-    return n
+    return JunitWritten(n, sum(r.counts_against for r in run.records))
