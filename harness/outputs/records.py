@@ -128,6 +128,12 @@ class Record:
         return replace(self, **changes)
 
     @property
+    def worth_rerunning(self) -> bool:
+        """A required or listed case that did not pass and was not refused: what ``run
+        --rerun-failures`` runs again (an unsupported case stays unsupported on the same backend)."""
+        return self.status in BAD_STATUSES and (self.required or bool(self.known_failure))
+
+    @property
     def counts_against(self) -> bool:
         """A required case that failed, crashed, timed out or errored, and is not a known failure."""
         return self.required and self.status in BAD_STATUSES and not self.known_failure

@@ -103,6 +103,23 @@ def options_from_command(command: str | None) -> list[str] | None:
     return out
 
 
+def option_values(command: str | None, names: Sequence[str]) -> list[str]:
+    """Every value a recorded command line gives one option (``names``: its spellings, e.g. ``--backend``
+    and ``-b``), in order: ``--cases a --cases=b`` -> ["a", "b"]."""
+    try:
+        argv = shlex.split(command or "", comments=True)
+    except ValueError:
+        return []
+    out = []
+    for i, a in enumerate(argv):
+        key, eq, value = a.partition("=")
+        if key in names and eq and key.startswith("--"):
+            out.append(value)
+        elif a in names and i + 1 < len(argv):
+            out.append(argv[i + 1])
+    return out
+
+
 def options_from_settings(backend: Mapping[str, Any]) -> list[str]:
     """When a run's command line is not recorded, the options a backend was
     made with, recovered from the settings its info() reported, as the
