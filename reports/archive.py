@@ -239,7 +239,8 @@ def limits_entries(limits: Mapping[str, Any]) -> set[str]:
             where = f"{name}.{member}" if member else name
             out.update(f"{where}: {t}" for t in lim.get("dataTypes") or () if isinstance(t, str))
             r = lim.get("rankRange")
-            if isinstance(r, Mapping):
+            # A member with no data type supports no rank: its rankRange is a placeholder, not a fact
+            if isinstance(r, Mapping) and lim.get("dataTypes"):
                 out.add(f"{where}: rank {r.get('min')}–{r.get('max')}")
     return out
 

@@ -128,6 +128,12 @@ class Record:
         return replace(self, **changes)
 
     @property
+    def known_failure_seen(self) -> bool:
+        """A listed case that failed as listed: an unsupported one is a refusal, not a known failure,
+        even where an entry names it (the console's and the badge's \"known failures\")."""
+        return bool(self.known_failure) and self.status in BAD_STATUSES
+
+    @property
     def worth_rerunning(self) -> bool:
         """A required or listed case that did not pass and was not refused: what ``run
         --rerun-failures`` runs again (an unsupported case stays unsupported on the same backend)."""
@@ -186,7 +192,7 @@ class BackendTally:
     def add(self, record: Record) -> None:
         self.counts[record.status] += 1
         (self.required if record.required else self.optional)[record.status] += 1
-        self.known_failures += bool(record.known_failure)
+        self.known_failures += record.known_failure_seen
         self.counting_against += record.counts_against
 
     def to_json(self) -> dict:
