@@ -93,13 +93,9 @@ def handle(args) -> int:
     progress = Progress("case", enabled=not args.quiet)
     failing = []
 
-    rerunnable = []
-
     def on_record(record) -> None:
         if record.counts_against:
             failing.append(record)
-        if record.worth_rerunning:
-            rerunnable.append(record)
 
     try:
         with executors(args) as executor:
@@ -133,7 +129,7 @@ def handle(args) -> int:
         print(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s{loading}")
         _print_expectation_outcomes(result, b["name"], narrowed)
     _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
-    if rerunnable:
+    if failing:  # a run that fails: the command that runs it again on what did not pass
         _print_rerun_failures_command(out)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
