@@ -183,6 +183,13 @@ def _when(date: str) -> datetime | None:
     return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
 
 
+def _labelled(backend, labels: Mapping[str, str]):
+    """A column whose run is an archive entry, named by the run's label: the entry's folder name is
+    its hash, which says nothing (conformance._run_label names a run by its folder otherwise)."""
+    label = labels.get(backend.header.source)
+    return dataclasses.replace(backend, header=dataclasses.replace(backend.header, label=label)) if label else backend
+
+
 def _newest_first(items: Sequence[Any], key) -> list[Any]:
     """By backend name, then version (newest first), then date (newest first)."""
     ordered = sorted(items, key=lambda x: (_version_key(key(x)[1]), key(x)[2]), reverse=True)
@@ -215,7 +222,8 @@ def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, E
     folders = sorted({archive.entries_dir / e.id for e in chosen})
     model = build_model(folders, run_reader)
     # An entry of several backends may be the newest for one and not another: keep newest columns only.
-    backends = [b for b in model.conformance.backends
+    labels = {e.id: e.label for e in chosen}
+    backends = [_labelled(b, labels) for b in model.conformance.backends
                 if (lr := info.column("run", b.backend)) is None or lr.date == b.header.date]
     key = lambda b: (b.backend.name, b.backend.version, b.header.date)  # noqa: E731
     conformance = dataclasses.replace(model.conformance, backends=tuple(_newest_first(backends, key)))
