@@ -162,6 +162,10 @@ def _read_float(value) -> float | None:
 
 
 def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:
+    # The CPU model and usable cores as the bench records them (bench/machine.py), so that a run,
+    # a probe and a bench of one machine describe it alike (archive/store.machine_text).
+    from webnn_harness.bench.machine import cpu_model, usable_cores
+
     return {
         "harness": "webnn-harness",
         "harnessVersion": __version__,
@@ -171,6 +175,8 @@ def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:
             "machine": platform.machine(),
             "processor": platform.processor() or platform.machine(),
             "python": platform.python_version(),
+            "cpu": cpu_model(),
+            "cores": usable_cores(),
         },
         **({"backend": dict(backend_info)} if backend_info else {}),
     }
