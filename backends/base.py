@@ -294,17 +294,34 @@ def preferred_batch_size(info: Mapping[str, Any]) -> int:
 
 
 def build_batch(backend: Backend, graphs: Sequence[Graph]) -> list[Any]:
-    """Build graphs with the backend's batch builder when it has one."""
+    """Build graphs with the backend's batch builder when it has one. An exception in the list
+    comes without its traceback (``without_traceback``)."""
     batch = getattr(backend, "build_batch", None)
     if batch is not None:
-        return list(batch(graphs))
+        return [without_traceback(c) if isinstance(c, BaseException) else c for c in batch(graphs)]
     out: list[Any] = []
     for graph in graphs:
         try:
             out.append(backend.build(graph))
         except Exception as exc:  # noqa: BLE001 - the caller classifies it
-            out.append(exc)
+            out.append(without_traceback(exc))
     return out
+
+
+def without_traceback(exc: BaseException) -> BaseException:
+    """``exc`` and the exceptions chained to it with no traceback. A caught exception's traceback
+    holds the frame that caught it, whose locals hold the list it is put in: a reference cycle
+    that kept every compiled graph of the batch, and the threads of its runtime's session (ONNX
+    Runtime's intra-op pool: threads - 1 each), alive until the garbage collector's next full
+    pass, which graphs with few Python objects seldom trigger. A worker then held thousands of
+    threads (issue 42). The records need only the message."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        link.__traceback__ = None
+        link = link.__cause__ or link.__context__
+    return exc
 
 
 def compute_batch(backend: Backend, compiled: Sequence[Any], inputs: Sequence[Mapping[str, np.ndarray]]) -> list[Any]:
@@ -313,7 +330,7 @@ def compute_batch(backend: Backend, compiled: Sequence[Any], inputs: Sequence[Ma
     batch = getattr(backend, "compute_batch", None)
     if batch is None:
         return [None] * len(compiled)
-    return list(batch(compiled, inputs))
+    return [without_traceback(o) if isinstance(o, BaseException) else o for o in batch(compiled, inputs)]
 
 
 class DeviceSession(Protocol):

@@ -37,6 +37,7 @@ from webnn_harness.archive.digest import (
     write_cached,
 )
 from webnn_harness.archive.steps import Step, detect_steps
+from webnn_harness.bench.regressions import is_noisy
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import _version_key
@@ -49,9 +50,9 @@ STALE_DAYS = 30
 LATENCY_STEP = 0.05  # a latency step smaller than this fraction is not shown: bench --threshold's default
 # Bump when what version_changes or detect_steps computes changes: the site folder's cache of
 # their results (per pair of versions, per series) is then computed again.
-CHANGES_FORMAT = 1
+CHANGES_FORMAT = 2  # 2: bench changes judged against the machine noise
 CHANGES_PREFIX = "changes-"
-STEPS_FORMAT = 1
+STEPS_FORMAT = 2  # 2: no step at a noisy bench's point
 NO_SCIPY = "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
 
 ColumnKey = tuple[str, str, str, str]  # (kind, backend name, version, device)
@@ -119,6 +120,7 @@ class VersionChanges:
     limits_lost: tuple[str, ...] = ()
     bench_compared: bool = False
     bench_note: str = ""
+    bench_noise: str = ""  # the machine noise the benches measured, where either is noisy
     slower: tuple[BenchChange, ...] = ()
     faster: tuple[BenchChange, ...] = ()
     fuzz_compared: bool = False
@@ -142,6 +144,7 @@ class Point:
     value: float | None
     detail: str  # "41/42 passed", "1.23 ms"
     step: Step | None = None  # the step that starts at this point
+    noisy: bool = False  # timed on a machine whose own noise passes NOISY_CV: no step is called at it
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,13 @@ def _when(date: str) -> datetime | None:
     return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
 
 
+def _labelled(backend, labels: Mapping[str, str]):
+    """A column whose run is an archive entry, named by the run's label: the entry's folder name is
+    its hash, which says nothing (conformance._run_label names a run by its folder otherwise)."""
+    label = labels.get(backend.header.source)
+    return dataclasses.replace(backend, header=dataclasses.replace(backend.header, label=label)) if label else backend
+
+
 def _newest_first(items: Sequence[Any], key) -> list[Any]:
     """By backend name, then version (newest first), then date (newest first)."""
     ordered = sorted(items, key=lambda x: (_version_key(key(x)[1]), key(x)[2]), reverse=True)
@@ -213,7 +223,8 @@ def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, E
     folders = sorted({archive.entries_dir / e.id for e in chosen})
     model = build_model(folders, run_reader)
     # An entry of several backends may be the newest for one and not another: keep newest columns only.
-    backends = [b for b in model.conformance.backends
+    labels = {e.id: e.label for e in chosen}
+    backends = [_labelled(b, labels) for b in model.conformance.backends
                 if (lr := info.column("run", b.backend)) is None or lr.date == b.header.date]
     key = lambda b: (b.backend.name, b.backend.version, b.header.date)  # noqa: E731
     conformance = dataclasses.replace(model.conformance, backends=tuple(_newest_first(backends, key)))
@@ -240,7 +251,8 @@ def limits_entries(limits: Mapping[str, Any]) -> set[str]:
             where = f"{name}.{member}" if member else name
             out.update(f"{where}: {t}" for t in lim.get("dataTypes") or () if isinstance(t, str))
             r = lim.get("rankRange")
-            if isinstance(r, Mapping):
+            # A member with no data type supports no rank: its rankRange is a placeholder, not a fact
+            if isinstance(r, Mapping) and lim.get("dataTypes"):
                 out.add(f"{where}: rank {r.get('min')}–{r.get('max')}")
     return out
 
@@ -271,11 +283,22 @@ def _bench_changes(base: Mapping[str, Any], new: Mapping[str, Any], name: str) -
             del before[key], after[key]
     try:
         from webnn_harness.bench.regressions import compare_records
-        changes = compare_records(before, after, threshold=LATENCY_STEP)
+        changes = compare_records(before, after, threshold=LATENCY_STEP,
+                                  noise=(base.get("noiseCv"), new.get("noiseCv")))
     except ImportError:
         return [], NO_SCIPY
     return [BenchChange(c.benchmark, c.variant, c.verdict, c.base_median, c.new_median, c.ratio, c.p_value, c.reason)
             for c in changes if c.verdict in ("slower", "faster", "broken", "fixed")], ""
+
+
+def _noise_note(base: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """What the changes page says of two benches on a noisy machine: a change within the noise is none."""
+    cvs = [base.get("noiseCv"), new.get("noiseCv")]
+    if not any(is_noisy(cv) for cv in cvs):
+        return ""
+    shown = " and ".join("not measured" if cv is None else f"{cv:.0%}" for cv in cvs)
+    return (f"noisy machine: the benches measured a machine noise of CV {shown} (before, now); "
+            f"a change within {max(cv for cv in cvs if cv is not None):.0%} is not called one")
 
 
 def _findings(digest: Mapping[str, Any], ids: set[str]) -> tuple[FindingChange, ...]:
@@ -308,7 +331,7 @@ def version_changes(name: str, device: str, base: str, new: str,
                                 f"({bench_entries[0][1].machine or '?'} before, {bench_entries[1][1].machine or '?'} now)")
     elif benches:
         changes, note = _bench_changes(*benches, name)
-        fields.update(bench_compared=not note, bench_note=note,
+        fields.update(bench_compared=not note, bench_note=note, bench_noise=_noise_note(*benches),
                       slower=tuple(c for c in changes if c.verdict in ("slower", "broken")),
                       faster=tuple(c for c in changes if c.verdict in ("faster", "fixed")))
     if fuzz := pair("fuzz"):
@@ -384,8 +407,10 @@ class StepsCache:
 def _series(name: str, device: str, metric: str, unit: str, points: list[Point], min_relative: float,
             steps_of=detect_steps) -> Series:
     values = [p.value for p in points]
-    steps = steps_of([v for v in values if v is not None], min_relative=min_relative)
+    found = steps_of([v for v in values if v is not None], min_relative=min_relative)
     index = [i for i, v in enumerate(values) if v is not None]  # a step's index among the points with a value
+    # A step into or out of a noisy bench's point is the machine's, not the backend's: not called.
+    steps = tuple(s for s in found if not (points[index[s.index]].noisy or points[index[s.index - 1]].noisy))
     at = {index[s.index]: s for s in steps}
     return Series(name, device, metric, unit, tuple(dataclasses.replace(p, step=at.get(i)) for i, p in enumerate(points)),
                   steps)
@@ -423,11 +448,15 @@ def op_history(entries: Sequence[Entry], digest, steps_of=detect_steps) -> dict[
                          if r["backend"] == name and r["kind"] == "op" and r["op"]}
             for e, version, d in digests:
                 got = {(r["op"], r["benchmark"], r["variant"]): r for r in d["records"] if r["backend"] == name}
+                cv = d.get("noiseCv")
+                noisy = is_noisy(cv)
                 for key in keys:
                     r = got.get(key)
                     value = r["median"] if r and r["status"] == "ok" else None
-                    medians[key].append(Point(version, e.date, value,
-                                              "" if value is not None else (r["status"] if r else "not run")))
+                    detail = "" if value is not None else (r["status"] if r else "not run")
+                    if noisy:
+                        detail = f"{detail}; noisy machine (CV {cv:.0%})".lstrip("; ")
+                    medians[key].append(Point(version, e.date, value, detail, noisy=noisy))
             for (op, benchmark, variant), points in sorted(medians.items()):
                 out[op].append(_series(name, device, f"median latency: {benchmark} {variant}", "seconds", points,
                                        LATENCY_STEP, steps_of))

@@ -533,6 +533,8 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
     layout_raw = probe.get("preferredInputLayout")
     preferred = limits.get("preferredInputLayout") or (layout_raw.get("preferred") if isinstance(layout_raw, Mapping)
                                                         else layout_raw) or ""
+    if preferred and isinstance(layout_raw, Mapping) and "preferred" in layout_raw and not layout_raw["preferred"]:
+        preferred = f"{preferred} (not measured)"  # the spec's default written to the limits, not a finding
     mtbl = limits.get("maxTensorByteLength")
     bytes_raw = probe.get("maxTensorByteLength")
     if not mtbl and isinstance(bytes_raw, Mapping):

@@ -383,7 +383,7 @@ def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conforman
             optional_rate=rate(opt["pass"], sum(opt.values()) - opt["skipped"]),
             required_failing=sum(req[s] for s in BAD_STATUSES), required_unsupported=req["unsupported"],
             supported_rate=rate(req["pass"], sum(req.values()) - req["skipped"] - req["unsupported"]),
-            known_failures=sum(bool(r.known_failure) for r in g.records),
+            known_failures=sum(r.known_failure_seen for r in g.records),
             required_problems=sum(r.counts_against for r in g.records),
             data_types=data_types, matrix=matrix,
             ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),

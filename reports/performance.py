@@ -146,6 +146,13 @@ class Peaks:
     noise_seconds: float | None = None  # the noise workload's median call
     noise_method: str = ""
 
+    @property
+    def noisy(self) -> bool:
+        """The machine's own spread is beyond what a change must pass (bench/regressions.py NOISY_CV)."""
+        from webnn_harness.bench.regressions import is_noisy
+
+        return is_noisy(self.noise_cv)
+
 
 @dataclass(frozen=True)
 class BenchColumn:

@@ -806,7 +806,7 @@ def test_charts_and_junit_draw_hostile_names_as_valid_xml(tmp_path, outputs):
     (run / "results.jsonl").write_text(json.dumps({**_first_line(run / "results.jsonl"), "case": "a\x1bb\x00c",
                                                    "status": "fail", "message": "\x07"}) + "\n")
     code, errors, _ = _quietly(["junit", str(run), "--out", str(tmp_path / "j.xml")])
-    assert code == 0, errors
+    assert code == 1 and not errors, errors  # written; exit 1 on its required failure, as run's (issue 42)
     doc = xml.dom.minidom.parse(str(tmp_path / "j.xml"))
     assert doc.getElementsByTagName("testcase")[0].getAttribute("name") == "a\\x1bb\\x00c"
 

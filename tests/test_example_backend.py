@@ -102,7 +102,8 @@ def test_the_readme_ci_recipe_runs_as_written_on_the_example(tmp_path, monkeypat
             args = [m for a in args for m in (sorted(glob.glob(a)) if "*" in a else [a])]
             codes.append((args[0], main(args)))
     # the first run is judged against the expectations it wrote: green (issue 28)
-    assert codes == [("run", 0), ("run", 0), ("run", 0), ("merge", 0), ("junit", 0), ("diff", 1), ("report", 0)]
+    assert codes == [("run", 0), ("run", 0), ("run", 0), ("merge", 0), ("junit", 0), ("run", 0), ("diff", 1),
+                     ("report", 0)]
     expectations = json.loads((tmp_path / "my-backend" / "expectations.json").read_text())
     assert {e["case"] for e in expectations} == {
         "leakyRelu float32 alpha 0.5", "leakyRelu float32 alpha -1 gives the absolute value",
@@ -110,6 +111,9 @@ def test_the_readme_ci_recipe_runs_as_written_on_the_example(tmp_path, monkeypat
     assert "4 regressions" in (tmp_path / "out" / "diff.md").read_text()
     assert (tmp_path / "out" / "site" / "index.html").is_file()
     assert len(read_records_whole(tmp_path / "out" / "run" / "results.jsonl").records) == 18
+    # the re-run is the same run on its listed failures: still listed, with the same options
+    rerun = read_records_whole(tmp_path / "out" / "rerun" / "results.jsonl").records
+    assert len(rerun) == 4 and all(r.known_failure and r.status == "fail" for r in rerun)
 
 
 def test_the_bench_sets_its_threads_through_the_facts_it_declares(tmp_path):

@@ -226,7 +226,7 @@ def test_device_session_saves_the_model_it_runs_and_copies_uploads(litert, tmp_p
 def test_declared_tflite_table_is_a_readable_limits_file_with_provenance():
     from webnn_harness.outputs.limits_file import read_limits_file
 
-    path = ROOT / "tests" / "data" / "declared" / "chromium-tflite-opSupportLimits.json"
+    path = ROOT / "harness" / "probe" / "declared_tables" / "chromium-tflite-opSupportLimits.json"
     doc = read_limits_file(path)  # "$provenance" is metadata, not limits
     assert doc["$provenance"]["file"] == "services/webnn/tflite/graph_builder_tflite.cc"
     assert doc["preferredInputLayout"] == "nhwc"

@@ -292,3 +292,47 @@ def test_console_check_catches_errors(opened, tmp_path):
     page = opened(bad)
     assert any("boom" in m for m in page.messages) and any(m.startswith("uncaught:") for m in page.messages)
     assert page.width() > WINDOW["width"]
+
+
+@pytest.fixture(scope="module")
+def archive_site(real_site, tmp_path_factory) -> Path:
+    """The real outputs above added to an archive, one version each, and its site built."""
+    from webnn_harness.archive.store import Archive
+    from webnn_harness.reports import build_archive_site
+
+    root = real_site.parent
+    out = tmp_path_factory.mktemp("archive")
+    archive = Archive(out / "archive")
+    archive.add([root / "run-reference", root / "run-onnxruntime", root / "probe", root / "bench", root / "fuzz"])
+    build_archive_site(archive.path, out / "site")
+    return out / "site"
+
+
+def test_the_archive_site_is_whole_at_1400_px_with_one_version(opened, archive_site):
+    """Issue 42: the Run column names the run, no table is clipped, every link leads to a page, no
+    empty chart and no "changed since the previous version" on a site of one version."""
+    import re
+
+    pages = sorted(archive_site.rglob("*.html"))
+    page = opened(pages[0])
+    problems = []
+    for path in pages:
+        page.messages.clear()
+        page.page.goto(path.resolve().as_uri())
+        clipped = page.page.evaluate("""Array.from(document.querySelectorAll('.scroll:not(.matrix-wrap)'))
+            .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.firstElementChild.className)""")
+        if page.messages or page.width() > WINDOW["width"] or clipped:
+            problems.append(f"{path.relative_to(archive_site)}: {page.width()} px, clipped {clipped}, {page.messages}")
+        html = path.read_text()
+        for href in re.findall(r'href="([^"#:?]+)[^"]*"', html):
+            if not (path.parent / href).resolve().is_file():
+                problems.append(f"{path.relative_to(archive_site)}: a link to {href}, which is not there")
+        if "changed since the previous version" in html:
+            problems.append(f"{path.relative_to(archive_site)}: 'changed since the previous version' with one version")
+        if path.parent.name == "history" and "<svg" in html:
+            problems.append(f"{path.relative_to(archive_site)}: a chart of one point")
+    assert problems == []
+    runs = page.page
+    runs.goto((archive_site / "conformance.html").resolve().as_uri())
+    labels = runs.locator("table.summary td.run-label").all_inner_texts()
+    assert labels and all(not re.fullmatch(r"[0-9a-f]{12,}.*", t) for t in labels), labels

@@ -2,8 +2,10 @@
 against a baseline, JUnit from any run folder, expectations from the command
 line, and no green run that tested nothing."""
 import json
+import os
 import re
 import shlex
+from pathlib import Path
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -58,7 +60,8 @@ def test_shards_partition_by_id_and_merge_into_the_single_run(tmp_path, corpus, 
     assert sorted(sizes) == [2, 2, 3]  # balanced: 7 records (6 cases and a load error)
     # the merged summary records the merge and every shard's command as run (issue 25: none loses --shard);
     # the rest is the single run's
-    assert main(["merge", *(str(tmp_path / f"shard{i}") for i in (3, 1, 2)), "--out", str(tmp_path / "merged")]) == 0
+    # exit 1 as the single run's: a CI job gating on the join gates on the results (issue 42)
+    assert main(["merge", *(str(tmp_path / f"shard{i}") for i in (3, 1, 2)), "--out", str(tmp_path / "merged")]) == 1
     single, merged = comparable(tmp_path / "single"), comparable(tmp_path / "merged")
     assert merged[0] == single[0]
     assert merged[1].pop("command").startswith("webnn-harness merge ")
@@ -80,6 +83,23 @@ def test_shards_partition_by_id_and_merge_into_the_single_run(tmp_path, corpus, 
     assert main(["merge", str(tmp_path / "shard1"), str(tmp_path / "shard2"), "--out", str(tmp_path / "m2")]) == 2
     assert "shard 3/3 missing" in capsys.readouterr().err
     assert main(["merge", str(tmp_path / "single"), "--out", str(tmp_path / "m3")]) == 2
+
+
+def test_merge_and_junit_exit_as_run_would_have_on_the_whole_run(tmp_path, corpus, capsys):
+    """Shards that each exit 1 merge to exit 1, JUnit of the merged folder too; the same shards with
+    their failures listed as expected exit 0 at every step (issue 42)."""
+    for listed, code in ((False, 1), (True, 0)):
+        exp = tmp_path / f"exp{listed}.json"
+        exp.write_text(json.dumps([{"match": "wrong|broken", "reason": "known"}] if listed else []))
+        shards = [tmp_path / f"s{listed}{i}" for i in (1, 2)]
+        codes = [run(tmp_path, s.name, "--cases", str(corpus), "--shard", f"{i}/2", "--expectations", str(exp))
+                 for i, s in zip((1, 2), shards)]
+        assert code in codes and set(codes) <= {0, code}
+        merged = tmp_path / f"m{listed}"
+        assert main(["merge", *map(str, shards), "--out", str(merged)]) == code
+        assert main(["junit", str(merged), "--out", str(tmp_path / f"j{listed}.xml")]) == code
+        out = capsys.readouterr().out
+        assert ("exit 1, as run's" in out) == (code == 1)
 
 
 def test_shard_take_is_deterministic_disjoint_and_balanced():
@@ -172,8 +192,8 @@ def test_expectations_from_the_command_line_and_update(tmp_path, corpus, capsys)
 
 
 def test_junit_classnames_come_from_ids_with_backend_properties(tmp_path, corpus):
-    run(tmp_path, "r", "--cases", str(corpus))
-    assert main(["junit", str(tmp_path / "r"), "--out", str(tmp_path / "j.xml")]) == 0
+    assert run(tmp_path, "r", "--cases", str(corpus)) == 1
+    assert main(["junit", str(tmp_path / "r"), "--out", str(tmp_path / "j.xml")]) == 1  # as run's (issue 42)
     root = ET.parse(tmp_path / "j.xml").getroot()
     suite = root.find("testsuite")
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
@@ -261,3 +281,102 @@ def test_report_renders_from_any_working_directory(tmp_path, corpus):
     assert done.returncode == 0, done.stderr
     page = (elsewhere / "site" / "conformance.html").read_text()
     assert 'run-label">nightly' in page and str(tmp_path) not in page
+
+
+def _deps_view(tmp_path):
+    """This environment's installed packages but webnn-harness and the example backend (installed
+    editable here): what a vendor's venv resolves from the registry, without a checkout."""
+    import sys
+
+    view = tmp_path / "deps"
+    view.mkdir()
+    for folder in (Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()):
+        for entry in folder.iterdir():
+            if (not entry.name.startswith(("webnn", "__editable__", "_webnn")) and entry.suffix != ".pth"
+                    and not (view / entry.name).exists()):
+                (view / entry.name).symlink_to(entry)
+    return view
+
+
+def test_the_vendor_install_from_built_wheels_runs_the_readme_recipe(tmp_path):
+    """The README's vendor install, from built wheels in a fresh venv (no checkout): the `pytest`
+    extra is the plugin's without the browser tests', the declared tables are package data that
+    probe --compare finds by name, the CI recipe runs as written, a re-run of a run of the bundled
+    corpus finds its cases (issue 41), and the pytest line runs (issue 42)."""
+    import subprocess
+    import sys
+    import zipfile
+
+    from conftest import REPO
+    from test_example_backend import LEAKY_RELU, readme_ci_recipe
+
+    src = tmp_path / "src"  # a copy of the tracked files: a build writes build/ beside its sources
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
+    for name in filter(None, files):
+        target = src / name.decode()
+        if (REPO / name.decode()).is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes((REPO / name.decode()).read_bytes())
+    wheels = tmp_path / "wheels"
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src),
+                            str(src / "examples" / "numpy_float32")], capture_output=True, text=True, timeout=600)
+    if built.returncode and "NewConnectionError" in built.stderr + built.stdout:
+        pytest.skip("building a wheel needs setuptools from the package index, which is out of reach")
+    assert built.returncode == 0, built.stderr
+    (harness_wheel,) = wheels.glob("webnn_harness-*.whl")
+    with zipfile.ZipFile(harness_wheel) as whl:
+        names = whl.namelist()
+        metadata = whl.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "webnn_harness/probe/declared_tables/chromium-ort-opSupportLimits.json" in names
+    extras = re.findall(r"^Requires-Dist: (\S+).*extra == \"pytest\"", metadata, re.M)
+    assert "Provides-Extra: pytest" in metadata and any(e.startswith("pytest>=") for e in extras)
+    assert not any(e.startswith("playwright") for e in extras)
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "deps.pth").write_text(str(_deps_view(tmp_path)) + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
+                    *map(str, wheels.glob("*.whl"))], check=True, timeout=300)
+
+    work = tmp_path / "ci"
+    (work / "wpt").mkdir(parents=True)
+    (work / "wpt" / "leaky_relu.json").write_bytes(LEAKY_RELU.read_bytes())
+    (work / "my-backend").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    cli = str(venv / "bin" / "webnn-harness")
+
+    def sh(args, **kw):
+        return subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=600, **kw)
+
+    where = sh([str(python), "-c", "import webnn_harness; print(webnn_harness.__file__)"]).stdout
+    assert where.startswith(purelib), where  # the installed wheel, not the checkout
+    assert sh([cli, "run", "-b", "example-numpy", "-o", "leaky_relu=fixed", "--cases", "wpt", "--out", "main-run",
+               "-q"]).returncode == 0
+    codes = []
+    for line in readme_ci_recipe():
+        argv = [a.replace("mybackend", "example-numpy") for a in shlex.split(line)][1:]
+        for i in ("1", "2") if "$I/$N" in argv else (None,):
+            args = [a.replace("$I/$N", f"{i}/2").replace("$I", i or "") for a in argv]
+            args = [m for a in args for m in (sorted(str(p.relative_to(work)) for p in work.glob(a)) if "*" in a else [a])]
+            done = sh([cli, *args, "-q"] if args[0] == "run" else [cli, *args])
+            codes.append((args[0], done.returncode))
+            assert "Traceback" not in done.stderr, done.stderr
+    assert codes == [("run", 0), ("run", 0), ("run", 0), ("merge", 0), ("junit", 0), ("run", 0), ("diff", 1),
+                     ("report", 0)]
+    # a run of the bundled corpus, installed as webnn_harness/corpus, is re-run by its ids (issue 41)
+    assert sh([cli, "run", "-q", "-b", "example-numpy", "--op", "leakyRelu", "--out", "bundled"]).returncode == 1
+    again = sh([cli, "run", "-q", "--rerun-failures", "bundled", "--out", "bundled-rerun"])
+    assert again.returncode == 1, again.stderr
+    assert len(read_records_whole(work / "bundled-rerun" / "results.jsonl").records) == 4
+    # probe --compare finds the shipped declared table by name
+    probe = sh([cli, "probe", "-q", "-b", "example-numpy", "--op", "relu", "--no-layout", "--no-bytes",
+                "--compare", "chromium-ort", "--out", "probe"])
+    assert probe.returncode == 0 and "against chromium-ort: " in probe.stdout, probe.stderr
+    # the README's pytest line, with the plugin of the installed wheel
+    tests = sh([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--webnn-backend", "example-numpy",
+                "--webnn-cases=wpt", "--webnn-expectations=my-backend/expectations.json", "-m", "webnn"])
+    assert tests.returncode == 0, tests.stdout[-2000:]
+    assert re.search(r"\d+ passed", tests.stdout) and "xfailed" in tests.stdout

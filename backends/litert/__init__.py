@@ -37,8 +37,12 @@ since every case runs in a worker process.
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import platform
 import re
+import sys
+import tempfile
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -51,6 +55,38 @@ from webnn_harness.spec.graph import Graph
 
 OPTIONS = ("delegate", "threads", "float16")
 DELEGATES = ("xnnpack", "none")
+
+
+# LiteRT's C++ logger writes this INFO line to the process's stderr the first time a process
+# makes an XNNPACK delegate (TFLITE_LOG_PROD_ONCE): once per worker, on every run's first screen.
+# Python cannot lower that logger's severity, so the first interpreter of each process is made
+# with stderr caught, and everything else it wrote is written on.
+DELEGATE_BANNER = b"INFO: Created TensorFlow Lite XNNPACK delegate"
+_banner_done = False
+
+
+@contextlib.contextmanager
+def _without_delegate_banner():
+    """Run the body with fd 2 caught, the first time in this process, and pass on what it wrote
+    but the banner line."""
+    global _banner_done
+    if _banner_done:
+        yield
+        return
+    _banner_done = True
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            kept = [line for line in caught.read().splitlines(keepends=True) if not line.startswith(DELEGATE_BANNER)]
+            if kept:
+                os.write(2, b"".join(kept))
 
 
 @dataclass
@@ -129,11 +165,12 @@ class LiteRtBackend:
 
     def _allocated(self, model: bytes, delegate: str):
         resolver = self._interpreter.OpResolverType
-        interpreter = self._interpreter.Interpreter(
-            model_content=model, num_threads=self.threads,
-            experimental_op_resolver_type=resolver.AUTO if delegate == "xnnpack"
-            else resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-        interpreter.allocate_tensors()
+        with _without_delegate_banner():
+            interpreter = self._interpreter.Interpreter(
+                model_content=model, num_threads=self.threads,
+                experimental_op_resolver_type=resolver.AUTO if delegate == "xnnpack"
+                else resolver.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+            interpreter.allocate_tensors()
         return interpreter
 
     def _builds(self, model: bytes, delegate: str) -> bool:

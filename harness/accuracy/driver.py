@@ -77,6 +77,11 @@ class AccuracyResult:
         return Counter(outcome(r) for r in self.records)
 
     @property
+    def wpt_fails(self) -> int:
+        """Cases WPT's budgets fail: the point of the check is which of them the error bound clears."""
+        return sum(r["wpt"]["status"] == "fail" for r in self.records)
+
+    @property
     def problems(self) -> list[dict]:
         """What the command exits 1 on: a case that does not comply, or one
         that was not checked for any reason but the backend refusing it."""

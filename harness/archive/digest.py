@@ -29,7 +29,7 @@ from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.outputs.run_folder import backend_groups, read_run_folder
 from webnn_harness.outputs.writing import write_atomic
 
-DIGEST_FORMAT = 2  # 2: the hash of the entry as its files describe it ("entry"), schema-checked when read
+DIGEST_FORMAT = 3  # 2: the hash of the entry as its files describe it ("entry"), schema-checked when read; 3: a bench's digest holds its machine noise
 
 
 def _text(message) -> str:
@@ -88,8 +88,11 @@ def _probe_digest(folder: Path) -> dict:
 
 
 def _bench_digest(folder: Path) -> dict:
+    from webnn_harness.bench.regressions import noise_cv
+
     out = []
-    for _, raw in read_bench_folder(folder).records:
+    bench = read_bench_folder(folder)
+    for _, raw in bench.records:
         backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
         latency = raw.get("latency") if isinstance(raw.get("latency"), Mapping) else {}
         times = latency.get("times") if isinstance(latency.get("times"), list) else []
@@ -99,7 +102,7 @@ def _bench_digest(folder: Path) -> dict:
                     "message": _text(raw.get("message")),
                     "median": latency.get("median") if isinstance(latency.get("median"), (int, float)) else None,
                     "times": [t for t in times if isinstance(t, (int, float))]})
-    return {"records": out}
+    return {"records": out, "noiseCv": noise_cv(bench.summary)}  # the machine noise the bench measured
 
 
 def _fuzz_digest(folder: Path) -> dict:

@@ -150,11 +150,13 @@ class Candidate:
 
 
 def machine_text(machine: Any) -> str:
-    """A machine in a few words (host, CPU, cores, platform), whichever the output recorded."""
+    """A machine in a few words (CPU, cores, platform), whichever the output recorded: its hardware,
+    as bench/regressions compares machines, not its host name, which a bench records and a run
+    does not (one machine was listed twice, issue 42)."""
     if not isinstance(machine, Mapping):
         return str(machine or "")[:200]
     cores = f"{machine['cores']} cores" if machine.get("cores") else ""
-    parts = (machine.get("hostname"), machine.get("cpu") or machine.get("processor"), cores, machine.get("platform"))
+    parts = (machine.get("cpu") or machine.get("processor"), cores, machine.get("platform"))
     return ", ".join(str(p) for p in parts if p)[:200]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from webnn_harness.bench.profile import node_share
-from webnn_harness.bench.regressions import BenchComparison
+from webnn_harness.bench.regressions import BenchComparison, is_noisy
 
 
 def _ms(seconds: float | None) -> str:
@@ -69,17 +69,28 @@ def published_tables(records: Iterable[dict]) -> list[str]:
 
 
 def comparison_lines(comparison: BenchComparison) -> list[str]:
+    """A line per change, but one for the baseline's benchmarks this bench did not time (a bench
+    --filter leaves most out on purpose) and one for the machine noise a change had to pass."""
     lines = []
+    missing = [c for c in comparison.changes if c.verdict == "missing"]
     for c in comparison.changes:
-        if c.verdict in ("same",):
+        if c.verdict in ("same", "missing"):
             continue
         figures = ""
         if c.ratio is not None:
             figures = f" {c.base_median * 1e3:.3f} -> {c.new_median * 1e3:.3f} ms ({(c.ratio - 1) * 100:+.1f}%, p={c.p_value:.2g})"
         lines.append(f"{c.verdict:13} {c.backend} {c.benchmark} {c.variant}{figures} {c.reason}".rstrip())
+    if missing:
+        first = ", ".join(f"{c.benchmark} {c.variant}" for c in missing[:3])
+        lines.append(f"{len(missing)} benchmark(s) of the baseline not timed here (left out by a selection, or gone): "
+                     f"{first}{', ...' if len(missing) > 3 else ''}")
+    noisy = [f"{cv:.0%}" for cv in comparison.noise if is_noisy(cv)]
+    if noisy:
+        lines.append(f"noisy machine (CV {' and '.join(noisy)} of a fixed workload): "
+                     f"a change within {comparison.threshold_used:.0%} is not called one")
     n = len(comparison.regressions)
     lines.append(f"against {comparison.base}: {n} regression(s) "
-                 f"(slower by > {comparison.threshold:.0%} at p < {comparison.alpha}, or broken)")
+                 f"(slower by > {comparison.threshold_used:.0%} at p < {comparison.alpha}, or broken)")
     return lines
 
 

@@ -4,7 +4,13 @@ statistically significant (one-sided Mann-Whitney U on all sample times,
 p < alpha) and larger than a threshold (relative change of the median).
 
 With fewer than about 5 samples a side the U test cannot reach p < 0.01, so
-such a pair never counts as slower (it is reported as ``same``)."""
+such a pair never counts as slower (it is reported as ``same``).
+
+Each bench measures the machine's own noise (harness/bench/machine.py: the CV of a fixed
+workload). A change the machine's noise explains is no change, however small its p-value
+(thousands of samples make any drift significant): the threshold a change must pass is the
+larger of ``threshold`` and the noisier side's CV, and a bench whose CV passes ``NOISY_CV`` is
+marked noisy on the pages."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,6 +19,9 @@ from typing import Any, Callable, Mapping
 
 from webnn_harness.outputs.bench_records import read_bench_folder
 
+# A machine whose fixed workload varies by more than this (CV) is noisy: its benches are marked so,
+# and the archive's history calls no step on them.
+NOISY_CV = 0.10
 VERDICTS = ("slower", "broken", "faster", "fixed", "same", "missing", "added", "notComparable")
 COMPARED = ("slower", "broken", "faster", "fixed", "same")  # verdicts of a benchmark in both, comparable
 
@@ -42,6 +51,12 @@ class BenchComparison:
     threshold: float
     alpha: float
     changes: tuple[Change, ...]
+    noise: tuple[float | None, float | None] = (None, None)  # each side's machine noise (CV), where measured
+
+    @property
+    def threshold_used(self) -> float:
+        """The change a median had to pass: the threshold, or the machine noise where larger."""
+        return noise_threshold(self.threshold, self.noise)
 
     @property
     def regressions(self) -> tuple[Change, ...]:
@@ -65,6 +80,7 @@ class BenchComparison:
 
     def to_json(self) -> dict:
         return {"base": self.base, "new": self.new, "threshold": self.threshold, "alpha": self.alpha,
+                "noise": list(self.noise),
                 "regressions": len(self.regressions), "changes": [c.to_json() for c in self.changes]}
 
 
@@ -76,6 +92,23 @@ def read_bench(folder: str | Path, on_problem: Callable[[str], object] | None = 
 
 def _keyed(folder) -> dict[tuple[str, str, str], dict]:
     return {(r["benchmark"], r["variant"], r["backend"]["name"]): r for _, r in folder.records}
+
+
+def noise_cv(summary: Mapping[str, Any] | None) -> float | None:
+    """The machine noise a bench recorded (its summary's header.peaks.noise.cv), None where none."""
+    header = summary.get("header") if isinstance(summary, Mapping) else None
+    noise = ((header or {}).get("peaks") or {}).get("noise") if isinstance(header, Mapping) else None
+    cv = noise.get("cv") if isinstance(noise, Mapping) else None
+    return float(cv) if isinstance(cv, (int, float)) and not isinstance(cv, bool) and cv >= 0 else None
+
+
+def is_noisy(cv: float | None) -> bool:
+    return cv is not None and cv > NOISY_CV
+
+
+def noise_threshold(threshold: float, noise: tuple[float | None, float | None]) -> float:
+    """The relative change a median must pass to count: ``threshold``, or the noisier side's CV."""
+    return max([threshold, *(cv for cv in noise if cv is not None)])
 
 
 def _machine(summary: Mapping[str, Any]) -> dict | None:
@@ -101,7 +134,8 @@ def _timed(record: dict) -> bool:
 
 
 def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float,
-                  machines: tuple[dict | None, dict | None] = (None, None)) -> Change:
+                  machines: tuple[dict | None, dict | None] = (None, None),
+                  noise: tuple[float | None, float | None] = (None, None)) -> Change:
     from scipy.stats import mannwhitneyu
 
     base_ok, new_ok = base["status"] == "ok", new["status"] == "ok"
@@ -124,29 +158,35 @@ def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float,
     ratio = new_median / base_median if base_median > 0 else float("inf")
     direction = "greater" if ratio >= 1 else "less"
     p_value = float(mannwhitneyu(new_times, base_times, alternative=direction).pvalue)
-    verdict = "same"
+    verdict, reason = "same", ""
+    beyond = noise_threshold(threshold, noise)
     if p_value < alpha and ratio > 1 + threshold:
         verdict = "slower"
     elif p_value < alpha and ratio < 1 / (1 + threshold):
         verdict = "faster"
-    return Change(*key, verdict, base_median, new_median, ratio, p_value)
+    if verdict != "same" and 1 / (1 + beyond) <= ratio <= 1 + beyond:
+        verdict, reason = "same", f"{ratio:.2f}x is within the machine noise the benches measured (CV {beyond:.0%})"
+    return Change(*key, verdict, base_median, new_median, ratio, p_value, reason)
 
 
 def compare_bench(base_dir: str | Path, new_dir: str | Path, threshold: float = 0.05,
                   alpha: float = 0.01, on_problem: Callable[[str], object] | None = None) -> BenchComparison:
     """Compare every (benchmark, variant, backend) of two bench folders."""
     base, new = read_bench_folder(base_dir, on_problem), read_bench_folder(new_dir, on_problem)
+    noise = (noise_cv(base.summary), noise_cv(new.summary))
     changes = compare_records(_keyed(base), _keyed(new), threshold, alpha,
-                              machines=(_machine(base.summary), _machine(new.summary)))
-    return BenchComparison(str(base_dir), str(new_dir), threshold, alpha, changes)
+                              machines=(_machine(base.summary), _machine(new.summary)), noise=noise)
+    return BenchComparison(str(base_dir), str(new_dir), threshold, alpha, changes, noise)
 
 
 def compare_records(base: dict[tuple[str, str, str], dict], new: dict[tuple[str, str, str], dict],
                     threshold: float = 0.05, alpha: float = 0.01,
-                    machines: tuple[dict | None, dict | None] = (None, None)) -> tuple[Change, ...]:
+                    machines: tuple[dict | None, dict | None] = (None, None),
+                    noise: tuple[float | None, float | None] = (None, None)) -> tuple[Change, ...]:
     """Records keyed as ``read_bench`` keys them, compared key by key (also
     what the archive's changes page uses between two versions); ``machines``:
-    each side's machine, where its records do not name their own."""
+    each side's machine, where its records do not name their own; ``noise``: each side's machine
+    noise (``noise_cv``), which a change must pass."""
     changes = []
     for key in sorted(set(base) | set(new)):
         if key not in new:
@@ -154,5 +194,5 @@ def compare_records(base: dict[tuple[str, str, str], dict], new: dict[tuple[str,
         elif key not in base:
             changes.append(Change(*key, "added", reason="not in the baseline"))
         else:
-            changes.append(_compare_pair(key, base[key], new[key], threshold, alpha, machines))
+            changes.append(_compare_pair(key, base[key], new[key], threshold, alpha, machines, noise))
     return tuple(changes)

@@ -20,7 +20,7 @@ def add_arguments(ac: argparse.ArgumentParser) -> None:
                                                   "convTranspose2d, reduceSum, reduceMean)")
     ac.add_argument("--data-type", action="append", choices=("float32", "float16"), help="only this data type (repeatable)")
     ac.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per case before it counts as a hang")
-    add_workers_argument(ac, default=1)
+    add_workers_argument(ac)  # as run's: the cores
     add_out_argument(ac, "out/accuracy", help="output folder (default: out/accuracy); refused when it holds "
                      "an earlier accuracy run, unless --overwrite")
     add_overwrite_argument(ac, "replace an earlier accuracy run in --out (only its files)")
@@ -59,5 +59,6 @@ def handle(args) -> int:
         raise UsageError(str(exc).strip("'\"")) from None
     counts = result.counts
     print(f"{len(result.records)} cases in {result.seconds:.1f} s: {counts['compliant']} compliant, "
-          f"{counts['non-compliant']} not, {counts['not checked']} not checked; {result.summary_path.parent / 'accuracy.jsonl'}")
+          f"{counts['non-compliant']} not, {counts['not checked']} not checked; {result.wpt_fails} fail WPT's "
+          f"budgets; {result.summary_path.parent / 'accuracy.jsonl'}")
     return EXIT_FAILURES if result.problems else EXIT_OK

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from webnn_harness.commands.common import EXIT_OK, UsageError, add_out_argument, public_argv, warn
+from webnn_harness.commands.common import EXIT_FAILURES, EXIT_OK, UsageError, add_out_argument, public_argv, warn
 
 HELP = "join the output folders of a sharded run into one run folder"
 
@@ -15,7 +15,9 @@ def add_arguments(mg: argparse.ArgumentParser) -> None:
 
 
 def handle(args) -> int:
-    """Join the shard folders of one sharded run into one run folder."""
+    """Join the shard folders of one sharded run into one run folder; exit as ``run`` would have on
+    the whole run (1: a required problem no expectation lists), so a CI job gating on the join gates
+    on the results."""
     from webnn_harness.outputs.reading import read_json
     from webnn_harness.outputs.shard_merge import merge_runs
 
@@ -29,4 +31,9 @@ def handle(args) -> int:
         counts = ", ".join(f"{n} {s}" for s, n in b["counts"].items() if n)
         print(f"{b['backend']['name']} {b['backend']['version']}: {counts}")
     print(f"merged {len(args.folders)} shards: {out / 'results.jsonl'}, {summary}")
+    against = sum(b.get("requiredProblems", 0) for b in doc["backends"])
+    if against:
+        print(f"{against} required case{'s' if against != 1 else ''} failed (not listed in the run's expectations): "
+              "exit 1, as run's on the whole run")
+        return EXIT_FAILURES
     return EXIT_OK

@@ -22,7 +22,9 @@ def add_arguments(pr: argparse.ArgumentParser) -> None:
     pr.add_argument("--max-bytes", type=positive_int, default=1 << 30,
                     help="memory budget of the maxTensorByteLength search (default 1 GiB; not run's --max-case-bytes, "
                          "which refuses cases)")
-    pr.add_argument("--compare", metavar="FILE", help="diff against a declared opSupportLimits JSON")
+    pr.add_argument("--compare", metavar="FILE",
+                    help="diff against a declared opSupportLimits JSON: a file, or a table shipped with the "
+                         "package by name (chromium-ort, chromium-tflite)")
     add_workers_argument(pr)
     pr.add_argument("--timeout", type=positive_seconds, default=20.0, help="seconds per combination before it counts as a timeout (default 20)")
     pr.add_argument("--batch-size", type=positive_int, default=64, help="combinations per worker batch (default 64)")
@@ -45,11 +47,14 @@ def handle(args) -> int:
     from webnn_harness.outputs.limits_file import LimitsFileError
     from webnn_harness.outputs.writing import OutputFolderError
 
+    from webnn_harness.probe.declared import declared_table
+
     options = backend_options(args.option)
     check_operator_names(args.op or ())
+    compare_file = declared_table(args.compare) if args.compare else None
     request = ProbeRequest(args.backend, options, Path(args.out), ops=args.op, max_bytes=args.max_bytes,
                            run=RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size),
-                           layout=not args.no_layout, byte_search=not args.no_bytes, compare_file=args.compare,
+                           layout=not args.no_layout, byte_search=not args.no_bytes, compare_file=compare_file,
                            mode=folder_mode(args))
     try:
         check_probe_request(request)

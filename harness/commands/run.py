@@ -7,7 +7,8 @@ from pathlib import Path
 
 from webnn_harness.commands.common import (
     EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError, add_backend_arguments, add_executor_arguments,
-    add_judge_argument, add_out_argument, add_overwrite_argument, add_quiet_argument, add_workers_argument, backend_requests,
+    add_judge_argument, add_out_argument, add_overwrite_argument, add_quiet_argument, add_workers_argument,
+    backend_options, backend_requests,
     executors, public_argv, warn,
 )
 from webnn_harness.options import positive_int, positive_seconds
@@ -66,25 +67,27 @@ def handle(args) -> int:
     from webnn_harness.execution.pool import RunOptions
     from webnn_harness.loading.selection import CaseFilter, SelectionError, Shard
 
-    paths = args.cases or [bundled_corpus()]
-    for p in [*paths, *(args.expectations or [])]:
+    for p in [*(args.cases or []), *(args.expectations or [])]:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file or folder")
     out = Path(args.out)
-    only, names, ids = None, args.backend, args.id or ()
+    only, ids, given_cases, expectations = None, args.id or (), args.cases, args.expectations or ()
+    requests = None
     try:
         shard = Shard.parse(args.shard) if args.shard else None
         if args.rerun_failures:
-            rerun = rerun_of(args.rerun_failures, out, backends_given=bool(args.backend),
-                             cases_given=bool(args.cases), on_problem=warn)
-            only, names, ids = rerun.only, args.backend or rerun.backends, ids or rerun.files
+            plan = rerun_of(args.rerun_failures, out, _given_setup(args), on_problem=warn)
+            only, ids, requests = plan.only, ids or plan.files, list(plan.backends)
+            given_cases, expectations = plan.cases or None, plan.expectations
+            _print_rerun_plan(args.rerun_failures, plan)
         if args.junit:
             check_writable_file(Path(args.junit), "--junit")
         if args.update_expectations:
             check_updatable(Path(args.update_expectations))
     except (SelectionError, OutputFolderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    requests = backend_requests(names, args.option)
+    paths = given_cases or [bundled_corpus()]
+    requests = requests or backend_requests(args.backend, args.option)
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size,
                       reference_cache=not args.no_cache)
     if args.update_expectations and len(requests) != 1:
@@ -102,7 +105,7 @@ def handle(args) -> int:
             selection = CaseFilter(ops=tuple(args.op) if args.op else None, name_filter=args.filter, ids=tuple(ids),
                                    shard=shard, max_case_bytes=args.max_case_bytes)
             request = RunRequest(cases=tuple(paths), backends=tuple(requests), out_dir=out, selection=selection,
-                                 options=opts, expectations=tuple(args.expectations or ()), label=args.label,
+                                 options=opts, expectations=tuple(expectations), label=args.label,
                                  mode=mode, only=only, executor=executor, command=public_argv(args),
                                  judge=args.judge)
             events = RunEvents(on_record=on_record, progress=progress.update, on_total=progress.set_total,
@@ -130,6 +133,8 @@ def handle(args) -> int:
         print(printable(f"{b['name']} {b['version']} on {b['device']}: {counts}{known} in {tally.seconds:.1f} s{loading}"))
         _print_expectation_outcomes(result, b["name"], narrowed)
     _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
+    if failing:  # a run that fails: the command that runs it again on what did not pass
+        _print_rerun_failures_command(out)
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
         from webnn_harness.backends import options_from_settings
@@ -142,16 +147,48 @@ def handle(args) -> int:
         print(f"junit: {args.junit}")
     exit_code = result.exit_code
     if args.update_expectations:
-        exit_code = _update_expectations(Path(args.update_expectations), out, requests[0], result,
-                                         args.expectations or ())
+        exit_code = _update_expectations(Path(args.update_expectations), out, requests[0], result, tuple(expectations))
     if any(e.index == -1 for e in result.load_errors):
         return EXIT_USAGE
     return exit_code
 
 
+def _given_setup(args):
+    """What a ``--rerun-failures`` command gives itself; the rest is the old run's."""
+    from webnn_harness.api import GivenSetup
+
+    return GivenSetup(backends=args.backend, options=backend_options(args.option) if args.option else None,
+                      cases=args.cases, expectations=args.expectations)
+
+
+def _print_rerun_plan(old: str, plan) -> None:
+    """What the re-run runs, and each of the old run's settings the command replaces (said, since a
+    re-run with other options or expectations is not the same run again)."""
+    print(f"re-running {plan.cases_to_run} case{'s' if plan.cases_to_run != 1 else ''} of {old} that did not pass "
+          f"(required or listed; not the unsupported), with its backends, options, corpora and expectations")
+    for line in plan.overrides:
+        print(f"  note: {line}", file=sys.stderr)
+
+
+def _print_rerun_failures_command(out: Path) -> None:
+    """The command that runs this run's failures again (its setup is in its summary)."""
+    import shlex
+
+    from webnn_harness.outputs.rerun_commands import shown_path, with_shortened_note
+
+    shown, cut = shown_path(out)
+    again = shown_path(out.with_name(out.name + "-rerun"))[0]
+    print("re-run what failed: " + with_shortened_note(
+        shlex.join(["webnn-harness", "run", "--rerun-failures", shown, "--out", again]), cut))
+
+
 def _print_expectation_outcomes(result, backend: str, narrowed: bool) -> None:
     _print_entries("stale expectation (its cases ran and passed)", result.expectations_with(backend, "stale"))
-    unmatched = result.expectations_with(backend, "unmatched")
+    from webnn_harness.outputs.expectations import bundled_source
+
+    # The shipped files' entries name cases of other corpora too: unmatched, they are no news
+    # (still in summary.json).
+    unmatched = [e for e in result.expectations_with(backend, "unmatched") if e["source"] != bundled_source(backend)]
     if unmatched and narrowed:
         # --op/--filter/--id/--shard leave most entries' cases out on purpose.
         print(f"  {len(unmatched)} expectations matched no case of this selection", file=sys.stderr)

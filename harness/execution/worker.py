@@ -192,17 +192,21 @@ def batch_events(backend, info: Mapping[str, Any], batch_id, cases):
     computed = compute_batch(backend, built, [c.inputs for c in cases])
     per_case_build = (t1 - t0) / max(1, len(cases))
     per_case_compute = (time.perf_counter() - t1) / max(1, sum(c is not None for c in computed))
-    for i, (case, compiled) in enumerate(zip(cases, built)):
+    for i, case in enumerate(cases):
+        # Each compiled graph let go once judged: a session's threads live no longer than its case.
+        compiled, built[i], output = built[i], None, computed[i]
+        computed[i] = None
         if i == 0:
             yield ("start", 0)
         try:
             if isinstance(compiled, BaseException):
                 record = build_record(case, info, compiled, per_case_build)
             else:
-                record = run_case(backend, compiled, case, info, per_case_build, computed[i], per_case_compute)
+                record = run_case(backend, compiled, case, info, per_case_build, output, per_case_compute)
         except Exception as exc:  # noqa: BLE001 - a harness bug is an error record, not a crash
             where = traceback.extract_tb(exc.__traceback__)[-1]
             record = base_record(case, info, "error", message=f"harness error: {type(exc).__name__}: {exc} "
                                  f"({where.filename}:{where.lineno})"[:2000])
+        del compiled, output
         yield ("record", i, record)
     yield ("done", batch_id)

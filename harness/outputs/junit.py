@@ -8,6 +8,7 @@ the command that re-runs it."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -25,13 +26,20 @@ def junit_classname(file_id: str) -> str:
     return stem.replace("/", ".")
 
 
+@dataclass(frozen=True)
+class JunitWritten:
+    """What a JUnit file holds: its test cases, and how many of them count against the run (required
+    problems no expectation lists: what ``run`` exits 1 on, so ``junit`` exits as the run would have)."""
+    cases: int
+    counting_against: int
+
+
 def write_junit(run_dir: Path, out: Path, options_from_settings: Callable[[Mapping[str, Any]], list[str]],
-                on_problem: Callable[[str], object] | None = None) -> int:
-    """Write ``out`` from ``run_dir``/results.jsonl; returns the number of test cases. Every text from the
-    records goes through ``xml_text``: XML 1.0 has no way to write a control character. Where the run's
-    command line is not recorded, a re-run command's options are ``options_from_settings(record's backend)``
-    (the backend registry's: webnn_harness.backends.options_from_settings, given by the caller, since
-    outputs/ imports no backend)."""
+                on_problem: Callable[[str], object] | None = None) -> JunitWritten:
+    """Write ``out`` from ``run_dir``/results.jsonl. Every text from the records goes through ``xml_text``:
+    XML 1.0 has no way to write a control character. Where the run's command line is not recorded, a
+    re-run command's options are ``options_from_settings(record's backend)`` (the backend registry's:
+    webnn_harness.backends.options_from_settings, given by the caller, since outputs/ imports no backend)."""
     run = read_run_folder(run_dir, on_problem=on_problem)  # a RunFolderError (a ValueError) names what cannot be read
     summary = run.summary
     run_command = recorded_run_command(summary)
@@ -73,4 +81,4 @@ def write_junit(run_dir: Path, out: Path, options_from_settings: Callable[[Mappi
     out.parent.mkdir(parents=True, exist_ok=True)
     with replacing(out) as tmp:
         xml.write(str(tmp), pretty=True)
-    return n
+    return JunitWritten(n, sum(r.counts_against for r in run.records))

@@ -152,6 +152,18 @@ class Record:
         return replace(self, **changes)
 
     @property
+    def known_failure_seen(self) -> bool:
+        """A listed case that failed as listed: an unsupported one is a refusal, not a known failure,
+        even where an entry names it (the console's and the badge's \"known failures\")."""
+        return bool(self.known_failure) and self.status in BAD_STATUSES
+
+    @property
+    def worth_rerunning(self) -> bool:
+        """A required or listed case that did not pass and was not refused: what ``run
+        --rerun-failures`` runs again (an unsupported case stays unsupported on the same backend)."""
+        return self.status in BAD_STATUSES and (self.required or bool(self.known_failure))
+
+    @property
     def counts_against(self) -> bool:
         """A required case that failed, crashed, timed out or errored, and is not a known failure."""
         return self.required and self.status in BAD_STATUSES and not self.known_failure
@@ -174,6 +186,10 @@ def _read_float(value) -> float | None:
 
 
 def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:
+    # The CPU model and usable cores as the bench records them (bench/machine.py), so that a run,
+    # a probe and a bench of one machine describe it alike (archive/store.machine_text).
+    from webnn_harness.bench.machine import cpu_model, usable_cores
+
     return {
         "harness": "webnn-harness",
         "harnessVersion": __version__,
@@ -183,6 +199,8 @@ def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:
             "machine": platform.machine(),
             "processor": platform.processor() or platform.machine(),
             "python": platform.python_version(),
+            "cpu": cpu_model(),
+            "cores": usable_cores(),
         },
         **({"backend": dict(backend_info)} if backend_info else {}),
     }
@@ -204,7 +222,7 @@ class BackendTally:
     def add(self, record: Record) -> None:
         self.counts[record.status] += 1
         (self.required if record.required else self.optional)[record.status] += 1
-        self.known_failures += bool(record.known_failure)
+        self.known_failures += record.known_failure_seen
         self.counting_against += record.counts_against
 
     def to_json(self) -> dict:

@@ -103,6 +103,23 @@ def options_from_command(command: str | None) -> list[str] | None:
     return out
 
 
+def option_values(command: str | None, names: Sequence[str]) -> list[str]:
+    """Every value a recorded command line gives one option (``names``: its spellings, e.g. ``--backend``
+    and ``-b``), in order: ``--cases a --cases=b`` -> ["a", "b"]."""
+    try:
+        argv = shlex.split(command or "", comments=True)
+    except ValueError:
+        return []
+    out = []
+    for i, a in enumerate(argv):
+        key, eq, value = a.partition("=")
+        if key in names and eq and key.startswith("--"):
+            out.append(value)
+        elif a in names and i + 1 < len(argv):
+            out.append(argv[i + 1])
+    return out
+
+
 def rerun_folder(backend: str, file_id: str, case: str) -> str:
     """out/rerun-<backend>-<8 hex digits of the case id>: one folder per case, never a run's own."""
     digest = hashlib.sha1(case_id(file_id, case).encode()).hexdigest()[:8]

@@ -8,6 +8,9 @@ runs may come from different machines, checkouts and installs.
 - fix: did not pass in BASE, passes in NEW;
 - changed: did not pass in either, with another status (fail -> crash);
 - new / removed: in one run only.
+
+A backend whose settings (its ``-o`` options and what they imply) differ between the runs is said
+so above its changes: they may come from the settings, not from the backend.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ class CaseChange:
     base: str | None  # status in BASE, None when absent
     new: str | None  # status in NEW, None when absent
     known_failure: str | None = None  # NEW's expectation reason, if one names it
-    message: str = ""  # NEW's message (or BASE's for a removed case)
+    message: str = ""  # NEW's message (or BASE's for a removed case); none for a pass
 
 
 @dataclass(frozen=True)
@@ -43,9 +46,11 @@ class BackendDiff:
     new: tuple[CaseChange, ...]
     removed: tuple[CaseChange, ...]
     unchanged: int
+    settings_changed: tuple[str, ...] = ()  # "key: base -> new" for each setting that differs
 
     def to_json(self) -> dict:
         return {"backend": self.backend, "baseVersion": self.base_version, "newVersion": self.new_version,
+                "settingsChanged": list(self.settings_changed),
                 "counts": {**{k: len(getattr(self, k)) for k in CHANGE_KINDS}, "unchanged": self.unchanged},
                 **{k: [asdict(c) for c in getattr(self, k)] for k in CHANGE_KINDS}}
 
@@ -83,8 +88,9 @@ def diff_backend(name: str, base: Mapping[str, Record], new: Mapping[str, Record
     unchanged = 0
     for cid in sorted(base.keys() | new.keys()):
         b, n = base.get(cid), new.get(cid)
+        shown = n or b  # a pass has nothing to say (its "detail" is the error within budget)
         change = CaseChange(cid, b.status if b else None, n.status if n else None,
-                            n.known_failure if n else None, (n or b).detail[:160])
+                            n.known_failure if n else None, shown.detail[:160] if shown.status != "pass" else "")
         if b is None:
             kinds["regressions" if n.status in BAD_STATUSES else "new"].append(change)
         elif n is None:
@@ -99,7 +105,25 @@ def diff_backend(name: str, base: Mapping[str, Record], new: Mapping[str, Record
             unchanged += 1
     return BackendDiff(name, base_info.get("version") if base_info else None,
                        new_info.get("version") if new_info else None,
-                       **{k: tuple(v) for k, v in kinds.items()}, unchanged=unchanged)
+                       **{k: tuple(v) for k, v in kinds.items()}, unchanged=unchanged,
+                       settings_changed=settings_changes(base_info, new_info))
+
+
+def settings_changes(base_info: Mapping | None, new_info: Mapping | None) -> tuple[str, ...]:
+    """``key: base -> new`` for each backend setting that differs between two runs that both have
+    the backend (its options, as its info() reports them: crash_abs false -> true)."""
+    if not base_info or not new_info:
+        return ()
+    base, new = base_info.get("settings") or {}, new_info.get("settings") or {}
+    return tuple(f"{k}: {_setting(base, k)} -> {_setting(new, k)}"
+                 for k in sorted({*base, *new}, key=str) if base.get(k, _ABSENT) != new.get(k, _ABSENT))
+
+
+_ABSENT = object()
+
+
+def _setting(settings: Mapping, key) -> str:
+    return json.dumps(settings[key], default=str) if key in settings else "(not set)"
 
 
 def _name(run: RunFolder) -> str:
@@ -121,6 +145,7 @@ def diff_runs(base_dir: str | Path, new_dir: str | Path, on_problem: Callable[[s
 # --------------------------------------------------------------------------- output
 
 SHOWN = 50  # of each kind but regressions, which are always listed in full
+SETTINGS_DIFFER = "the runs' backend settings differ, so changes may come from them"
 
 
 def _versions(d: BackendDiff) -> str:
@@ -142,13 +167,15 @@ def format_text(diff: RunDiff) -> str:
     lines = [f"diff {diff.base} -> {diff.new}"]
     for d in diff.backends:
         lines.append(f"{d.backend} {_versions(d)}: {_counts(d)}")
+        if d.settings_changed:
+            lines.append(f"  {SETTINGS_DIFFER}: {'; '.join(d.settings_changed)}")
         for kind, word in (("regressions", "REGRESSION"), ("fixes", "fixed"), ("changed", "changed"),
                            ("new", "new"), ("removed", "removed")):
             items = getattr(d, kind)
             shown = items if kind == "regressions" else items[:SHOWN]
             for c in shown:
                 known = f" [expected: {c.known_failure}]" if c.known_failure else ""
-                msg = f" - {c.message}" if c.message and c.new != "pass" else ""
+                msg = f" - {c.message}" if c.message else ""
                 lines.append(f"  {word:10} {c.id}: {_status(c.base)} -> {_status(c.new)}{known}{msg}")
             if len(items) > len(shown):
                 lines.append(f"  ... and {len(items) - len(shown)} more {kind}")
@@ -171,6 +198,9 @@ def format_markdown(diff: RunDiff) -> str:
         lines.append(f"| {_md(d.backend)} | {_md(_versions(d))} | {len(d.regressions)} | {len(d.fixes)} | "
                      f"{len(d.changed)} | {len(d.new)} | {len(d.removed)} | {d.unchanged} |")
     for d in diff.backends:
+        if d.settings_changed:
+            lines += ["", f"{_md(d.backend)}: **{SETTINGS_DIFFER}**: {_md('; '.join(d.settings_changed))}"]
+    for d in diff.backends:
         for kind in CHANGE_KINDS:
             items = getattr(d, kind)
             if not items:
@@ -179,7 +209,7 @@ def format_markdown(diff: RunDiff) -> str:
             title = f"{d.backend}: {len(items)} {kind}"
             rows = ["| Case | Base | New | Detail |", "|---|---|---|---|"]
             for c in shown:
-                detail = f"expected: {c.known_failure}" if c.known_failure else (c.message if c.new != "pass" else "")
+                detail = f"expected: {c.known_failure}" if c.known_failure else c.message
                 rows.append(f"| `{_md(c.id)}` | {_status(c.base)} | {_status(c.new)} | {_md(detail)} |")
             if len(items) > len(shown):
                 rows.append(f"| … and {len(items) - len(shown)} more | | | |")

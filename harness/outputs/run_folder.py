@@ -79,7 +79,7 @@ class OutputFolder(OwnedFolder):
 class Rerun:
     """``--rerun-failures RUN``: what to run again, read from RUN's records."""
 
-    only: dict[str, set[tuple[str, str]]]  # backend name -> (file, case) of every record that did not pass
+    only: dict[str, set[tuple[str, str]]]  # backend name -> (file, case) of every record worth re-running
     problems: tuple[str, ...]  # lines of RUN's results.jsonl that could not be read
 
     @property
@@ -102,10 +102,11 @@ def rerun_failures(run_dir: Path, out: Path) -> Rerun:
         raise OutputFolderError(read.problems[0])
     only: dict[str, set[tuple[str, str]]] = {}
     for r in read.records:
-        if r.status != "pass":
+        if r.worth_rerunning:
             only.setdefault(str(r.backend.get("name", "")), set()).add((r.file, r.case))
     if not only:
-        raise OutputFolderError(f"{run_dir}: every record passed; nothing to re-run")
+        raise OutputFolderError(f"{run_dir}: every required and listed record passed (or was unsupported); "
+                                "nothing to re-run")
     return Rerun(only, read.problems)
 
 

@@ -121,6 +121,8 @@ def _write_merged(runs: Sequence[RunFolder], shards, out: Path, command: str) ->
         # included): printed commands run as printed (outputs/rerun_commands.py).
         "command": command,
         "shardCommands": [str(run.summary.get("command") or "") for run in runs],
+        # what the shards ran with (one setup: _check_shards), for run --rerun-failures of the merged run
+        **({"request": first["request"]} if "request" in first else {}),
         # Whole only when every shard is (summaries from before "complete" were written only at the end).
         "complete": all(run.summary.get("complete", True) is not False for run in runs),
         "progress": _merged_progress([run.summary.get("progress") or {} for run in runs]),

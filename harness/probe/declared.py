@@ -23,6 +23,8 @@ intersected with the spec's allowed ones, and a member with no
 from __future__ import annotations
 
 from collections import defaultdict
+from importlib import resources
+from pathlib import Path
 from typing import Any, Mapping
 
 from webnn_harness.spec.catalog import OperandLimits, operators
@@ -146,6 +148,27 @@ def size(group: Mapping[str, Any]) -> int:
     """The (member, data type or rank) pairs a finding covers (1 for a whole operator)."""
     members = group.get("members") or {}
     return sum(len(m["dataTypes"]) + len(m["ranks"]) for m in members.values()) or 1
+
+
+DECLARED_SUFFIX = "-opSupportLimits.json"
+
+
+def shipped_declared_tables() -> dict[str, Path]:
+    """The declared tables shipped with the package (``probe/declared_tables/``, written by
+    tools/declared/ with their provenance), by name: {"chromium-ort": path, ...}."""
+    folder = Path(str(resources.files("webnn_harness.probe"))) / "declared_tables"
+    return {p.name.removesuffix(DECLARED_SUFFIX): p for p in sorted(folder.glob(f"*{DECLARED_SUFFIX}"))}
+
+
+def declared_table(given: str) -> str:
+    """``probe --compare``'s file: a path that exists, else a shipped table named by its name
+    (``chromium-ort``), its file name or a path ending in it, so that an installed package needs no
+    checkout; anything else as given (reading it then says what is wrong)."""
+    if Path(given).exists():
+        return given
+    name = Path(given).name.removesuffix(DECLARED_SUFFIX).removesuffix(".json")
+    shipped = shipped_declared_tables().get(name)
+    return str(shipped) if shipped else given
 
 
 def compare_declared(declared: Mapping[str, Any], evidence: Mapping[str, Any], source: str = "") -> dict:

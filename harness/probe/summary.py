@@ -14,9 +14,16 @@ def probe_summary_text(evidence: Mapping[str, Any]) -> str:
     return (f"operators: {o['complete']} of {probed} support every required data type and rank, "
             f"{o['gaps']} miss a required data type or rank, {o['wrong']} compute wrong values "
             f"({s['wrongFindings']} findings, {s['valueDeviations']} only on special values), {o['absent']} not supported; "
-            f"preferredInputLayout {layout.get('preferred') or 'not measured'}"
-            + (f" ({layout['basis']})" if layout.get("basis") else "")
+            + _layout_text(layout)
             + f"; maxTensorByteLength {bytes_ev.get('summary') or 'not measured'}")
+
+
+def _layout_text(layout: Mapping[str, Any]) -> str:
+    """The layout's line: the preferred one and why, or that none was measured (its basis says
+    which default stands: "not measured (defaulting to nchw)"), said once."""
+    if layout.get("preferred"):
+        return f"preferredInputLayout {layout['preferred']}" + (f" ({layout['basis']})" if layout.get("basis") else "")
+    return f"preferredInputLayout {layout.get('basis') or 'not measured'}"
 
 
 def compare_summary_text(compare: Mapping[str, Any]) -> str:

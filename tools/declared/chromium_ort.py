@@ -1,4 +1,4 @@
-"""Write tests/data/declared/chromium-ort-opSupportLimits.json: the
+"""Write harness/probe/declared_tables/chromium-ort-opSupportLimits.json: the
 opSupportLimits a Chromium browser declares for its ONNX Runtime backend.
 
 Run: .venv/bin/python tools/declared/chromium_ort.py
@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "tests" / "data" / "declared" / "chromium-ort-opSupportLimits.json"
+OUT = ROOT / "harness" / "probe" / "declared_tables" / "chromium-ort-opSupportLimits.json"
 
 PROVENANCE = {
     "repository": "chromium/chromium",

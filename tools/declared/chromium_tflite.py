@@ -1,4 +1,4 @@
-"""Write tests/data/declared/chromium-tflite-opSupportLimits.json: the
+"""Write harness/probe/declared_tables/chromium-tflite-opSupportLimits.json: the
 opSupportLimits a Chromium browser declares for its TFLite / LiteRT backend
 (Android, ChromeOS, Linux).
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chromium_ort import ROOT, declared, write  # noqa: E402
 
-OUT = ROOT / "tests" / "data" / "declared" / "chromium-tflite-opSupportLimits.json"
+OUT = ROOT / "harness" / "probe" / "declared_tables" / "chromium-tflite-opSupportLimits.json"
 
 PROVENANCE = {
     "repository": "chromium/chromium",
