@@ -9,23 +9,7 @@ import time
 
 import numpy as np
 
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+from webnn_harness.cpu import cpu_model, usable_cores  # noqa: F401 - the bench's names for them
 
 
 def machine_info() -> dict:

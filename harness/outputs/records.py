@@ -188,7 +188,7 @@ def _read_float(value) -> float | None:
 def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:
     # The CPU model and usable cores as the bench records them (bench/machine.py), so that a run,
     # a probe and a bench of one machine describe it alike (archive/store.machine_text).
-    from webnn_harness.bench.machine import cpu_model, usable_cores
+    from webnn_harness.cpu import cpu_model, usable_cores
 
     return {
         "harness": "webnn-harness",
