@@ -73,6 +73,6 @@ def handle(args) -> int:
     print(f"{result.evidence['header']['backend']['name']}: {s['combinations']} combinations ({counts}) in {result.seconds:.1f} s")
     print(probe_summary_text(result.evidence))
     if "compare" in result.evidence:
-        print(f"against {result.evidence['compare'].get('source') or args.compare}: {compare_summary_text(result.evidence['compare'])}")
+        print(f"against {args.compare or result.evidence['compare'].get('source')}: {compare_summary_text(result.evidence['compare'])}")
     print(f"opSupportLimits: {result.limits_path}, evidence: {result.evidence_path}")
     return EXIT_OK
