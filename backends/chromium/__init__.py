@@ -136,6 +136,7 @@ class ChromiumBackend:
         self.flags = FLAGS
         self.browser = Browser(self.target.executable, self.flags)
         self._declared: dict | None = None
+        self._bench = None  # the bench plan prepared in the page (backends/chromium/bench.py)
 
     def info(self) -> BackendInfo:
         settings = {
@@ -214,6 +215,14 @@ class ChromiumBackend:
                 self.browser.call("release", value["held"])
                 out[name] = b"".join(chunks)
         return out
+
+    def timed_plan(self, plan):
+        """A bench variant built and timed in the page (backends/base.py, TimedPlan)."""
+        from webnn_harness.backends.chromium.bench import timed_variant
+
+        previous, self._bench = self._bench, None
+        timed, self._bench = timed_variant(self, plan, previous)
+        return timed
 
     def classify(self, error: Mapping[str, str], graph: Graph) -> Exception:
         """What the browser's exception is (the module docstring's table)."""
