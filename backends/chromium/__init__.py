@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -105,6 +106,16 @@ def executable_version(executable: Path) -> str:
     return found.group(0)
 
 
+def tflite_threads() -> int:
+    """The threads Chromium's LiteRT interpreter computes on, as
+    services/webnn/tflite/graph_impl_tflite.cc picks them: half the
+    processors, rounded up, at most 4 (one on a 2-core machine). No
+    command-line switch, feature or page API sets them; only the processors
+    the browser sees (its CPU affinity, a container's limit) change them."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(4, (cores + 1) // 2)
+
+
 def _seconds(text: str, name: str) -> float:
     try:
         value = float(text)
@@ -152,7 +163,8 @@ class ChromiumBackend:
         if self.crash_on_op:
             settings["crash_on_op"] = self.crash_on_op
         return BackendInfo(name=self.name, version=self.version, device=f"{self.device} (Chromium WebNN)",
-                           settings=settings, host_cpu=self.device == "cpu")
+                           settings=settings, host_cpu=self.device == "cpu",
+                           threads=tflite_threads() if self.device == "cpu" else None)
 
     def declared_limits(self) -> dict:
         """The context's ``opSupportLimits()`` (asked once), spec-shaped, with
@@ -271,8 +283,8 @@ def _unready() -> str | None:
 create.facts = BackendFacts(  # what the harness reads before making one (backends/base.py, "Facts")
     # Playwright's driver is the worker's heavy import; the browser is launched per worker.
     preload=("playwright.sync_api",),
-    # No threads option: Chromium's WebNN service picks XNNPACK's threads itself, and no
-    # command-line switch or page API sets them (README, "Chromium: WebNN itself").
+    # No threads option: Chromium's WebNN service picks LiteRT's threads itself (tflite_threads),
+    # and no command-line switch or page API sets them (README, "Chromium: WebNN itself").
     rerun_options=(SettingOption("deviceType", "device", "cpu"),
                    # the exact package a record ran on, always repeated: the default is whichever is installed
                    SettingOption("packageVersion", "version", ""),
