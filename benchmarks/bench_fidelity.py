@@ -268,6 +268,13 @@ def openvino_loop(record: dict, artifact: Path, seconds: float) -> Native:
     return Native("InferRequest.infer loop", *timed_loop(request.infer, seconds, sample=lambda: request.latency / 1e3))
 
 
+def _spread(native: Native) -> str:
+    """ " (cv, cpu)" of a native figure, each where measured (a page has no process CPU clock)."""
+    parts = ([f"cv {native.cv:.1%}"] if native.cv is not None else []) + \
+        ([f"cpu {native.cpu * 1e3:.1f} ms/call"] if native.cpu is not None else [])
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def _load(record: dict) -> str:
     load = record.get("loadAverage")
     return f"{load[0]:.1f}..{load[1]:.1f}" if load else "-"
@@ -324,9 +331,7 @@ def main() -> int:
                     noises.append(json.loads((out / "summary.json").read_text())["header"]["peaks"]["noise"]["cv"])
                     for native in measured:
                         natives.setdefault(native.tool, []).append(native)
-                    theirs = ", ".join(f"{n.tool} {n.median * 1e3:.3f} ms" + (f" (cv {n.cv:.1%}, cpu {n.cpu * 1e3:.1f} ms/call)"
-                                                                              if n.cv is not None else "")
-                                       for n in measured)
+                    theirs = ", ".join(f"{n.tool} {n.median * 1e3:.3f} ms" + _spread(n) for n in measured)
                     cpu = f"cpu {cpus[-1] * 1e3:.1f} ms/call, " if cpus[-1] is not None else ""
                     print(f"{backend} {benchmark}:{variant} round {round_ + 1}: harness {ours[-1] * 1e3:.3f} ms "
                           f"(cv {cvs[-1]:.1%}, {cpu}load {_load(record)}), "

@@ -29,6 +29,13 @@ intermediates are uploaded (copied into a backend tensor) on purpose.
     resident: (kind peak) the whole graph on inputs uploaded once, its
         outputs left in the backend's memory: the device's own rate, with no
         host copy or transfer timed (outputs are read back only to verify)
+
+A backend whose calls cannot be timed from Python (chromium: a Playwright
+round trip each) builds and times the variant where it runs from a TimedPlan
+(PLAN_KINDS: host and opByOpReadback cross the host around every op, the
+backend computing each op; readback reads back only at the end;
+deviceTensor and opByOp keep every tensor on the device), and hands back its
+samples (backends/base.py, ``timed_plan``).
 """
 from __future__ import annotations
 
