@@ -184,12 +184,18 @@
     return out;
   };
 
-  // Each part's inputs and outputs as MLTensors; a name two parts share is one tensor.
-  const partTensors = async (ml, parts, made) => {
+  // Each part's inputs and outputs as MLTensors; a name two parts share is
+  // one tensor. Usages as a page would ask: writable where the plan writes
+  // the tensor (a part's input), readable where it reads it (a part's output,
+  // or the input an upload's wait reads).
+  const partTensors = async (ml, parts, made, plan) => {
     const tensors = {};
+    const written = new Set(parts.flatMap((p) => p.payload.inputs.map((d) => d.name)));
+    const read = new Set(parts.flatMap((p) => p.payload.outputs.map((d) => d.name)));
+    if (plan === 'upload') written.forEach((name) => read.add(name));
     const tensor = async (d) => {
       if (!tensors[d.name]) {
-        tensors[d.name] = await ml.createTensor({...descriptor(d), readable: true, writable: true});
+        tensors[d.name] = await ml.createTensor({...descriptor(d), readable: read.has(d.name), writable: written.has(d.name)});
         made.push(tensors[d.name]);
       }
       return tensors[d.name];
@@ -317,7 +323,7 @@
         }
         const buildSeconds = (performance.now() - t0) / 1000;
         at.stage = 'createTensor';
-        const {tensors, bound} = await partTensors(ml, parts, made);
+        const {tensors, bound} = await partTensors(ml, parts, made, spec.plan);
         const host = {};
         const descs = Object.fromEntries(spec.parts.flatMap((p) => p.inputs).map((d) => [d.name, d]));
         for (const name of spec.inputs) host[name] = await tensorBytes(spec.feeds[name], descs[name].dataType, descs[name].shape);
