@@ -154,6 +154,18 @@ Optional methods
         backend's own memory (ORT OrtValue, OpenVINO ov.Tensor), and able to
         save the exact model it runs. The default (``device_session``
         below) wraps build/compute.
+    backend.timed_plan(plan: TimedPlan) -> TimedVariant
+        for a backend whose calls cannot be timed from Python (the chromium
+        backend: a Playwright round trip around each would be most of what
+        is timed): the bench variant's step built where it runs, and its
+        timed loop run there too with the harness's TimingPolicy (warm-up,
+        block sizing, stopping rules: harness/bench/measure.py's algorithm),
+        the per-call seconds of each sample handed back as ``Samples``. The
+        harness summarises them as every other backend's (the same
+        statistics, outliers, load average and machine header) and records
+        where they were timed and which calls. Raise Unsupported for a plan
+        it cannot run. Without it the bench times ``device_session`` from
+        Python.
 
 Known failures (expectations)
     A genuine deviation is data, not code: an entry in a JSON list naming a
@@ -376,6 +388,60 @@ class HostSession:
 
     def download(self, tensor: Any) -> np.ndarray:
         return np.array(tensor, copy=True)
+
+
+@dataclass(frozen=True)
+class TimedPlan:
+    """What one step of a bench variant does, for ``backend.timed_plan``:
+    ``parts``, the graphs it runs in order (one per op for the op-by-op
+    variants, else the whole graph), a name two parts share being one tensor;
+    ``inputs``, the graph's host inputs; ``outputs``, the graph's outputs.
+    ``kind`` is one of
+
+        perOp     every part's inputs written from the host and its outputs
+                  read back to it (every intermediate crosses the host)
+        chain     the graph's inputs written, every part run on tensors that
+                  stay on the device, the graph's outputs read back
+        dispatch  every part run on tensors written once, before timing; a
+                  sample ends with one wait for the last results (the
+                  device's own rate, as the resident peak variant)
+        upload    the one input written to a device tensor
+        download  the one output, computed once, read back to the host
+    """
+
+    kind: str
+    parts: tuple[Graph, ...]
+    inputs: Mapping[str, np.ndarray]
+    outputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Seconds per call of each sample, timed where the calls ran;
+    ``number`` calls a sample; ``stopped_by`` as harness/bench/measure.py's
+    (``minimums``, ``maxSamples``, ``maxTime``); ``timer``: where and with
+    which clock (e.g. ``"page performance.now()"``); ``timed_calls``: exactly
+    which calls a sample times, in the backend's API."""
+
+    times: tuple[float, ...]
+    number: int
+    stopped_by: str
+    timer: str
+    timed_calls: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TimedVariant:
+    """A bench variant built where it runs (``backend.timed_plan``):
+    ``step()`` runs one step there and returns the graph's outputs as host
+    arrays (the first run, verified); ``measure(policy)`` runs the timed loop
+    there with ``policy`` (TimingPolicy.to_json()'s keys) and returns its
+    Samples. ``build_seconds``: the graphs' build, as timed there."""
+
+    step: Callable[[], Mapping[str, np.ndarray]]
+    measure: Callable[[Mapping[str, Any]], Samples]
+    build_seconds: float | None = None
 
 
 def device_session(backend: Backend, graph: Graph) -> DeviceSession:

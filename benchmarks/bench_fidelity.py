@@ -18,7 +18,14 @@ natively and prints both medians, their ratio, and each side's CV:
                thread count and op resolver (XNNPACK or builtin) the bench
                recorded, its inputs set once before the loop; and the same
                interpreter copying in and out each call (set_tensor, invoke,
-               get_tensor), the work any host caller of that API does.
+               get_tensor), the work any host caller of that API does;
+  chromium:    benchmarks/chromium_page_loop.html, a static page of bare
+               WebNN calls (no harness code) building the seed's fused graph,
+               timing writeTensor + dispatch + await readTensor with
+               performance.now() (what the bench's fused variant times in its
+               page), in the same browser with the flags the bench recorded,
+               served cross-origin isolated as the backend's page is
+               (seed-conv2d-add-relu:fused only).
 
     python benchmarks/bench_fidelity.py [--backend onnxruntime --backend openvino]
         [--benchmark seed-conv2d-add-relu:fused ...] [--rounds 3] [--seconds 5] [--threads N] [-o KEY=VALUE]
@@ -85,7 +92,8 @@ def harness_record(backend: str, benchmark: str, variant: str, threads: int, sec
     bench = replace(bench, variants=(variant,), graphs={variant: bench.graphs[variant]})
     suite = replace(suite, benchmarks=(bench,))
     policy = TimingPolicy(min_time=seconds, min_samples=10, max_time=seconds * 3)
-    result = run_bench(suite, [(backend, {"threads": str(threads), **options})], out,
+    # threads as the bench sets them: for a backend with a threads option (not chromium's)
+    result = run_bench(suite, [(backend, dict(options))], out,
                        BenchOptions(policy=policy, threads=threads, peaks={"copy_bytes": 1 << 20, "matmul_size": 64,
                                                                            "noise_seconds": seconds}),
                        overwrite=True)
@@ -166,6 +174,55 @@ def litert_copying_loop(record: dict, artifact: Path, seconds: float) -> Native:
     return Native("Interpreter set_tensor+invoke+get_tensor loop", *timed_loop(step, seconds))
 
 
+PAGE_LOOP = Path(__file__).with_name("chromium_page_loop.html")
+
+
+def chromium_page_loop(record: dict, seconds: float) -> Native:
+    """The bare WebNN page loop (PAGE_LOOP) in the browser the bench ran,
+    launched with the flags it recorded, served from loopback with the
+    cross-origin isolation the backend's page has (the same 5 us clock)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    from webnn_harness.backends.chromium import install
+
+    settings = record["backend"]["settings"]
+    executable = settings["executable"] or str(install.resolve(settings["packageVersion"]).executable)
+    body = PAGE_LOOP.read_bytes()
+
+    class Page(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            self.send_response(200)
+            for header, value in (("Content-Type", "text/html"), ("Content-Length", str(len(body))),
+                                  ("Cross-Origin-Opener-Policy", "same-origin"),
+                                  ("Cross-Origin-Embedder-Policy", "require-corp")):
+                self.send_header(header, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=executable, headless=True, args=settings["flags"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+            result = page.evaluate("(seconds) => pageLoop(seconds)", seconds)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    if not result["crossOriginIsolated"]:
+        raise SystemExit("the bare page loop was not cross-origin isolated: its clock is not the bench page's")
+    times = result["times"]
+    return Native("bare WebNN page loop", statistics.median(times), statistics.stdev(times) / statistics.fmean(times))
+
+
 def openvino_config(record: dict) -> dict:
     """The bench's compile properties for benchmark_app -load_config."""
     device = record["backend"]["settings"]["device"]
@@ -211,6 +268,13 @@ def openvino_loop(record: dict, artifact: Path, seconds: float) -> Native:
     return Native("InferRequest.infer loop", *timed_loop(request.infer, seconds, sample=lambda: request.latency / 1e3))
 
 
+def _spread(native: Native) -> str:
+    """ " (cv, cpu)" of a native figure, each where measured (a page has no process CPU clock)."""
+    parts = ([f"cv {native.cv:.1%}"] if native.cv is not None else []) + \
+        ([f"cpu {native.cpu * 1e3:.1f} ms/call"] if native.cpu is not None else [])
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def _load(record: dict) -> str:
     load = record.get("loadAverage")
     return f"{load[0]:.1f}..{load[1]:.1f}" if load else "-"
@@ -234,7 +298,7 @@ def main() -> int:
     outside = 0
     targets: list[str] = []
     for backend in args.backend or ["onnxruntime", "openvino"]:
-        for item in args.benchmark or DEFAULT_BENCHMARKS:
+        for item in args.benchmark or ([TARGETED] if backend == "chromium" else DEFAULT_BENCHMARKS):
             benchmark, _, variant = item.partition(":")
             variant = variant or "graph"
             ours, cvs, cpus, natives, noises = [], [], [], {}, []
@@ -242,13 +306,17 @@ def main() -> int:
                 for round_ in range(args.rounds):
                     out = Path(tmp) / "bench"
                     record = harness_record(backend, benchmark, variant, args.threads, args.seconds, out, options)
-                    artifact = out / record["artifact"]
+                    artifact = out / record["artifact"] if record["artifact"] else None  # chromium saves none
                     if round_ == 0:
                         info = record["backend"]
                         print(f"{backend} {info['version']} on {info['device']}: settings {json.dumps(info['settings'])}; "
                               f"build settings {json.dumps(record['buildSettings'])}", flush=True)
                     if backend == "onnxruntime":
                         measured = [ort_native(record, artifact, args.seconds)]
+                    elif backend == "chromium":
+                        if f"{benchmark}:{variant}" != TARGETED:
+                            raise SystemExit(f"chromium: the bare page loop runs {TARGETED} only")
+                        measured = [chromium_page_loop(record, args.seconds)]
                     elif backend == "litert":
                         measured = [litert_native(record, artifact, args.seconds),
                                     litert_copying_loop(record, artifact, args.seconds)]
@@ -259,15 +327,14 @@ def main() -> int:
                                     openvino_loop(record, artifact, args.seconds)]
                     ours.append(record["latency"]["median"])
                     cvs.append(record["latency"]["cv"])
-                    cpus.append(record["latency"]["cpuMedian"])
+                    cpus.append(record["latency"].get("cpuMedian"))  # none where timed in a page
                     noises.append(json.loads((out / "summary.json").read_text())["header"]["peaks"]["noise"]["cv"])
                     for native in measured:
                         natives.setdefault(native.tool, []).append(native)
-                    theirs = ", ".join(f"{n.tool} {n.median * 1e3:.3f} ms" + (f" (cv {n.cv:.1%}, cpu {n.cpu * 1e3:.1f} ms/call)"
-                                                                              if n.cv is not None else "")
-                                       for n in measured)
+                    theirs = ", ".join(f"{n.tool} {n.median * 1e3:.3f} ms" + _spread(n) for n in measured)
+                    cpu = f"cpu {cpus[-1] * 1e3:.1f} ms/call, " if cpus[-1] is not None else ""
                     print(f"{backend} {benchmark}:{variant} round {round_ + 1}: harness {ours[-1] * 1e3:.3f} ms "
-                          f"(cv {cvs[-1]:.1%}, cpu {cpus[-1] * 1e3:.1f} ms/call, load {_load(record)}), "
+                          f"(cv {cvs[-1]:.1%}, {cpu}load {_load(record)}), "
                           f"{theirs}; machine noise cv {noises[-1]:.1%}", flush=True)
             a, cv = statistics.median(ours), statistics.median(cvs)
             for tool, runs in natives.items():
@@ -279,11 +346,11 @@ def main() -> int:
                 spread = f", native cv {statistics.median(native_cvs):.1%}" if native_cvs else ""
                 line = (f"{backend} {benchmark}:{variant}: harness median {a * 1e3:.3f} ms (cv {cv:.1%}), {tool} median "
                         f"{b * 1e3:.3f} ms{spread}, harness/native {a / b:.3f} ({gap:+.1%}: {verdict} {TARGET_GAP:.0%})")
-                if native_cpu:  # what a busy machine does not inflate much: the work per call
+                if native_cpu and None not in cpus:  # what a busy machine does not inflate much: the work per call
                     c, d = statistics.median(cpus), statistics.median(native_cpu)
                     line += f"; CPU per call {c * 1e3:.3f} vs {d * 1e3:.3f} ms ({c / d - 1:+.1%})"
                 print(line, flush=True)
-                if tool in ("InferenceSession.run loop", "benchmark_app", "Interpreter.invoke loop"):
+                if tool in ("InferenceSession.run loop", "benchmark_app", "Interpreter.invoke loop", "bare WebNN page loop"):
                     outside += verdict == "OUTSIDE"
                     if f"{benchmark}:{variant}" == TARGETED:
                         targets.append(f"fidelity {backend}: harness/{tool} {a / b:.3f} ({gap:+.1%}, target within "

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from webnn_harness.reports.model import SiteModel
+from webnn_harness.reports.performance import INTERVAL
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ PAGES: tuple[Page, ...] = (
          counted=Counted("backend run", lambda m: len(m.conformance.backends), always=True, position=0),
          written_always=True),
     Page("performance.html", "Performance", "performance.html", lambda m: m.has_bench,
-         context=lambda m: {"perf": m.performance, "charts": performance_charts(m)},  # charts: files written beside
+         context=lambda m: {"perf": m.performance, "charts": performance_charts(m), "interval": INTERVAL},  # charts: files written beside
          counted=Counted("bench run", lambda m: len(m.performance.runs), always=False, position=2)),
     Page("findings.html", "Fuzz findings", "findings.html", lambda m: m.has_findings,
          context=lambda m: {"fz": m.findings},

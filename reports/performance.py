@@ -34,6 +34,17 @@ BASELINE_VARIANTS = ("fused", "graph", "backend")
 # from the nchw graph is what the transposes cost.
 LAYOUT_VARIANTS = ("nchw", "nhwc", "nhwcTransposed")
 TRANSPOSED, TRANSPOSED_TO = "nhwcTransposed", "nchw"
+# A runtime that prefers nhwc (LiteRT, so Chromium's WebNN on Linux) inserts
+# transposes around an nchw graph's layout-sensitive ops itself: what they
+# cost is the nchw graph's median over the nhwc graph's, with its interval.
+PREFERS_NHWC_COST = ("nchw", "nhwc")
+# The browser's own cost beside the runtime it calls: the same whole graph,
+# one dispatch a call, timed in the page (BROWSER) and through our backend
+# on the same runtime (RUNTIME), on the same machine.
+BROWSER, RUNTIME = "chromium", "litert"
+ONE_DISPATCH_VARIANTS = ("graph", "fused", "backend")
+# Bootstrap of a difference of medians: resamples and the interval's level.
+RESAMPLES, INTERVAL = 2000, 0.95
 # Speed tiers on the capability matrix: an op x data type that is supported
 # but at least this many times slower than its float32 twin on the same
 # backend is marked. 3x, because a data type that merely halves the memory
@@ -348,6 +359,59 @@ class PublishedRow:
 
 
 @dataclass(frozen=True)
+class Difference:
+    """One median minus another and its bootstrap interval (INTERVAL level)."""
+
+    seconds: float
+    low: float
+    high: float
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+def median_difference(a: Sequence[float], b: Sequence[float], resamples: int = RESAMPLES,
+                      seed: int = 0) -> Difference | None:
+    """median(a) - median(b), with the percentile bootstrap interval of it
+    (both sample sets resampled, a fixed seed: the page is reproducible);
+    None without two samples on each side."""
+    import numpy as np
+
+    if len(a) < 2 or len(b) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    diffs = (np.median(rng.choice(xa, (resamples, xa.size)), axis=1)
+             - np.median(rng.choice(xb, (resamples, xb.size)), axis=1))
+    tail = (1 - INTERVAL) / 2 * 100
+    low, high = np.percentile(diffs, [tail, 100 - tail])
+    return Difference(float(np.median(xa) - np.median(xb)), float(low), float(high))
+
+
+def _record_difference(a: BenchResult | None, b: BenchResult | None) -> Difference | None:
+    if a is None or b is None or not a.is_speed or not b.is_speed:
+        return None
+    return median_difference(a.latency.times, b.latency.times)
+
+
+@dataclass(frozen=True)
+class BrowserOverhead:
+    """One whole graph (one dispatch a call) timed in the browser and through
+    our backend on the runtime the browser calls, on the same machine: what
+    the browser adds per dispatch (IPC, validation, its tensor copies)."""
+
+    benchmark: str
+    variant: str
+    workload: str
+    browser: str  # column slug
+    runtime: str  # column slug
+    browser_cell: Cell
+    runtime_cell: Cell
+    per_dispatch: Difference | None  # browser - runtime
+
+
+@dataclass(frozen=True)
 class LayoutCost:
     """One workload on one column: the three layouts and what the transposes cost."""
 
@@ -361,6 +425,7 @@ class LayoutCost:
     transpose_share: float | None  # (transposed - nchw) / transposed
     within_spread: bool  # the difference is smaller than the larger IQR of the two
     preferred: str  # the faster of nchw and nhwc, "" when unknown
+    nchw_over_nhwc: Difference | None = None  # nchw - nhwc: the transposes an nhwc runtime inserts itself
 
 
 @dataclass(frozen=True)
@@ -422,6 +487,7 @@ class PerformanceModel:
     ratios: tuple[Ratio, ...]
     ratio_rows: tuple[RatioRow, ...]
     layout: tuple[LayoutCost, ...]
+    browser_overheads: tuple[BrowserOverhead, ...]  # the browser beside the runtime it calls, per dispatch
     roofline: tuple[Roof, ...]  # host columns per bench folder (machine peaks), then accelerator columns
     unroofed: tuple[BenchColumn, ...]  # accelerator columns with no peak benchmarks: not drawn
     speed_tiers: tuple[SpeedTier, ...]
@@ -533,9 +599,31 @@ def layout_costs(records: Iterable[BenchResult]) -> tuple[LayoutCost, ...]:
             within = abs(cost) < spread
         timed = {v: variants[v].seconds for v in ("nchw", "nhwc") if v in variants and variants[v].is_speed}
         preferred = min(timed, key=timed.get) if len(timed) == 2 else ""
+        inserted = _record_difference(*(variants.get(v) for v in PREFERS_NHWC_COST))
         out.append(LayoutCost(benchmark, workload, column, Cell(native), Cell(variants.get("nhwc")), Cell(transposed),
-                              cost, share, within, preferred))
+                              cost, share, within, preferred, inserted))
     return tuple(out)
+
+
+def browser_overheads(records: Iterable[BenchResult], columns: Sequence[BenchColumn]) -> tuple[BrowserOverhead, ...]:
+    """Every whole graph timed on a BROWSER column and a RUNTIME column of
+    the same machine, op benchmarks first, smallest work first."""
+    by_column = {c.backend.slug: c for c in columns}
+    found: dict[tuple[str, str], dict[str, list[BenchResult]]] = defaultdict(lambda: {BROWSER: [], RUNTIME: []})
+    for r in records:
+        name = by_column[r.column].backend.name if r.column in by_column else ""
+        if name in (BROWSER, RUNTIME) and r.variant in ONE_DISPATCH_VARIANTS and r.is_speed:
+            found[(r.benchmark, r.variant)][name].append(r)
+    out = []
+    for (benchmark, variant), sides in found.items():
+        for browser in sides[BROWSER]:
+            for runtime in sides[RUNTIME]:
+                if by_column[browser.column].machine != by_column[runtime.column].machine:
+                    continue
+                out.append(BrowserOverhead(benchmark, variant, browser.workload, browser.column, runtime.column,
+                                           Cell(browser), Cell(runtime), _record_difference(browser, runtime)))
+    work = {(r.benchmark, r.variant): (r.kind != "op", r.flops or 0) for r in records}
+    return tuple(sorted(out, key=lambda o: (*work[(o.benchmark, o.variant)], o.benchmark, o.browser, o.runtime)))
 
 
 def roofline_point(r: BenchResult, peaks: Peaks) -> RooflinePoint | None:
@@ -715,6 +803,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
         transfer_rows=transfer_rows,
         published_rows=published_rows(scenario_rows + op_rows, records, ratio_rows),
         ratios=ratios, ratio_rows=ratio_rows, layout=layout_costs(records),
+        browser_overheads=browser_overheads(records, ordered),
         roofline=roofline, unroofed=unroofed, speed_tiers=speed_tiers(records, ordered), problems=tuple(problems),
         profiles=profile_views(records),
         changes=significant_changes(folders, folder_labels),

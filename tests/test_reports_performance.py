@@ -16,6 +16,7 @@ from webnn_harness.reports.charts import roofline_svg
 from webnn_harness.reports.performance import (
     SLOW_TIER_FACTOR,
     build_performance,
+    median_difference,
     strip_local_paths,
 )
 
@@ -461,3 +462,48 @@ def test_a_backend_says_its_threads_and_precision_and_older_records_keep_their_l
                                               record("seed", "host", [1e-3] * 5, backend=OV)], backends=(ORT, OV))
     columns = {c.backend.name: (c.threads, c.precision) for c in build_performance([said, older]).columns}
     assert columns == {"vendor-npu": ("3", "int8 weights"), "onnxruntime": ("2", ""), "openvino": ("2", "exact")}
+
+
+# ---- the browser (issue #38) -------------------------------------------------
+
+CHROMIUM = {"name": "chromium", "version": "153.0.8010.0", "device": "cpu (Chromium WebNN)", "threads": 1,
+            "settings": {"deviceType": "cpu", "packageVersion": "153.0.0"}}
+LITERT = {"name": "litert", "version": "2.1.0", "device": "CPU (XNNPACK)", "threads": 1,
+          "settings": {"threads": 1, "delegate": "xnnpack"}}
+OP_SIZES = {  # benchmark -> (flops, chromium times, litert times): the browser adds about 0.3 ms a dispatch
+    "op-small": (10**5, [0.00040, 0.00042, 0.00041, 0.00043, 0.00040], [0.00010, 0.00011, 0.00010, 0.00012, 0.00011]),
+    "op-large": (10**9, [0.0203, 0.0204, 0.0202, 0.0205, 0.0203], [0.0200, 0.0201, 0.0199, 0.0200, 0.0201]),
+}
+
+
+def test_the_nchw_graph_over_the_nhwc_one_has_its_interval(bench):
+    for l in build_performance([bench]).layout:
+        nchw, nhwc = (LAYOUT_TIMES[(l.workload, v)] for v in ("nchw", "nhwc"))
+        d = l.nchw_over_nhwc
+        assert d.seconds == pytest.approx(median(nchw) - median(nhwc))
+        # the interval lies between the extremes a resample of medians can reach
+        assert min(nchw) - max(nhwc) <= d.low <= d.seconds <= d.high <= max(nchw) - min(nhwc)
+    fixed = median_difference([2.0, 2.0, 2.0], [1.0, 1.0, 1.0])
+    assert (fixed.seconds, fixed.low, fixed.high, fixed.excludes_zero) == (1.0, 1.0, 1.0, True)
+    assert median_difference([1.0], [1.0, 2.0]) is None
+
+
+def test_the_browser_sits_beside_its_runtime_per_dispatch_smallest_op_first(tmp_path):
+    records = {backend["name"]: [record(b, "graph", times, backend=backend, kind="op", op="conv2d", flops=flops,
+                                        suite="ops")
+                                 for b, (flops, *pair) in OP_SIZES.items()
+                                 for times in [pair[0 if backend is CHROMIUM else 1]]]
+               for backend in (CHROMIUM, LITERT)}
+    folders = [write_bench(tmp_path / name, rs, backends=(backend,))
+               for (name, rs), backend in zip(records.items(), (CHROMIUM, LITERT))]
+    perf = build_performance(folders)
+    assert [o.benchmark for o in perf.browser_overheads] == ["op-small", "op-large"]
+    for o in perf.browser_overheads:
+        _, browser, runtime = OP_SIZES[o.benchmark]
+        assert o.per_dispatch.seconds == pytest.approx(median(browser) - median(runtime))
+        assert o.per_dispatch.excludes_zero
+        assert perf.column(o.browser).backend.name == "chromium" and perf.column(o.runtime).threads == "1"
+    site = tmp_path / "site"
+    build_site(folders, site)
+    page = (site / "performance.html").read_text()
+    assert 'id="browser"' in page and "graph_impl_tflite.cc" in page and "per dispatch" in page

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -105,6 +106,16 @@ def executable_version(executable: Path) -> str:
     return found.group(0)
 
 
+def tflite_threads() -> int:
+    """The threads Chromium's LiteRT interpreter computes on, as
+    services/webnn/tflite/graph_impl_tflite.cc picks them: half the
+    processors, rounded up, at most 4 (one on a 2-core machine). No
+    command-line switch, feature or page API sets them; only the processors
+    the browser sees (its CPU affinity, a container's limit) change them."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(4, (cores + 1) // 2)
+
+
 def _seconds(text: str, name: str) -> float:
     try:
         value = float(text)
@@ -136,6 +147,7 @@ class ChromiumBackend:
         self.flags = FLAGS
         self.browser = Browser(self.target.executable, self.flags)
         self._declared: dict | None = None
+        self._bench = None  # the bench plan prepared in the page (backends/chromium/bench.py)
 
     def info(self) -> BackendInfo:
         settings = {
@@ -151,7 +163,8 @@ class ChromiumBackend:
         if self.crash_on_op:
             settings["crash_on_op"] = self.crash_on_op
         return BackendInfo(name=self.name, version=self.version, device=f"{self.device} (Chromium WebNN)",
-                           settings=settings, host_cpu=self.device == "cpu")
+                           settings=settings, host_cpu=self.device == "cpu",
+                           threads=tflite_threads() if self.device == "cpu" else None)
 
     def declared_limits(self) -> dict:
         """The context's ``opSupportLimits()`` (asked once), spec-shaped, with
@@ -215,6 +228,14 @@ class ChromiumBackend:
                 out[name] = b"".join(chunks)
         return out
 
+    def timed_plan(self, plan):
+        """A bench variant built and timed in the page (backends/base.py, TimedPlan)."""
+        from webnn_harness.backends.chromium.bench import timed_variant
+
+        previous, self._bench = self._bench, None
+        timed, self._bench = timed_variant(self, plan, previous)
+        return timed
+
     def classify(self, error: Mapping[str, str], graph: Graph) -> Exception:
         """What the browser's exception is (the module docstring's table)."""
         from webnn_harness.backends.chromium.limits import outside_declared
@@ -262,8 +283,8 @@ def _unready() -> str | None:
 create.facts = BackendFacts(  # what the harness reads before making one (backends/base.py, "Facts")
     # Playwright's driver is the worker's heavy import; the browser is launched per worker.
     preload=("playwright.sync_api",),
-    # No threads option: Chromium's WebNN service picks XNNPACK's threads itself, and no
-    # command-line switch or page API sets them (README, "Chromium: WebNN itself").
+    # No threads option: Chromium's WebNN service picks LiteRT's threads itself (tflite_threads),
+    # and no command-line switch or page API sets them (README, "Chromium: WebNN itself").
     rerun_options=(SettingOption("deviceType", "device", "cpu"),
                    # the exact package a record ran on, always repeated: the default is whichever is installed
                    SettingOption("packageVersion", "version", ""),

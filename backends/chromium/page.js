@@ -170,7 +170,190 @@
     }
   };
 
+  // ---- the bench: a variant's timed loop in the page -------------------------
+  // harness/bench/measure.py's algorithm with the harness's TimingPolicy,
+  // timed with performance.now() around the WebNN calls alone; the harness
+  // keeps the per-call seconds of each sample (backends/chromium/bench.py
+  // says which calls each plan times).
+  const benches = new Map();  // id -> {ml, call, wait, minBlock, outputs, made}
+  let benchCount = 0;
+
+  const readAll = async (ml, tensors, names) => {
+    const out = {};
+    for (const name of names) out[name] = new Uint8Array(await ml.readTensor(tensors[name]));
+    return out;
+  };
+
+  // Each part's inputs and outputs as MLTensors; a name two parts share is
+  // one tensor. Usages as a page would ask: writable where the plan writes
+  // the tensor (a part's input), readable where it reads it (a part's output,
+  // or the input an upload's wait reads).
+  const partTensors = async (ml, parts, made, plan) => {
+    const tensors = {};
+    const written = new Set(parts.flatMap((p) => p.payload.inputs.map((d) => d.name)));
+    const read = new Set(parts.flatMap((p) => p.payload.outputs.map((d) => d.name)));
+    if (plan === 'upload') written.forEach((name) => read.add(name));
+    const tensor = async (d) => {
+      if (!tensors[d.name]) {
+        tensors[d.name] = await ml.createTensor({...descriptor(d), readable: read.has(d.name), writable: written.has(d.name)});
+        made.push(tensors[d.name]);
+      }
+      return tensors[d.name];
+    };
+    const bound = [];
+    for (const part of parts) {
+      const ins = {}, outs = {};
+      for (const d of part.payload.inputs) ins[d.name] = await tensor(d);
+      for (const d of part.payload.outputs) outs[d.name] = await tensor(d);
+      bound.push({graph: part.graph, payload: part.payload, ins, outs});
+    }
+    return {tensors, bound};
+  };
+
+  // The plans (one call each = one step of the variant):
+  //   perOp     per part: writeTensor of its inputs from host bytes, dispatch,
+  //             readTensor of its outputs into host bytes
+  //   chain     writeTensor of the graph's inputs, dispatch of every part,
+  //             readTensor of the graph's outputs
+  //   dispatch  dispatch of every part on tensors written once; a sample ends
+  //             with one readTensor of the graph's first output (the wait)
+  //   upload    writeTensor of the input; a sample ends with one readTensor (the wait)
+  //   download  readTensor of an output dispatched once
+  const plans = {
+    perOp: (ml, bound, tensors, host, outputs) => ({
+      call: async () => {
+        for (const part of bound) {
+          for (const name in part.ins) ml.writeTensor(part.ins[name], host[name]);
+          ml.dispatch(part.graph, part.ins, part.outs);
+          for (const name in part.outs) host[name] = new Uint8Array(await ml.readTensor(part.outs[name]));
+        }
+      },
+      result: async () => Object.fromEntries(outputs.map((n) => [n, host[n]])),
+    }),
+    chain: (ml, bound, tensors, host, outputs, inputs) => {
+      let last;
+      return {
+        call: async () => {
+          for (const name of inputs) ml.writeTensor(tensors[name], host[name]);
+          for (const part of bound) ml.dispatch(part.graph, part.ins, part.outs);
+          last = await readAll(ml, tensors, outputs);
+        },
+        result: async () => last,
+      };
+    },
+    dispatch: (ml, bound, tensors, host, outputs, inputs) => {
+      for (const name of inputs) ml.writeTensor(tensors[name], host[name]);
+      return {
+        call: async () => { for (const part of bound) ml.dispatch(part.graph, part.ins, part.outs); },
+        wait: async () => { await ml.readTensor(tensors[outputs[0]]); },
+        result: async () => readAll(ml, tensors, outputs),
+      };
+    },
+    upload: (ml, bound, tensors, host, outputs, inputs) => ({
+      call: async () => { ml.writeTensor(tensors[inputs[0]], host[inputs[0]]); },
+      wait: async () => { await ml.readTensor(tensors[inputs[0]]); },
+      result: async () => {
+        ml.writeTensor(tensors[inputs[0]], host[inputs[0]]);
+        for (const part of bound) ml.dispatch(part.graph, part.ins, part.outs);
+        return readAll(ml, tensors, outputs);
+      },
+    }),
+    download: (ml, bound, tensors, host, outputs, inputs) => {
+      for (const name of inputs) ml.writeTensor(tensors[name], host[name]);
+      for (const part of bound) ml.dispatch(part.graph, part.ins, part.outs);
+      return {
+        call: async () => { await ml.readTensor(tensors[outputs[0]]); },
+        result: async () => readAll(ml, tensors, outputs),
+      };
+    },
+  };
+
+  // One block of ``number`` calls (and the plan's wait): seconds per call.
+  const timeBlock = async (bench, number) => {
+    const t0 = performance.now();
+    for (let i = 0; i < number; i++) await bench.call();
+    if (bench.wait) await bench.wait();
+    return (performance.now() - t0) / 1000 / number;
+  };
+
+  // harness/bench/measure.py's warm_up + measure, with its TimingPolicy.
+  const measure = async (bench, policy) => {
+    const end = performance.now() + policy.warmupTime * 1000;
+    let single;
+    do { single = await timeBlock(bench, 1); } while (performance.now() < end);
+    let number = single < policy.minSampleTime ? Math.floor(policy.minSampleTime / Math.max(single, 1e-9)) + 1 : 1;
+    // A plan that waits at a sample's end times a block of calls, so the wait
+    // is amortised: up to minBlock calls, as many as still leave minSamples
+    // samples in minTime.
+    const fits = Math.floor(policy.minTime / (policy.minSamples * Math.max(single, 1e-9)));
+    if (bench.wait) number = Math.max(number, Math.min(bench.minBlock, fits));
+    const times = [];
+    let spent = 0;
+    for (;;) {
+      const perCall = await timeBlock(bench, number);
+      times.push(perCall);
+      spent += perCall * number;
+      if (spent >= policy.minTime && times.length >= policy.minSamples) return {times, number, stoppedBy: 'minimums'};
+      if (times.length >= policy.maxSamples) return {times, number, stoppedBy: 'maxSamples'};
+      if (spent >= policy.maxTime) return {times, number, stoppedBy: 'maxTime'};
+    }
+  };
+
+  const releaseBench = (id) => {
+    const bench = benches.get(id);
+    if (!bench) return;
+    for (const thing of bench.made) thing.destroy();
+    benches.delete(id);
+  };
+
   window.webnnHarness = {
+    // spec: {plan, parts: [graph payload], inputs: [names], outputs: [names],
+    // feeds: {name: tensor value}, minBlock}. Answers {id, buildSeconds} or {error}.
+    async benchPrepare(deviceType, spec) {
+      const at = {stage: 'createContext'};
+      const made = [];
+      try {
+        const ml = await context(deviceType);
+        const t0 = performance.now();
+        const parts = [];
+        for (const payload of spec.parts) {
+          const graph = await buildGraph(ml, payload, at);
+          made.push(graph);
+          parts.push({graph, payload});
+        }
+        const buildSeconds = (performance.now() - t0) / 1000;
+        at.stage = 'createTensor';
+        const {tensors, bound} = await partTensors(ml, parts, made, spec.plan);
+        const host = {};
+        const descs = Object.fromEntries(spec.parts.flatMap((p) => p.inputs).map((d) => [d.name, d]));
+        for (const name of spec.inputs) host[name] = await tensorBytes(spec.feeds[name], descs[name].dataType, descs[name].shape);
+        at.stage = 'plan';
+        const plan = plans[spec.plan](ml, bound, tensors, host, spec.outputs, spec.inputs);
+        const outputs = spec.outputs.map((name) => spec.parts.flatMap((p) => p.outputs).find((d) => d.name === name));
+        benches.set(++benchCount, {ml, made, outputs, minBlock: spec.minBlock, ...plan});
+        return {id: benchCount, buildSeconds};
+      } catch (e) {
+        for (const thing of made) thing.destroy();
+        return {error: {name: e && e.name || typeof e, message: String(e && e.message || e), stage: at.stage}};
+      }
+    },
+    // One step of the bench (one call and its wait): its outputs, to verify.
+    async benchStep(id) {
+      const bench = benches.get(id);
+      await bench.call();
+      if (bench.wait) await bench.wait();
+      const out = await bench.result();
+      const values = {};
+      for (const d of bench.outputs) values[d.name] = encodeTensor(out[d.name].buffer, d.dataType, d.shape);
+      return values;
+    },
+    async benchMeasure(id, policy) {
+      return {...await measure(benches.get(id), policy), crossOriginIsolated: self.crossOriginIsolated};
+    },
+    benchRelease(id) {
+      releaseBench(id);
+    },
+
     async runCases(deviceType, items) {
       await context(deviceType);  // one context for the call, made before the cases start together
       return Promise.all(items.map((item) => runCase(deviceType, item)));

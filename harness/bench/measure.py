@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 clock = time.perf_counter
 # The process's CPU time, every thread (user + sys). Beside each sample's
@@ -42,8 +42,11 @@ class Latency:
     summary: dict = field(default_factory=dict, compare=False)
 
     @classmethod
-    def of(cls, times, number: int = 1, stopped_by: str = "minimums", cpu_times=None) -> "Latency":
-        """``cpu_times``: the process CPU seconds per call of each sample."""
+    def of(cls, times, number: int = 1, stopped_by: str = "minimums", cpu_times=None,
+           timed: Mapping[str, Any] | None = None) -> "Latency":
+        """``cpu_times``: the process CPU seconds per call of each sample;
+        ``timed``: where samples timed elsewhere were timed and which calls
+        (``timed_elsewhere``), kept in the summary as ``timed``."""
         times = tuple(float(t) for t in times)
         if not times:
             raise ValueError("no samples")
@@ -57,6 +60,8 @@ class Latency:
         }
         if cpu_times:
             summary["cpuMedian"] = statistics.median(float(t) for t in cpu_times)
+        if timed:
+            summary["timed"] = dict(timed)
         return cls(times, number, stopped_by, summary)
 
     def to_json(self) -> dict:
@@ -117,3 +122,12 @@ def measure(call: Callable[[], object], policy: TimingPolicy) -> Latency:
             return Latency.of(times, number, "maxSamples", cpu_times)
         if spent >= policy.max_time:
             return Latency.of(times, number, "maxTime", cpu_times)
+
+
+def timed_elsewhere(samples) -> Latency:
+    """A backend's ``Samples`` (backends/base.py: timed in a browser page by
+    ``backend.timed_plan``, with this module's algorithm and the same policy)
+    summarised as ``measure`` summarises its own, with where they were timed
+    and which calls."""
+    timed = {"timer": samples.timer, "calls": samples.timed_calls, **dict(samples.details)}
+    return Latency.of(samples.times, samples.number, samples.stopped_by, timed=timed)

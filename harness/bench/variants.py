@@ -29,6 +29,13 @@ intermediates are uploaded (copied into a backend tensor) on purpose.
     resident: (kind peak) the whole graph on inputs uploaded once, its
         outputs left in the backend's memory: the device's own rate, with no
         host copy or transfer timed (outputs are read back only to verify)
+
+A backend whose calls cannot be timed from Python (chromium: a Playwright
+round trip each) builds and times the variant where it runs from a TimedPlan
+(PLAN_KINDS: host and opByOpReadback cross the host around every op, the
+backend computing each op; readback reads back only at the end;
+deviceTensor and opByOp keep every tensor on the device), and hands back its
+samples (backends/base.py, ``timed_plan``).
 """
 from __future__ import annotations
 
@@ -38,7 +45,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.base import Unsupported, device_session, profiling_session, share, to_host
+from webnn_harness.backends.base import TimedPlan, Unsupported, device_session, profiling_session, share, to_host
+from webnn_harness.bench.measure import Latency, TimingPolicy, timed_elsewhere
 from webnn_harness.bench.host import missing_host_ops, run_nodes
 from webnn_harness.spec.graph import Graph, Node
 
@@ -53,6 +61,8 @@ class Prepared:
     check: Callable[[], Mapping[str, np.ndarray]] | None = None
     build_settings: Mapping[str, Any] | None = None  # per-build choices (ORT: opset), a list where parts differ
     sessions: tuple[Any, ...] = ()  # the device sessions one step runs, each once, in build order
+    # timed where it runs (a backend's timed_plan): the timed loop, given the policy, in place of measure()
+    measure: Callable[[TimingPolicy], Latency] | None = None
 
 
 def node_graph(graph: Graph, node: Node) -> Graph:
@@ -204,7 +214,46 @@ def _resident(graph: Graph, inputs, sessions: _Sessions) -> Prepared:
     return sessions.prepared(step, check)
 
 
+def _check_kind(variant: str, kind: str) -> None:
+    """The transfer and peak kinds have their own variants (ValueError otherwise)."""
+    if kind == "transfer" and variant not in ("upload", "download"):
+        raise ValueError(f"transfer variants are upload and download, not {variant!r}")
+    if kind == "peak" and variant != "resident":
+        raise ValueError(f"the peak variant is resident, not {variant!r}")
+
+
 WHOLE_GRAPH = ("graph", "fused", "backend", "cells", "nchw", "nhwc", "nhwcTransposed")
+
+
+# The variants as a backend that times them where they run does them
+# (backends/base.py, TimedPlan): op-by-op through the host (host: the ops
+# computed by the backend, their operands crossing the host), op-by-op on the
+# device read back at the end, op-by-op on tensors that never leave it, or
+# the whole graph.
+PLAN_KINDS = {
+    "host": "perOp", "opByOpReadback": "perOp",
+    "readback": "chain",
+    "deviceTensor": "dispatch", "opByOp": "dispatch",
+    **{variant: "chain" for variant in WHOLE_GRAPH},
+    "resident": "dispatch",
+    "upload": "upload", "download": "download",
+}
+OP_BY_OP_PLANS = ("host", "opByOpReadback", "readback", "deviceTensor", "opByOp")
+
+
+def timed_plan(variant: str, graph: Graph, inputs: Mapping[str, np.ndarray]) -> TimedPlan:
+    """``variant`` of ``graph`` as a TimedPlan (ValueError for a variant it has none for)."""
+    if variant not in PLAN_KINDS:
+        raise ValueError(f"unknown variant {variant!r}")
+    parts = tuple(node_graph(graph, node) for node in graph.nodes) if variant in OP_BY_OP_PLANS else (graph,)
+    return TimedPlan(PLAN_KINDS[variant], parts, dict(inputs), tuple(graph.outputs))
+
+
+def _timed_in_place(backend, variant: str, graph: Graph, inputs) -> Prepared:
+    """A variant a backend times where it runs (``backend.timed_plan``)."""
+    timed = backend.timed_plan(timed_plan(variant, graph, inputs))
+    measure = lambda policy: timed_elsewhere(timed.measure(policy.to_json()))  # noqa: E731
+    return Prepared(timed.step, timed.build_seconds, measure=measure)
 
 
 def prepare(variant: str, kind: str, graph: Graph, inputs: Mapping[str, np.ndarray], backend,
@@ -212,15 +261,16 @@ def prepare(variant: str, kind: str, graph: Graph, inputs: Mapping[str, np.ndarr
     """Build ``variant`` of a benchmark (``profile``: its sessions with the
     backend's profiler on, harness/bench/profile.py). Raises Unsupported (the
     backend or the host cannot run it) or ValueError (the variant does not
-    apply)."""
+    apply). A backend with ``timed_plan`` builds and times it where it runs
+    (the profiled runs, which run in Python, excepted)."""
+    if not profile and getattr(backend, "timed_plan", None) is not None:
+        _check_kind(variant, kind)
+        return _timed_in_place(backend, variant, graph, inputs)
     sessions = _Sessions(backend, artifact_stem, profile)
+    _check_kind(variant, kind)
     if kind == "transfer":
-        if variant not in ("upload", "download"):
-            raise ValueError(f"transfer variants are upload and download, not {variant!r}")
         return _transfer(graph, inputs, sessions, variant)
     if kind == "peak":
-        if variant != "resident":
-            raise ValueError(f"the peak variant is resident, not {variant!r}")
         return _resident(graph, inputs, sessions)
     if variant == "host":
         return Prepared(_host(graph, inputs), None)

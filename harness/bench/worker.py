@@ -135,7 +135,7 @@ class BenchWorker:
             return BenchRecord(status="wrong", message=message, **base)
         load_before = _load_average()
         try:
-            latency = measure(prepared.step, task.policy)
+            latency = prepared.measure(task.policy) if prepared.measure else measure(prepared.step, task.policy)
         except Exception as exc:  # noqa: BLE001
             return BenchRecord(status="error", message=f"timed run: {_one_line(exc)}", **base)
         load = (load_before, _load_average()) if load_before is not None else None

@@ -54,9 +54,8 @@ def handle(args) -> int:
     from webnn_harness.outputs.text import printable
     from webnn_harness.outputs.reading import read_json
 
-    # The reference is the yardstick, not a contender: benched only when named. So is chromium
-    # until its timed loop runs in the page rather than around a Playwright call (issue #38).
-    requests = backend_requests(args.backend or default_backend_names(exclude=("reference", "chromium")) or ["reference"],
+    # The reference is the yardstick, not a contender: benched only when named.
+    requests = backend_requests(args.backend or default_backend_names(exclude=("reference",)) or ["reference"],
                                 args.option)
     if args.baseline and not holds(args.baseline, "bench"):
         raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
