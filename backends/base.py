@@ -64,6 +64,11 @@ Facts (optional): create.facts = BackendFacts(...)
         A default run or bench leaves such a backend out with that one line
         and goes on with the others; a backend named with ``--backend`` is
         made, and its factory's BackendError is the usage error it always was.
+    installed_variants: () -> tuple of {option: value}
+        the options that pick each build of the backend installed side by
+        side (the chromium backend: ``{"version": "143.0.4"}`` per installed
+        browser); ``webnn-harness backends`` makes and lists one backend per
+        variant. None (the default): one build, made without options.
 
 Methods
     backend.info() -> BackendInfo(name, version, device, settings, host_cpu, threads, precision)
@@ -263,6 +268,7 @@ class BackendFacts:
     bench_options: Mapping[str, str] = field(default_factory=dict)
     rerun_options: tuple[SettingOption, ...] = ()
     unready: Callable[[], str | None] | None = None
+    installed_variants: Callable[[], tuple[Mapping[str, str], ...]] | None = None
 
 
 def declared_facts(factory: Any) -> BackendFacts:

@@ -9,9 +9,14 @@ device a column, what changed between consecutive versions, per-op history.
 - Changes (``changes.html``): for consecutive versions of each backend on a
   device, cases newly failing and newly passing by stable id
   (``outputs/run_diff.diff_backend``), opSupportLimits entries gained and
-  lost, benchmarks significantly slower or faster (``bench/regressions``:
+  lost (the probed table, and the backend's own declared one where its
+  probe wrote it: chromium's ``opSupportLimits()``), benchmarks significantly slower or faster (``bench/regressions``:
   the bench's own Mann-Whitney test and threshold) and fuzz findings new and
   gone (finding ids are stable for a root cause).
+- The index leads with the backend of the most archived versions (a
+  browser's releases): at its newest version, its cases passing, failing
+  and refused per device and corpus, its declared opSupportLimits() against
+  the probed table, and links to what changed since the version before.
 - History (``history.html``, ``history/<op>.html``): per backend and device,
   the pass rate of each operator's cases and the median latency of each of
   its benchmarks over versions and dates, with the steps found by
@@ -50,7 +55,7 @@ STALE_DAYS = 30
 LATENCY_STEP = 0.05  # a latency step smaller than this fraction is not shown: bench --threshold's default
 # Bump when what version_changes or detect_steps computes changes: the site folder's cache of
 # their results (per pair of versions, per series) is then computed again.
-CHANGES_FORMAT = 2  # 2: bench changes judged against the machine noise
+CHANGES_FORMAT = 3  # 2: bench changes judged against the machine noise; 3: the declared tables' entries gained and lost
 CHANGES_PREFIX = "changes-"
 STEPS_FORMAT = 2  # 2: no step at a noisy bench's point
 NO_SCIPY = "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
@@ -67,6 +72,44 @@ class LastRun:
 
 
 @dataclass(frozen=True)
+class CorpusCounts:
+    """One device's cases of one corpus (the first folder of a case id: wpt, wpt-extra, cases) in a run."""
+
+    device: str
+    corpus: str
+    passed: int
+    failed: int  # fail, error, crash, timeout
+    refused: int  # unsupported: the backend said it lacks what the graph needs
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.refused
+
+
+@dataclass(frozen=True)
+class DeclaredVsProbed:
+    """The newest probe's opSupportLimits entries (limits_entries), declared by the backend against probed working."""
+
+    device: str
+    both: int
+    declared_only: int  # declared, not measured working
+    probed_only: int  # measured working, not declared
+
+
+@dataclass(frozen=True)
+class BackendLead:
+    """What the archive site's index leads with: the backend with the most archived versions (the
+    browser, in an archive of its releases), at its newest version, and what changed since the one before."""
+
+    name: str
+    version: str
+    previous_version: str
+    cases: tuple[CorpusCounts, ...]
+    declared: tuple[DeclaredVsProbed, ...]
+    changes: tuple["VersionChanges", ...]  # from previous_version to version, one per device
+
+
+@dataclass(frozen=True)
 class ArchiveInfo:
     """What the shared pages show of the archive (``SiteModel.archive``)."""
 
@@ -75,6 +118,7 @@ class ArchiveInfo:
     entries: int
     last_run: Mapping[ColumnKey, LastRun]
     history_ops: frozenset[str] = frozenset()  # operators with a history page
+    lead: BackendLead | None = None
 
     def column(self, kind: str, backend: BackendId) -> LastRun | None:
         return self.last_run.get((kind, backend.name, backend.version, backend.device))
@@ -118,6 +162,9 @@ class VersionChanges:
     probes_compared: bool = False
     limits_gained: tuple[str, ...] = ()
     limits_lost: tuple[str, ...] = ()
+    declared_compared: bool = False  # both probes carry the backend's own declared table (opSupportLimits())
+    declared_gained: tuple[str, ...] = ()
+    declared_lost: tuple[str, ...] = ()
     bench_compared: bool = False
     bench_note: str = ""
     bench_noise: str = ""  # the machine noise the benches measured, where either is noisy
@@ -134,6 +181,7 @@ class VersionChanges:
     @property
     def count(self) -> int:
         return (len(self.newly_failing) + len(self.newly_passing) + len(self.limits_gained) + len(self.limits_lost)
+                + len(self.declared_gained) + len(self.declared_lost)
                 + len(self.slower) + len(self.faster) + len(self.findings_new) + len(self.findings_gone))
 
 
@@ -241,6 +289,8 @@ def limits_entries(limits: Mapping[str, Any]) -> set[str]:
     "conv2d.input: rank 3–5", "preferredInputLayout: nhwc"."""
     out = set()
     for name, value in limits.items():
+        if name.startswith("$"):  # "$provenance": who declared it, not a limit
+            continue
         if not isinstance(value, Mapping):
             out.add(f"{name}: {value}")
             continue
@@ -324,6 +374,10 @@ def version_changes(name: str, device: str, base: str, new: str,
         before, after = (limits_entries(d["limits"]) for d in probes)
         fields.update(probes_compared=True, limits_gained=tuple(sorted(after - before)),
                       limits_lost=tuple(sorted(before - after)))
+        if all(isinstance(d.get("declared"), Mapping) for d in probes):
+            before, after = (limits_entries(d["declared"]) for d in probes)
+            fields.update(declared_compared=True, declared_gained=tuple(sorted(after - before)),
+                          declared_lost=tuple(sorted(before - after)))
     bench_entries = [newest.get(("bench", name, v, device)) for v in (base, new)]
     if (benches := pair("bench")) and bench_entries[0][1].machine != bench_entries[1][1].machine:
         # As bench --baseline says of two Ray nodes: times of two machines are no regression.
@@ -371,6 +425,60 @@ def cached_version_changes(name: str, device: str, base: str, new: str,
     if changes.bench_note != NO_SCIPY:  # installing scipy later must compare them
         write_cached(cache, file, dataclasses.asdict(changes))
     return changes
+
+
+# --------------------------------------------------------------------------- the index's lead
+
+
+FAILED = ("fail", "error", "crash", "timeout")
+
+
+def corpus_counts(device: str, cases: Mapping[str, Sequence[Any]]) -> list[CorpusCounts]:
+    """A run digest's cases counted per corpus (a case id's first folder; skipped cases left out)."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for cid, (status, *_) in cases.items():
+        corpus = cid.split("/", 1)[0] if "/" in cid.split("::", 1)[0] else ""
+        slot = 0 if status == "pass" else 1 if status in FAILED else 2 if status == "unsupported" else None
+        if slot is not None:
+            counts[corpus][slot] += 1
+    return [CorpusCounts(device, corpus, *c) for corpus, c in sorted(counts.items())]
+
+
+def declared_vs_probed(device: str, digest: Mapping[str, Any]) -> DeclaredVsProbed | None:
+    """A probe digest's declared table against its probed one, entry by entry; None without a declared table."""
+    if not isinstance(digest.get("declared"), Mapping):
+        return None
+    declared, probed = limits_entries(digest["declared"]), limits_entries(digest["limits"])
+    return DeclaredVsProbed(device, len(declared & probed), len(declared - probed), len(probed - declared))
+
+
+def lead_backend(newest: Mapping[ColumnKey, tuple[LastRun, Entry]]) -> str | None:
+    """The backend with the most archived run versions (ties: by name); None with fewer than two."""
+    versions: dict[str, set[str]] = defaultdict(set)
+    for kind, name, version, _ in newest:
+        if kind == "run":
+            versions[name].add(version)
+    ranked = sorted(versions.items(), key=lambda nv: (-len(nv[1]), nv[0]))
+    return ranked[0][0] if ranked and len(ranked[0][1]) > 1 else None
+
+
+def backend_lead(newest: Mapping[ColumnKey, tuple[LastRun, Entry]], digest,
+                 changes: Sequence[VersionChanges]) -> BackendLead | None:
+    name = lead_backend(newest)
+    if name is None:
+        return None
+    ordered = sorted({k[2] for k in newest if k[0] == "run" and k[1] == name}, key=_version_key)
+    version, previous = ordered[-1], ordered[-2]
+    cases, declared = [], []
+    for (kind, n, v, device), (_, entry) in sorted(newest.items()):
+        if (n, v) != (name, version):
+            continue
+        if kind == "run" and (bd := _backend_digest(digest(entry), name, version, device)) is not None:
+            cases += corpus_counts(device, bd["cases"])
+        elif kind == "probe" and (dv := declared_vs_probed(device, digest(entry))) is not None:
+            declared.append(dv)
+    since = tuple(c for c in changes if (c.name, c.base_version, c.new_version) == (name, previous, version))
+    return BackendLead(name, version, previous, tuple(cases), tuple(declared), since)
 
 
 # --------------------------------------------------------------------------- history
@@ -522,7 +630,8 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     steps_cache = StepsCache(cache)
     history = {op: series for op, series in op_history(entries, digest, steps_cache).items() if op in operators()}
     steps_cache.save()
-    site = dataclasses.replace(site, archive=dataclasses.replace(info, history_ops=frozenset(history)))
+    lead = backend_lead(newest, digest, changes)
+    site = dataclasses.replace(site, archive=dataclasses.replace(info, history_ops=frozenset(history), lead=lead))
     return ArchiveModel(dataclasses.replace(site, warnings=tuple(dict.fromkeys([*site.warnings, *warnings]))),
                         tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings))
 

@@ -441,3 +441,45 @@ def test_run_records_are_grouped_by_their_backend_as_json_tells_them_apart(tmp_p
     groups = read_run(results.parent)
     assert [len(g.records) for g in groups] == [3, 1]
     assert groups[1].backend["settings"]["threads"] is True
+
+
+# --------------------------------------------------------------------------- releases of one browser
+
+
+def test_declared_tables_are_archived_compared_and_the_index_leads_with_the_newest_release(tmp_path):
+    """A probe's declared table (chromium-opSupportLimits.declared.json) travels into its entry; the
+    changes page lists the declared entries gained and lost beside the probed ones; the index leads
+    with the backend of the most versions: its newest release's cases per corpus, declared against
+    probed, and a link to the changes since the release before."""
+    versions = two_versions(tmp_path)
+    for version, folders in versions.items():
+        probe = folders[1]
+        declared = limits_doc(drop_conv_f16=version == "1.10.0", clamp_types=("float32", "int8"))
+        (probe / "fakert-opSupportLimits.declared.json").write_text(json.dumps(
+            {**declared, "$provenance": {"browser": "fakert", "version": version}}))
+    a = Archive(tmp_path / "archive")
+    a.add([folder for folders in versions.values() for folder in folders])
+    probes = [e for e in a.entries()[0] if e.kind == "probe"]
+    assert all("fakert-opSupportLimits.declared.json" in dict(e.files) for e in probes)
+    _, model = build_archive_site(a.path, tmp_path / "site", now=NOW, stale_days=30)
+    (change,) = model.changes
+    assert change.declared_compared and change.declared_lost == ("conv2d.bias: float16", "conv2d.filter: float16",
+                                                                 "conv2d.input: float16", "conv2d.output: float16")
+    assert not change.declared_gained
+    page = (tmp_path / "site" / "changes.html").read_text()
+    assert "Declared opSupportLimits() gained" in page and "conv2d.filter: float16" in page
+    lead = model.site.archive.lead
+    assert (lead.name, lead.version, lead.previous_version) == ("fakert", "1.10.0", "1.9.0")
+    assert [(c.corpus, c.passed, c.failed, c.refused) for c in lead.cases] == [("cases", 3, 1, 0)]
+    (dv,) = lead.declared  # declared clamp int8 is not probed working; probed clamp float16 and int32 are not declared
+    assert (dv.declared_only, dv.probed_only) == (2, 4) and dv.both > 0
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert index.index("<h1>fakert 1.10.0") < index.index("<h1>WebNN capability matrix")
+    assert f'changes.html#{change.anchor}' in index and "1 newly passing, 1 newly failing" in index
+
+
+def test_corpus_counts_put_each_case_under_its_first_folder():
+    cases = {"wpt/relu.json::a": ["pass"], "wpt/relu.json::b": ["unsupported"], "wpt-extra/x.json::c": ["error"],
+             "wpt-extra/x.json::d": ["skipped"], "x.json::e": ["fail"]}
+    assert [(c.corpus, c.passed, c.failed, c.refused) for c in archive_model.corpus_counts("cpu", cases)] == [
+        ("", 0, 1, 0), ("wpt", 1, 0, 1), ("wpt-extra", 0, 1, 0)]

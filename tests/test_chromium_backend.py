@@ -12,12 +12,13 @@ import shutil
 import stat
 import subprocess
 import tarfile
+import types
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from webnn_harness.backends.base import BackendError
+from webnn_harness.backends.base import BackendError, BackendInfo
 from webnn_harness.backends.chromium import install
 from webnn_harness.backends.chromium.payload import (decode_tensor, encode_tensor, encode_value, node_call,
                                                      tensor_bytes, tensor_from_bytes)
@@ -151,6 +152,66 @@ def test_browsers_list_says_when_none_is_installed(cache):
     from webnn_harness.commands.browsers import list_lines
 
     assert "webnn-harness browsers install" in list_lines()[0]
+
+
+def test_a_milestone_names_its_newest_release_and_no_pre_release():
+    published = ["135.0.0-next.3", "143.0.0", "143.0.10", "143.0.4", "147.0.2", "1430.0.0"]
+    assert install.newest_of_milestone("143", published) == "143.0.10"
+    assert install.newest_of_milestone("135", published) is None
+    assert install.published_version("153.0.0") == "153.0.0"  # exact: npm is not asked
+    with pytest.raises(install.InstallError, match="neither a package version"):
+        install.published_version("latest")
+
+
+@node
+def test_browsers_install_of_milestones_asks_npm_once_each_and_installs_side_by_side(tmp_path, cache, monkeypatch,
+                                                                                      capsys):
+    from webnn_harness.cli import main
+
+    registry = tmp_path / "registry"
+    tarballs = {v: _fake_package(registry / v, v) for v in ("143.0.4", "147.0.2")}
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    npm = fake_bin / "npm"  # npm view: the versions; npm pack PACKAGE@V: V's tarball into the working folder
+    npm.write_text("#!/bin/sh\n"
+                   "if [ \"$1\" = view ]; then echo '[\"143.0.0\", \"143.0.4\", \"147.0.2\", \"149.0.0-next.1\"]'; exit 0; fi\n"
+                   + "".join(f"case \"$2\" in *@{v}) cp {t} . ; echo '[{{\"filename\": \"{t.name}\"}}]';; esac\n"
+                             for v, t in tarballs.items()))
+    npm.chmod(npm.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ['PATH']}")
+    assert main(["browsers", "install", "143", "147"]) == 0
+    assert [b.version for b in install.installed()] == ["143.0.4", "147.0.2"]
+    assert main(["browsers", "install", "143", "149"]) == 1  # 143.0.4 is there; 149 has no release
+    out, err = capsys.readouterr()
+    assert "143.0.4 is installed" in out and "no release of milestone 149" in err
+    main(["browsers", "list"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[:2]] == ["143.0.4", "147.0.2"] and " MB" in lines[0]
+    assert lines[2].startswith("2 installed")
+    from webnn_harness.backends.chromium import create
+
+    assert create.facts.installed_variants() == ({"version": "143.0.4"}, {"version": "147.0.2"})
+
+
+def test_backends_lists_a_row_per_installed_variant(monkeypatch, capsys):
+    """A backend whose facts list installed variants is made once per variant (not a chromium case in harness/)."""
+    import webnn_harness.backends as registry
+    from webnn_harness.backends.base import BackendFacts
+    from webnn_harness.cli import main
+
+    made = []
+
+    def versioned(options):
+        made.append(dict(options))
+        return types.SimpleNamespace(info=lambda: BackendInfo("multi", f"{options['version']}.0.1234.0", "cpu"))
+
+    versioned.facts = BackendFacts(installed_variants=lambda: ({"version": "143"}, {"version": "153"}))
+    monkeypatch.setattr(registry, "available", lambda: {"multi": "tests:versioned"})
+    monkeypatch.setattr(registry, "factory", lambda name: versioned)
+    assert main(["backends"]) == 0
+    out = capsys.readouterr().out
+    assert "143.0.1234.0" in out and "153.0.1234.0" in out and "(-o version=153)" in out
+    assert made == [{"version": "143"}, {"version": "153"}]
 
 
 # ---- the real browser ----------------------------------------------------------

@@ -14,7 +14,10 @@ changing what a command means:
 - ``fuzz --time 300`` searches for 8 seconds (when that finds nothing, the
   replay of its findings is the usage error it then is); ``probe`` probes two
   operators without layout timing or byte search; a bench suite keeps two
-  benchmarks (and the ops suite's first one), timed briefly, under tiny measured peaks.
+  benchmarks (and the ops suite's first one), timed briefly, under tiny measured peaks;
+- ``--backend chromium -o version=V`` of the Chromium releases recipe is
+  ``tests/releases_standin.py`` at milestone V (STANDINS), and
+  ``../shared/wpt-extra`` one case file.
 
 The ``pytest`` lines run as a subprocess in that folder (pytest-xdist's
 ``-n auto`` as two workers). Lines that need what a test cannot have (a
@@ -55,6 +58,12 @@ NOT_RUN = {
     "import-wpt ~/wpt": "needs a WPT checkout (tests/test_wpt_import.py runs it on WPT-shaped files of our own)",
     "--cases out/wpt-import": "runs what the import above wrote",
 }
+# Substrings of README commands run with a stand-in, checked before NOT_RUN: (replacement, why).
+STANDINS = {
+    "--backend chromium -o version=": ("--backend releases_standin:create -o version=",
+                                       "the recipe of Chromium releases on tests/releases_standin.py, a reference that "
+                                       "changes from release to release (no browser, four releases in seconds)"),
+}
 # The vendor CI recipe has its own as-written test (it runs on the example backend there).
 TESTED_ELSEWHERE = {"### A backend vendor's CI": "tests/test_example_backend.py::test_the_readme_ci_recipe_runs_as_written_on_the_example"}
 STANDIN_BUNDLED = ("elementwise/relu.json", "elementwise/leaky_relu.json", "convolution/conv2d.json")
@@ -92,6 +101,8 @@ def _standin_checkout(root: Path) -> Path:
         "operators": [{"name": "relu", "arguments": [{"input": "x"}], "outputs": "y"}],
         "expectedOutputs": {"y": {"data": [0, 2, 0, 4.5], "descriptor": {"shape": [4], "dataType": "float32"}}}}}
     (wpt / "relu.json").write_text(json.dumps({"tests": [relu]}))
+    (root / "shared" / "wpt-extra").mkdir()
+    shutil.copy(REPO / "cases" / "elementwise" / "relu.json", root / "shared" / "wpt-extra" / "relu.json")
     shutil.copy(REPO / "cases" / "elementwise" / "leaky_relu.json", wpt / "leaky_relu.json")
     (root / "shared" / "wpt-extra").mkdir()
     shutil.copy(REPO / "cases" / "elementwise" / "sign.json", root / "shared" / "wpt-extra" / "sign.json")
@@ -162,6 +173,8 @@ def test_every_readme_command_runs_as_written(small_world, capsys):
     ran, outcomes = [], []
     pytest_lines = []
     for section, command in readme_commands():
+        for found, (replacement, _) in STANDINS.items():
+            command = command.replace(found, replacement)
         if section in TESTED_ELSEWHERE or any(s in command for s in NOT_RUN):
             continue
         program = command.split()[0].removeprefix(".venv/bin/")
@@ -186,6 +199,11 @@ def test_every_readme_command_runs_as_written(small_world, capsys):
     assert codes["diff out/later out/merged --format markdown"] == 0
     assert codes["run -b example-numpy --cases ../shared/wpt --update-expectations expectations.json --out out/first"] == 0
     assert (small_world / "out" / "site" / "performance.html").is_file()
+    # Chromium's releases (stand-ins): a column each, leakyRelu newly passing and declared at 149, the index leading
+    changes = (small_world / "releases" / "site" / "changes.html").read_text()
+    assert "143.0.0.0" in changes and "153.0.0.0" in changes and "leakyRelu.input: float32" in changes
+    assert re.search(r"leaky_relu\.json::[^<]*", changes)
+    assert "<h1>chromium 153.0.0.0" in (small_world / "releases" / "site" / "index.html").read_text()
     # the example with its expectations, onnxruntime, the example's bug, then --lf: only those failures again
     results = [_run_pytest_line(command, small_world) for command in pytest_lines]
     assert [code for code, _ in results] == [0, 0, 1, 1], results

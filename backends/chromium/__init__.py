@@ -280,6 +280,13 @@ def _unready() -> str | None:
     return None
 
 
+def _installed_variants() -> tuple[dict[str, str], ...]:
+    """One ``-o version=V`` per installed browser, oldest first."""
+    from webnn_harness.backends.chromium import install
+
+    return tuple({"version": b.version} for b in install.installed())
+
+
 create.facts = BackendFacts(  # what the harness reads before making one (backends/base.py, "Facts")
     # Playwright's driver is the worker's heavy import; the browser is launched per worker.
     preload=("playwright.sync_api",),
@@ -290,6 +297,7 @@ create.facts = BackendFacts(  # what the harness reads before making one (backen
                    SettingOption("packageVersion", "version", ""),
                    SettingOption("executable", "executable", "")),
     unready=_unready,
+    installed_variants=_installed_variants,
 )
 
 

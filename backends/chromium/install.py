@@ -38,6 +38,7 @@ EXECUTABLE = "chromium"
 _MEMBERS = {"package/bin/chromium.br": "chromium.br", "package/bin/swiftshader.tar.br": "swiftshader.tar.br",
             "package/package.json": "package.json"}
 _VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
+_RELEASE = re.compile(r"^\d+\.\d+\.\d+$")  # an exact package version, no pre-release
 # Node's streaming brotli decoder: argv[1] in, argv[2] out.
 _UNBROTLI = ("const z=require('zlib'),f=require('fs');"
              "f.createReadStream(process.argv[1]).pipe(z.createBrotliDecompress())"
@@ -81,7 +82,7 @@ def installed() -> list[InstalledBrowser]:
         return []
     found = [InstalledBrowser(p.name, p, folder_size(p)) for p in root.iterdir()
              if _VERSION.match(p.name) and (p / EXECUTABLE).is_file()]
-    return sorted(found, key=lambda b: tuple(int(n) for n in b.version.split(".")))
+    return sorted(found, key=lambda b: _release_key(b.version))
 
 
 def resolve(version: str | None) -> InstalledBrowser:
@@ -121,6 +122,35 @@ def npm_pack(version: str, into: Path) -> Path:
     except (ValueError, LookupError, TypeError):
         raise InstallError(f"npm pack {PACKAGE}@{version}: unexpected output {out[:200]!r}") from None
     return into / Path(filename).name
+
+
+def _release_key(version: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in version.split("."))
+
+
+def newest_of_milestone(milestone: str, versions: list) -> str | None:
+    """The newest release (no pre-release such as 135.0.0-next.3) of ``milestone`` among ``versions``."""
+    releases = [v for v in versions if isinstance(v, str) and _RELEASE.match(v) and v.split(".")[0] == milestone]
+    return max(releases, key=_release_key, default=None)
+
+
+def published_version(version: str) -> str:
+    """The exact package version ``version`` names: itself when it is one
+    (153.0.0), else the newest release of that milestone (143 -> 143.0.4) as
+    ``npm view PACKAGE versions --json`` lists them."""
+    if _RELEASE.match(version):
+        return version
+    if not version.isdigit():
+        raise InstallError(f"{version!r} is neither a package version (e.g. {DEFAULT_VERSION}) nor a milestone (153)")
+    out = _run(["npm", "view", PACKAGE, "versions", "--json"], Path.cwd(), f"npm view {PACKAGE} versions")
+    try:
+        versions = json.loads(out)
+    except ValueError:
+        raise InstallError(f"npm view {PACKAGE} versions: unexpected output {out[:200]!r}") from None
+    exact = newest_of_milestone(version, versions if isinstance(versions, list) else [versions])
+    if exact is None:
+        raise InstallError(f"{PACKAGE} has no release of milestone {version}")
+    return exact
 
 
 def _copy_members(tgz: Path, into: Path) -> None:

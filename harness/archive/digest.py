@@ -7,7 +7,8 @@ entry id and digest format: adding one entry to an archive of hundreds reads
 one entry's files.
 
 Digest of a run: per backend, every case's status by stable id and per-op
-(passed, tested) counts; of a probe: its opSupportLimits as read; of a
+(passed, tested) counts; of a probe: its opSupportLimits as read and the
+backend's own declared table (None where it declares none); of a
 bench: each record's status, median and sample times; of a fuzz run: its
 findings by id (stable for a root cause, harness/fuzz/findings.py).
 """
@@ -22,14 +23,14 @@ from typing import Any, Mapping
 
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.bench_records import read_bench_folder
-from webnn_harness.outputs.kinds import LIMITS_SUFFIX, read_fuzz_folder
+from webnn_harness.outputs.kinds import DECLARED_SUFFIX, LIMITS_SUFFIX, read_fuzz_folder
 from webnn_harness.outputs.reading import ReadError, read_json
 from webnn_harness.outputs.records import Record
 from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.outputs.run_folder import backend_groups, read_run_folder
 from webnn_harness.outputs.writing import write_atomic
 
-DIGEST_FORMAT = 3  # 2: the hash of the entry as its files describe it ("entry"), schema-checked when read; 3: a bench's digest holds its machine noise
+DIGEST_FORMAT = 4  # 2: the hash of the entry as its files describe it ("entry"), schema-checked when read; 3: a bench's digest holds its machine noise; 4: a probe's digest has its backend's declared table
 
 
 def _text(message) -> str:
@@ -83,8 +84,11 @@ def case_outcomes(backend_digest: Mapping[str, Any]) -> dict[str, CaseOutcome]:
 
 
 def _probe_digest(folder: Path) -> dict:
+    """The measured limits and, where the backend declares its own (chromium's opSupportLimits()), those."""
     limits = next((read_json(p) for p in sorted(folder.glob(f"*{LIMITS_SUFFIX}"))), {})
-    return {"limits": limits if isinstance(limits, Mapping) else {}}
+    declared = next((read_json(p) for p in sorted(folder.glob(f"*-{DECLARED_SUFFIX}"))), None)
+    return {"limits": limits if isinstance(limits, Mapping) else {},
+            "declared": dict(declared) if isinstance(declared, Mapping) else None}
 
 
 def _bench_digest(folder: Path) -> dict:

@@ -39,7 +39,7 @@ from typing import Any, Iterable, Mapping
 import filelock
 
 from webnn_harness.outputs.bench_records import BENCH_FILE, BENCH_RECORD_SCHEMA, read_bench_folder
-from webnn_harness.outputs.kinds import (ARCHIVE_MARKER, ARCHIVED_KINDS, KINDS, OutputHeader, bench_header,
+from webnn_harness.outputs.kinds import (ARCHIVE_MARKER, ARCHIVED_KINDS, DECLARED_SUFFIX, KINDS, OutputHeader, bench_header,
                                          discover_outputs, fuzz_header, probe_header, read_fuzz_folder,
                                          read_probe_files, run_header)
 from webnn_harness.outputs.reading import check, loads, where
@@ -197,8 +197,14 @@ def _run_candidate(folder: Path) -> Candidate:
     return _candidate("run", folder, _stored_files(folder, KINDS["run"].files), run_header(run), run.problems)
 
 
+def _declared_beside(stem: str) -> Path | None:
+    """The backend's own declared table the probe wrote beside its files (``<stem>-opSupportLimits.declared.json``)."""
+    path = Path(f"{stem}-{DECLARED_SUFFIX}")
+    return path if path.is_file() else None
+
+
 def _probe_candidate(stem: str, limits: Path | None, header: Path | None, probe: Path | None) -> Candidate:
-    present = [p for p in (limits, header, probe) if p is not None]
+    present = [p for p in (limits, header, probe, _declared_beside(stem)) if p is not None]
     for p in present:
         _check_file(p)
         if not _PLAIN_NAME.fullmatch(p.name):

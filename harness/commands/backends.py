@@ -16,24 +16,40 @@ LOAD_SECONDS = 120  # a third-party backend's import, factory and info(), in its
 
 
 def add_arguments(bk: argparse.ArgumentParser) -> None:
-    bk.add_argument("--json", action="store_true", help="print the backends as JSON (name, version, device, settings, entry point)")
+    bk.add_argument("--json", action="store_true", help="print the backends as JSON (name, version, device, options, settings, "
+                                                      "entry point), a row per installed build")
 
 
-def backend_row(name: str, target: str, by_target: bool = False) -> dict:
-    """What ``backends`` lists of one backend: its version, device and settings, or why it cannot load
-    (``by_target``: loaded as ``module:factory``, as a child process that may not see the same entry points)."""
+def _variants(name: str) -> tuple[dict[str, str], ...]:
+    """The option sets of each installed build of ``name`` (its facts' installed_variants), or one without options."""
     from webnn_harness import backends
 
+    list_variants = backends.facts_or_defaults(name).installed_variants
+    if list_variants is None:
+        return ({},)
     try:
-        info = backends.create(target if by_target else name, {}).info()
-        return {"name": name, "version": info.version, "device": info.device,
+        return tuple(dict(v) for v in list_variants()) or ({},)
+    except Exception:  # noqa: BLE001 - making it without options then says what is wrong
+        return ({},)
+
+
+def backend_row(name: str, target: str, by_target: bool = False, options: dict[str, str] | None = None) -> dict:
+    """What ``backends`` lists of one backend (made with ``options``: one of its installed builds): its
+    version, device and settings, or why it cannot load (``by_target``: loaded as ``module:factory``, as a
+    child process that may not see the same entry points)."""
+    from webnn_harness import backends
+
+    options = dict(options or {})
+    try:
+        info = backends.create(target if by_target else name, options).info()
+        return {"name": name, "version": info.version, "device": info.device, "options": options,
                 "settings": dict(info.settings), "entryPoint": target}
     except Exception as exc:  # noqa: BLE001 - list what can't load, with why
-        return {"name": name, "error": f"{type(exc).__name__}: {exc}", "entryPoint": target}
+        return {"name": name, "error": f"{type(exc).__name__}: {exc}", "options": options, "entryPoint": target}
 
 
 def _failed(name: str, target: str, why: str) -> dict:
-    return {"name": name, "error": why, "entryPoint": target}
+    return {"name": name, "error": why, "options": {}, "entryPoint": target}
 
 
 def isolated_row(name: str, target: str, timeout: float | None = None) -> dict:
@@ -69,11 +85,14 @@ def _is_ours(target: str) -> bool:
 def handle(args) -> int:
     from webnn_harness import backends
 
-    # The harness's own backends load here; a third party's, in a child process each (at once).
+    # The harness's own backends load here, a row per build installed side by side (chromium's
+    # browsers: their facts' installed_variants); a third party's, in a child process each (at once).
     found = sorted(backends.available().items())
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         theirs = {name: pool.submit(isolated_row, name, target) for name, target in found if not _is_ours(target)}
-        rows = [backend_row(name, target) if _is_ours(target) else theirs[name].result() for name, target in found]
+        rows = [row for name, target in found
+                for row in ([backend_row(name, target, options=o) for o in _variants(name)] if _is_ours(target)
+                            else [theirs[name].result()])]
     if args.json:
         print(json.dumps(rows, indent=1, default=str))
         return EXIT_OK
@@ -87,8 +106,10 @@ def handle(args) -> int:
         if "error" in r:
             print(printable(f"{r['name']:{name_width}}  not available: {r['error']}"))
         else:
-            print(printable(f"{r['name']:{name_width}}  {r['version']:{version_width}}  {r['device']}"))
+            chosen = " ".join(f"-o {k}={v}" for k, v in (r.get("options") or {}).items())
+            print(printable(f"{r['name']:{name_width}}  {r['version']:{version_width}}  {r['device']}"
+                            + (f"  ({chosen})" if chosen else "")))
     loaded = {r["name"] for r in rows if "error" not in r}
     used = [n for n in DEFAULT_BACKENDS if n in loaded]  # in the order run takes them
-    print(f"run without --backend uses {', '.join(used) or 'none of these (install one)'}; bench the same but the reference and chromium")
+    print(f"run without --backend uses {', '.join(used) or 'none of these (install one)'}; bench the same but the reference")
     return EXIT_OK

@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = sub.add_parser("install", help="fetch versions with npm into $XDG_CACHE_HOME/webnn-harness/browsers "
                                          "(default ~/.cache)")
     add.add_argument("versions", nargs="*", metavar="VERSION",
-                     help="package versions, e.g. 153.0.0 or 153 (default: the pinned release)")
+                     help="package versions, e.g. 153.0.0, or milestones, e.g. 143 (its newest release, "
+                          "as npm view lists them); default: the pinned release")
     sub.add_parser("list", help="the installed versions, their folders and sizes")
 
 
@@ -37,7 +38,9 @@ def list_lines() -> list[str]:
     browsers = install.installed()
     if not browsers:
         return [f"no Chromium installed in {install.browsers_folder()}; run 'webnn-harness browsers install'"]
-    return [f"{b.version:<10} {_megabytes(b.size_bytes):>8}  {b.folder}" for b in browsers]
+    total = sum(b.size_bytes for b in browsers)
+    return [*(f"{b.version:<10} {_megabytes(b.size_bytes):>8}  {b.folder}" for b in browsers),
+            f"{len(browsers)} installed, {_megabytes(total)} in all"]
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -48,9 +51,15 @@ def handle(args: argparse.Namespace) -> int:
         print("\n".join(list_lines()))
         return EXIT_OK
     status = EXIT_OK
-    for version in args.versions or [install.DEFAULT_VERSION]:
+    for asked in args.versions or [install.DEFAULT_VERSION]:
+        try:  # a milestone (143) names its newest release, asked of npm before anything is fetched
+            version = install.published_version(asked)
+        except install.InstallError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            status = EXIT_FAILURES
+            continue
         present = [b for b in install.installed() if b.version == version]
-        if present:  # an exact version installed whole is not fetched again (a milestone asks npm for its newest)
+        if present:  # a version installed whole is not fetched again
             print(f"{version} is installed: {present[0].executable} ({_megabytes(present[0].size_bytes)})")
             continue
         print(f"installing {install.PACKAGE}@{version} (about 70 MB to fetch, 220 MB installed) ...", flush=True)

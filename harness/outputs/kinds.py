@@ -35,6 +35,9 @@ FUZZ_CASES, FUZZ_DETAILS = "findings", "findings-details"  # a fuzz run's minima
 FUZZ_SUMMARY_SCHEMA = "fuzz-summary"  # harness/schema/<name>.schema.json; "#finding": one finding's details
 LIMITS_SUFFIX = "-opSupportLimits.json"
 PROBE_SUFFIX = "-probe.json"
+# A backend's own declared table beside its probe (chromium: the context's opSupportLimits()); not
+# *-opSupportLimits.json, which is read as a probe.
+DECLARED_SUFFIX = "opSupportLimits.declared.json"
 HEADER_SUFFIX = "-opSupportLimits.header.json"
 ARCHIVE_MARKER = ".webnn-harness-archive.json"
 

@@ -27,6 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+from webnn_harness.outputs.kinds import DECLARED_SUFFIX
 from webnn_harness.spec.catalog import OperandLimits, operators
 from webnn_harness.spec.dtypes import ALL_DATA_TYPES
 from webnn_harness.probe.limits import WORKING
@@ -39,7 +40,6 @@ CATEGORIES = ("declaredButBroken", "declaredUnverified", "declaredNotTried", "wo
 EVIDENCE_IDS = 5  # evidence ids kept per finding
 
 
-DECLARED_SUFFIX = "opSupportLimits.declared.json"  # the backend's own declared table, beside the probe's (not *-opSupportLimits.json, which report reads as a probe)
 
 
 def backend_declared(backend) -> dict | None:
