@@ -1,4 +1,5 @@
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,14 @@ def pytest_sessionfinish(session, exitstatus):
         lines = "\n".join(f"  {pid}: {cmd[:200]}" for pid, cmd in sorted(left.items()))
         print(f"\nprocesses started by the test session outlived it:\n{lines}", file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _chromium_playwright_stopped_after_each_module():
+    """A module that drives the chromium backend in this process (its Playwright driver runs in the
+    test thread) stops it when done, so a later module of the same worker (tests/test_reports_browser.py)
+    can start Playwright's sync API itself: a thread runs one at a time."""
+    yield
+    browser = sys.modules.get("webnn_harness.backends.chromium.browser")
+    if browser is not None:
+        browser.stop_playwright()

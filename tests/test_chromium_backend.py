@@ -33,16 +33,6 @@ def graph(inputs: dict, calls: list, constants=None):
 
 # ---- the page's JSON ---------------------------------------------------------
 
-@pytest.fixture(autouse=True, scope="module")
-def _stop_playwright_after_this_module():
-    """The backend's Playwright driver runs in this (test) process's thread; stopped here, later
-    modules of the same worker (tests/test_reports_browser.py) can start their own sync API."""
-    yield
-    from webnn_harness.backends.chromium.browser import stop_playwright
-
-    stop_playwright()
-
-
 def test_int4_packs_two_a_byte_low_nibble_first_and_back():
     values = np.array([-8, 7, -1, 3, 5], dtype=np.int8)
     packed = tensor_bytes(values, "int4")
@@ -206,7 +196,8 @@ def test_backends_lists_a_row_per_installed_variant(monkeypatch, capsys):
         return types.SimpleNamespace(info=lambda: BackendInfo("multi", f"{options['version']}.0.1234.0", "cpu"))
 
     versioned.facts = BackendFacts(installed_variants=lambda: ({"version": "143"}, {"version": "153"}))
-    monkeypatch.setattr(registry, "available", lambda: {"multi": "tests:versioned"})
+    # one of ours (webnn_harness.*): loaded in-process, where factory is patched
+    monkeypatch.setattr(registry, "available", lambda: {"multi": "webnn_harness.backends.multi:create"})
     monkeypatch.setattr(registry, "factory", lambda name: versioned)
     assert main(["backends"]) == 0
     out = capsys.readouterr().out

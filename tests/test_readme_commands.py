@@ -9,15 +9,14 @@ changing what a command means:
 - ``mybackend`` is the example backend ``example-numpy`` (as in
   tests/test_example_backend.py's CI recipe test), and ``$I`` of a shard
   line runs for each I of its N;
-- the corpora are small: ``../shared/wpt`` is a folder of two case files (``../shared/wpt-extra`` one),
+- the corpora are small: ``../shared/wpt`` is a folder of two case files (``../shared/wpt-extra`` two: relu and sign),
   and the bundled corpus is three of its files (same ids);
 - ``fuzz --time 300`` searches for 8 seconds (when that finds nothing, the
   replay of its findings is the usage error it then is); ``probe`` probes two
   operators without layout timing or byte search; a bench suite keeps two
   benchmarks (and the ops suite's first one), timed briefly, under tiny measured peaks;
 - ``--backend chromium -o version=V`` of the Chromium releases recipe is
-  ``tests/releases_standin.py`` at milestone V (STANDINS), and
-  ``../shared/wpt-extra`` one case file.
+  ``tests/releases_standin.py`` at milestone V (STANDINS).
 
 The ``pytest`` lines run as a subprocess in that folder (pytest-xdist's
 ``-n auto`` as two workers). Lines that need what a test cannot have (a
@@ -104,7 +103,6 @@ def _standin_checkout(root: Path) -> Path:
     (root / "shared" / "wpt-extra").mkdir()
     shutil.copy(REPO / "cases" / "elementwise" / "relu.json", root / "shared" / "wpt-extra" / "relu.json")
     shutil.copy(REPO / "cases" / "elementwise" / "leaky_relu.json", wpt / "leaky_relu.json")
-    (root / "shared" / "wpt-extra").mkdir()
     shutil.copy(REPO / "cases" / "elementwise" / "sign.json", root / "shared" / "wpt-extra" / "sign.json")
     checkout = root / "checkout"
     for rel in STANDIN_BUNDLED:

@@ -150,14 +150,14 @@ def size(group: Mapping[str, Any]) -> int:
     return sum(len(m["dataTypes"]) + len(m["ranks"]) for m in members.values()) or 1
 
 
-DECLARED_SUFFIX = "-opSupportLimits.json"
+SHIPPED_TABLE_SUFFIX = "-opSupportLimits.json"  # a shipped table's file: <name>-opSupportLimits.json
 
 
 def shipped_declared_tables() -> dict[str, Path]:
     """The declared tables shipped with the package (``probe/declared_tables/``, written by
     tools/declared/ with their provenance), by name: {"chromium-ort": path, ...}."""
     folder = Path(str(resources.files("webnn_harness.probe"))) / "declared_tables"
-    return {p.name.removesuffix(DECLARED_SUFFIX): p for p in sorted(folder.glob(f"*{DECLARED_SUFFIX}"))}
+    return {p.name.removesuffix(SHIPPED_TABLE_SUFFIX): p for p in sorted(folder.glob(f"*{SHIPPED_TABLE_SUFFIX}"))}
 
 
 def declared_table(given: str) -> str:
@@ -166,7 +166,7 @@ def declared_table(given: str) -> str:
     checkout; anything else as given (reading it then says what is wrong)."""
     if Path(given).exists():
         return given
-    name = Path(given).name.removesuffix(DECLARED_SUFFIX).removesuffix(".json")
+    name = Path(given).name.removesuffix(SHIPPED_TABLE_SUFFIX).removesuffix(".json")
     shipped = shipped_declared_tables().get(name)
     return str(shipped) if shipped else given
 
