@@ -24,16 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from webnn_harness.spec.values import encode_number
+
 HERE = Path(__file__).resolve().parent
-
-
-def _number(value) -> object:
-    f = float(value)
-    if f != f:
-        return "NaN"
-    if f in (float("inf"), float("-inf")):
-        return "Infinity" if f > 0 else "-Infinity"
-    return f
 
 
 def actual_for_utils(values: np.ndarray, data_type: str) -> dict:
@@ -42,7 +35,7 @@ def actual_for_utils(values: np.ndarray, data_type: str) -> dict:
     if data_type == "float16":
         data = [int(b) for b in flat.astype(np.float16).view(np.uint16)]
     elif data_type == "float32":
-        data = [_number(v) for v in flat.astype(np.float32)]
+        data = [encode_number(v) for v in flat.astype(np.float32)]
     elif data_type in ("int64", "uint64"):
         data = [str(int(v)) for v in flat]
     elif data_type in ("int4", "uint4"):
