@@ -110,7 +110,6 @@ def _standin_checkout(root: Path) -> Path:
         shutil.copy(REPO / "cases" / rel, checkout / "cases" / rel)
     (checkout / "examples" / "numpy_float32").mkdir(parents=True)
     shutil.copy(REPO / "examples" / "numpy_float32" / "expectations.json", checkout / "examples" / "numpy_float32")
-    shutil.copytree(REPO / "tests" / "data" / "declared", checkout / "tests" / "data" / "declared")  # probe --compare
     return checkout
 
 
