@@ -507,3 +507,20 @@ def test_the_browser_sits_beside_its_runtime_per_dispatch_smallest_op_first(tmp_
     build_site(folders, site)
     page = (site / "performance.html").read_text()
     assert 'id="browser"' in page and "graph_impl_tflite.cc" in page and "per dispatch" in page
+
+
+def test_transposes_a_backend_removed_cost_none_not_a_negative_time(tmp_path):
+    """Issue #42: a transposed graph faster than its nchw twin (the backend removed the transposes)
+    shows "none" with by how much it was faster, never a negative cost or share."""
+    times = {"nchw": [0.0100, 0.0101, 0.0100, 0.0102], "nhwc": [0.0080, 0.0081, 0.0080, 0.0082],
+             "nhwcTransposed": [0.0070, 0.0071, 0.0070, 0.0072]}
+    folder = write_bench(tmp_path / "bench", [record("layout-conv-1x8x8x16", variant, t, backend=ORT, workload="1x8x8x16")
+                                              for variant, t in times.items()])
+    (layout,) = build_performance([folder]).layout
+    assert layout.transpose_seconds < 0
+    assert layout.transpose_seconds == pytest.approx(median(times["nhwcTransposed"]) - median(times["nchw"]))
+    build_site([folder], tmp_path / "site")
+    page = (tmp_path / "site" / "performance.html").read_text()
+    row = re.search(r"<tr><td>layout-conv-1x8x8x16</td>.*?</tr>", page, flags=re.S).group(0)
+    assert 'data-v="0">none<' in row and "the transposed graph was 3.000 ms faster" in row
+    assert 'data-v="0">0%<' in row  # the share is none too, not a negative percentage
