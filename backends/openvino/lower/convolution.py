@@ -32,13 +32,19 @@ def _from_nchw(result, layout, bias):
     return transpose(result, NCHW_TO_NHWC) if layout == "nhwc" else output(result)
 
 
+def _nchw_operands(c: Call, filter_perms):
+    """(input in nchw, filter in OpenVINO's order via ``filter_perms``, pads begin, pads end): what conv2d
+    and convTranspose2d both start from."""
+    x = _to_nchw(c["input"], c.attr("inputLayout"))
+    perm = filter_perms[c.attr("filterLayout")]
+    w = transpose(c["filter"], perm) if perm else output(c["filter"])
+    return (x, w, *_pads(c.attr("padding")))
+
+
 def conv2d(e, c: Call):
     strides, dilations, groups = c.attr("strides"), c.attr("dilations"), c.attr("groups")
     layout = c.attr("inputLayout")
-    x = _to_nchw(c["input"], layout)
-    perm = CONV_FILTER_TO_OIHW[c.attr("filterLayout")]
-    w = transpose(c["filter"], perm) if perm else output(c["filter"])
-    begin, end = _pads(c.attr("padding"))
+    x, w, begin, end = _nchw_operands(c, CONV_FILTER_TO_OIHW)
     if groups == 1:
         result = ops.convolution(x, w, strides, begin, end, dilations)
     else:
@@ -51,10 +57,7 @@ def conv2d(e, c: Call):
 def conv_transpose2d(e, c: Call):
     strides, dilations, groups = c.attr("strides"), c.attr("dilations"), c.attr("groups")
     layout = c.attr("inputLayout")
-    x = _to_nchw(c["input"], layout)
-    perm = CONV_TRANSPOSE_FILTER_TO_IOHW[c.attr("filterLayout")]
-    w = transpose(c["filter"], perm) if perm else output(c["filter"])
-    begin, end = _pads(c.attr("padding"))
+    x, w, begin, end = _nchw_operands(c, CONV_TRANSPOSE_FILTER_TO_IOHW)
     i, o_per_group, kh, kw = shape(w)
     # The output size comes from the create steps (outputSizes when given);
     # OpenVINO gets it as the output padding that yields it, so the explicit
