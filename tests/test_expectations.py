@@ -153,3 +153,50 @@ def test_update_writes_failures_keeps_live_entries_and_drops_passing_ones(tmp_pa
     # the written file is valid and, applied to the same run, marks every failure
     es = ExpectationSet(read_expectations(path))
     assert all(not es.apply(r).counts_against for r in records)
+
+
+def test_status_message_and_actual_pin_an_entry_to_the_one_failure_it_explains():
+    es = ExpectationSet(entries([
+        {"file": "q.json", "match": ".", "status": ["error"], "message": "invalid per spec: q: rank", "reason": "older rule"},
+        {"file": "l.json", "case": "lstm", "status": ["fail"], "actual": 58.02899932861328, "reason": "wrong expected"},
+    ]))
+    older = rec("wpt/q.json", "a", "error")
+    assert es.apply(older.with_(message="invalid per spec: q: rank 1")).known_failure == "older rule"
+    # the same case failing another way is not the failure the entry names: not known, and not stale either
+    assert es.apply(older.with_(message="a crash in the backend")).known_failure is None
+    assert es.apply(rec("wpt/q.json", "b", "fail").with_(message="invalid per spec: q: rank 1")).known_failure is None
+    lstm = rec("wpt/l.json", "lstm", "fail")
+    assert es.apply(lstm.with_(actual_value=58.02899932861328)).known_failure == "wrong expected"
+    assert es.apply(lstm.with_(actual_value=58.5)).known_failure is None
+    assert [e["outcome"] for e in es.report()] == ["applied", "applied"]
+
+
+def test_an_entry_that_only_met_other_failures_is_not_called_stale():
+    es = ExpectationSet(entries([{"case": "c", "status": ["error"], "reason": "r"}]))
+    es.apply(rec("wpt/x.json", "c", "fail"))
+    assert es.stale() == [] and [e.reason for e in es.unmatched()] == ["r"]
+
+
+@pytest.mark.parametrize("bad,field", [({"status": ["wrong"]}, "status"), ({"message": "("}, "message"),
+                                       ({"evidence": ""}, "evidence"), ({"actual": [1]}, "actual")])
+def test_the_new_fields_are_checked(bad, field):
+    with pytest.raises(ExpectationsError, match=field):
+        entries([{"case": "c", "reason": "r", **bad}])
+
+
+def test_every_backend_gets_the_wpt_case_notes_each_with_its_rule_and_evidence():
+    from webnn_harness.outputs.expectations import CASE_NOTE, CASE_NOTES, case_notes
+
+    notes = case_notes()
+    assert notes and all(n.reason.startswith(CASE_NOTE) and n.evidence for n in notes)
+    # every note names the one failure it explains: a status, and a message or a value
+    assert all(n.status and (n.message is not None or n.actual is not None) for n in notes)
+    sources = {e.source for e in ExpectationSet.for_backend("acme", "1", {}).entries}
+    assert sources == {CASE_NOTES}
+    assert ExpectationSet.for_backend("acme", "1", {}, bundled=False).entries == ()
+
+
+@pytest.mark.parametrize("backend", ["onnxruntime", "openvino", "litert", "chromium"])
+def test_shipped_entries_with_the_new_fields_round_trip(backend):
+    for e in bundled_expectations(backend):
+        assert parse_expectations([e.to_json()], "x")[0].to_json() == e.to_json()

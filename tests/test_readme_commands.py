@@ -56,6 +56,8 @@ NOT_RUN = {
     "--backend chromium": "needs the installed browser (tests/test_chromium_backend.py runs it where one is installed)",
     "import-wpt ~/wpt": "needs a WPT checkout (tests/test_wpt_import.py runs it on WPT-shaped files of our own)",
     "--cases out/wpt-import": "runs what the import above wrote",
+    "--out out/ov-wpt": "tests/test_wpt_accounting.py runs both WPT corpora on all five backends",
+    "tools/wpt_accounting.py": "tests/test_wpt_accounting.py accounts for those runs",
 }
 # Substrings of README commands run with a stand-in, checked before NOT_RUN: (replacement, why).
 STANDINS = {

@@ -11,14 +11,28 @@ can be given more with ``run --expectations FILE``. The format (JSON Schema:
      "reason": "why",
      "options": {"ep": "..."},       optional: only under these backend options
                                      ("!V": any but V; [null, "V"]: not given or V)
-     "versions": ">=1.32"}           optional: only for these backend versions
+     "versions": ">=1.32",           optional: only for these backend versions
+     "evidence": "what was seen",    optional: the observation behind the reason
+     "status": ["fail"],             optional: only records of these statuses,
+     "message": "regex",             whose message this searches,
+     "actual": 0}                    and whose worst element is this value
+
+``status``, ``message`` and ``actual`` pin an entry to the one failure it
+explains: another failure of the same case is not marked known by it.
+
+Besides the backend's own file every backend gets WPT's case notes
+(``harness/spec/data/wpt_case_notes.json``): WPT cases that disagree with the
+spec at the commit our tables follow (an older rule, or an expected value the
+spec's algorithm does not give). Their reasons begin with ``CASE_NOTE``, so a
+page and ``tools/wpt_accounting.py`` tell them from a backend's deviations.
 
 After a run each entry has an outcome, reported exactly:
 
 - ``applied``: it matched a case that did not pass;
 - ``stale``: it matched cases, they ran, and every one passed (the failure is gone);
 - ``unmatched``: it matched no case of the run (a typo, a renamed case, or
-  cases outside the run's selection).
+  cases outside the run's selection), or only failures other than the one
+  its ``status``, ``message`` or ``actual`` names.
 """
 from __future__ import annotations
 
@@ -40,7 +54,9 @@ from webnn_harness.outputs.records import BAD_STATUSES, Record
 from webnn_harness.outputs.run_folder import check_writable_file, read_records_whole
 
 OUTCOMES = ("applied", "stale", "unmatched")
-ENTRY_KEYS = ("file", "case", "match", "reason", "options", "versions")
+ENTRY_KEYS = ("file", "case", "match", "reason", "options", "versions", "evidence", "status", "message", "actual")
+CASE_NOTES = "wpt_case_notes.json"
+CASE_NOTE = "WPT case vs spec: "  # the reason's start of every case note (the file's entries carry it)
 
 
 class ExpectationsError(ValueError):
@@ -55,6 +71,10 @@ class Expectation:
     match: str | None = None
     options: Mapping[str, str | list[str | None]] = field(default_factory=dict)
     versions: str | None = None
+    evidence: str | None = None
+    status: tuple[str, ...] = ()  # () any non-pass
+    message: str | None = None  # a regex searched in the record's message
+    actual: Any = None  # the record's value at its worst element (None: any)
     source: str = ""  # the file it came from, as the user named it (or the backend's bundled file)
     index: int = 0  # its position there
 
@@ -74,12 +94,18 @@ class Expectation:
             return name == self.case
         return _pattern(self.match).search(name) is not None
 
+    def explains(self, record: Record) -> bool:
+        """Whether the record's non-pass is the failure this entry names (its status, message and value)."""
+        return ((not self.status or record.status in self.status)
+                and (self.message is None or _pattern(self.message).search(record.message or "") is not None)
+                and (self.actual is None or record.actual_value == self.actual))
+
     def to_json(self) -> dict:
         out: dict[str, Any] = {}
         for key in ENTRY_KEYS:
             value = getattr(self, key)
-            if value:
-                out[key] = dict(value) if key == "options" else value
+            if value is not None and value != () and value != {} and value != "":
+                out[key] = dict(value) if key == "options" else list(value) if key == "status" else value
         return out
 
     def describe(self) -> str:
@@ -114,11 +140,12 @@ def parse_expectations(doc: Any, source: str) -> tuple[Expectation, ...]:
         raise ExpectationsError(str(exc)) from None
     entries = []
     for i, raw in enumerate(doc):
-        if "match" in raw:
-            try:
-                _pattern(raw["match"])
-            except re.error as exc:
-                raise ExpectationsError(f"{source}: [{i}].match: not a regular expression: {exc}") from None
+        for key in ("match", "message"):
+            if key in raw:
+                try:
+                    _pattern(raw[key])
+                except re.error as exc:
+                    raise ExpectationsError(f"{source}: [{i}].{key}: not a regular expression: {exc}") from None
         if "versions" in raw:
             try:
                 SpecifierSet(raw["versions"])
@@ -127,7 +154,9 @@ def parse_expectations(doc: Any, source: str) -> tuple[Expectation, ...]:
                                         f"\">=1.32\": {raw['versions']!r}") from None
         entries.append(Expectation(
             reason=raw["reason"], file=raw.get("file"), case=raw.get("case"), match=raw.get("match"),
-            options=dict(raw.get("options") or {}), versions=raw.get("versions"), source=source, index=i,
+            options=dict(raw.get("options") or {}), versions=raw.get("versions"), evidence=raw.get("evidence"),
+            status=tuple(raw.get("status") or ()), message=raw.get("message"), actual=raw.get("actual"),
+            source=source, index=i,
         ))
     return tuple(entries)
 
@@ -148,6 +177,12 @@ def bundled_expectations(backend: str) -> tuple[Expectation, ...]:
     except (ModuleNotFoundError, FileNotFoundError, TypeError, ValueError):
         return ()
     return parse_expectations(json.loads(text), bundled_source(backend))
+
+
+def case_notes() -> tuple[Expectation, ...]:
+    """WPT's cases that disagree with the spec, as expectations every backend gets (module docstring)."""
+    text = resources.files("webnn_harness.spec").joinpath("data", CASE_NOTES).read_text()
+    return parse_expectations(json.loads(text), CASE_NOTES)
 
 
 def bundled_source(backend: str) -> str:
@@ -183,7 +218,7 @@ class ExpectationSet:
     @classmethod
     def for_backend(cls, backend: str, version: str, options: Mapping[str, str],
                     files: Iterable[str | Path] = (), bundled: bool = True) -> "ExpectationSet":
-        entries = [*(bundled_expectations(backend) if bundled else ()),
+        entries = [*(bundled_expectations(backend) if bundled else ()), *(case_notes() if bundled else ()),
                    *(e for f in files for e in read_expectations(f))]
         return cls(tuple(e for e in entries if e.applies_to(version, options)))
 
@@ -206,11 +241,15 @@ class ExpectationSet:
     def apply(self, record: Record) -> Record:
         """The record, marked known when an entry names it and it did not pass."""
         hits = [i for i in self._candidates(record.file) if self.entries[i].matches(record.file, record.case)]
-        self._seen.update(hits)
-        if not hits or record.status == "pass":
+        if record.status == "pass":
+            self._seen.update(hits)
             return record
-        self._used.update(hits)
-        return record.with_(known_failure=self.entries[hits[0]].reason)
+        explained = [i for i in hits if self.entries[i].explains(record)]
+        self._seen.update(explained)  # another failure than the one an entry names: neither stale nor applied
+        if not explained:
+            return record
+        self._used.update(explained)
+        return record.with_(known_failure=self.entries[explained[0]].reason)
 
     def outcome(self, i: int) -> str:
         if i in self._used:
