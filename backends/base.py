@@ -541,6 +541,15 @@ def thread_count(text: str, backend: str) -> int:
     return value
 
 
+def reject_unknown_options(backend: str, options: Mapping[str, str], known: Sequence[str],
+                           also_known: Callable[[str], bool] = lambda key: False) -> None:
+    """A BackendError naming every ``-o`` key the backend does not take (``also_known``: keys of a
+    family, such as ONNX Runtime's provider options), with the keys it does take."""
+    unknown = sorted(k for k in options if k not in known and not also_known(k))
+    if unknown:
+        raise BackendError(f"{backend}: unknown option(s) {', '.join(unknown)} (known: {', '.join(known)})")
+
+
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:
     """``-o key=value`` pairs to a dict; a pair without '=' is a usage error."""
     out = {}

@@ -312,7 +312,7 @@ def test_probe_writes_the_context_s_declared_table_and_compares_with_it_without_
 
 
 @real
-@pytest.mark.parametrize("options, problem", [({"device": "tpu"}, "device 'tpu'"), ({"threads": "2"}, "unknown chromium option"),
+@pytest.mark.parametrize("options, problem", [({"device": "tpu"}, "device 'tpu'"), ({"threads": "2"}, "chromium: unknown option"),
                                               ({"version": "1"}, "browsers install 1"),
                                               ({"executable": "/nonexistent/chrome"}, "does not exist")])
 def test_bad_options_are_one_line_backend_errors(options, problem):

@@ -49,7 +49,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported
+from webnn_harness.backends.base import (BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported,
+                                         reject_unknown_options)
 from webnn_harness.spec.graph import Graph
 
 OPTIONS = ("device", "executable", "version", "call_timeout", "crash_on_op")
@@ -130,9 +131,7 @@ class ChromiumBackend:
     name = "chromium"
 
     def __init__(self, options: Mapping[str, str]):
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise BackendError(f"unknown chromium option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        reject_unknown_options("chromium", options, OPTIONS)
         if importlib.util.find_spec("playwright") is None:
             raise BackendError("chromium backend needs playwright: pip install 'webnn-harness[chromium]'")
         self.device = options.get("device", "cpu")

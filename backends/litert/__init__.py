@@ -49,7 +49,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.backends.base import (BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported,
-                                         thread_count)
+                                         reject_unknown_options, thread_count)
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -108,9 +108,7 @@ class LiteRtBackend:
             raise BackendError(f"litert backend needs ai-edge-litert: {exc}; "
                                "pip install 'webnn-harness[litert]'") from exc
         self._interpreter = interpreter
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise BackendError(f"unknown litert option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        reject_unknown_options("litert", options, OPTIONS)
         from webnn_harness.backends.litert.lower import FLOAT16_MODES
 
         self.delegate = options.get("delegate", "xnnpack")

@@ -41,7 +41,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from webnn_harness.backends.base import (BackendError, BackendFacts, BackendInfo, BuildFailure, SettingOption, Unsupported,
-                                         thread_count)
+                                         reject_unknown_options, thread_count)
 from webnn_harness.backends.onnxruntime.opsets import (
     CPU, OLDEST_OPSET, KernelTable, is_cpu_fallback_refusal, loadable_opset, providers_argument)
 from webnn_harness.spec.dtypes import EXTENSION_DATA_TYPES, numpy_dtype
@@ -82,9 +82,7 @@ class OnnxRuntimeBackend:
                 "pip install 'webnn-harness[onnxruntime]'"
             ) from exc
         self._ort = ort
-        unknown = sorted(k for k in options if k not in OPTIONS and not k.startswith(PROVIDER_OPTION))
-        if unknown:
-            raise BackendError(f"unknown onnxruntime option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        reject_unknown_options("onnxruntime", options, OPTIONS, lambda key: key.startswith(PROVIDER_OPTION))
         # Kernels log through ORT's process-wide default logger, not the
         # session's: CUDA's ScatterND warned on every duplicate-index case of
         # a run. Errors still print; everything a case needs reaches us as

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, SettingOption, thread_count
+from webnn_harness.backends.base import BackendError, BackendFacts, BackendInfo, SettingOption, reject_unknown_options, thread_count
 from webnn_harness.spec.dtypes import numpy_dtype
 from webnn_harness.spec.graph import Graph
 
@@ -79,9 +79,7 @@ class OpenVINOBackend:
     name = "openvino"
 
     def __init__(self, options: Mapping[str, str]):
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise BackendError(f"openvino: unknown option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        reject_unknown_options("openvino", options, OPTIONS)
         try:
             import openvino as ov
         except ImportError as exc:  # pragma: no cover - depends on the install
