@@ -123,6 +123,21 @@ def test_install_fetches_with_npm_unpacks_lists_and_resolves(tmp_path, cache, mo
     assert not [p for p in cache.iterdir() if p.name.startswith(".")]  # no staging folder left
 
 
+def test_a_cache_it_cannot_write_is_said_before_npm_fetches_anything(tmp_path, cache, monkeypatch):
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    asked = tmp_path / "npm-was-asked"
+    npm = fake_bin / "npm"
+    npm.write_text(f"#!/bin/sh\ntouch {asked}\nexit 1\n")
+    npm.chmod(npm.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ['PATH']}")
+    cache.parent.mkdir(parents=True)
+    cache.write_text("a file where the browsers folder goes")  # no folder can be made there (root or not)
+    with pytest.raises(install.InstallError, match="cannot install a browser there"):
+        install.install("153.0.0")
+    assert not asked.exists()
+
+
 @node
 def test_an_archive_member_reaching_outside_is_refused_and_nothing_is_installed(tmp_path, cache):
     tgz = _fake_package(tmp_path, "153.0.0", swiftshader={"../../escape.so": b"x"})

@@ -217,10 +217,25 @@ def install_tarball(tgz: Path, version: str) -> InstalledBrowser:
     return InstalledBrowser(version, final, folder_size(final))
 
 
+def check_writable() -> Path:
+    """browsers_folder(), made and written to once: a cache that cannot take the browser is said
+    before 70 MB are fetched, not after."""
+    root = browsers_folder()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=root):
+            pass
+    except OSError as exc:
+        raise InstallError(f"{root}: cannot install a browser there: {exc.strerror or exc} "
+                           "(set XDG_CACHE_HOME to a folder you can write)") from None
+    return root
+
+
 def install(version: str = DEFAULT_VERSION) -> InstalledBrowser:
     """Fetch ``PACKAGE@version`` with npm and install it into browsers_folder()."""
     if not _VERSION.match(version):
         raise InstallError(f"{version!r} is not a package version (e.g. {DEFAULT_VERSION})")
+    check_writable()
     with tempfile.TemporaryDirectory(prefix="webnn-harness-npm-") as work:
         tgz = npm_pack(version, Path(work))
         exact = _package_version(tgz) or version
