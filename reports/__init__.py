@@ -24,8 +24,11 @@ def build_site(inputs: Iterable[str | Path], out_dir: str | Path) -> Path:
 
 
 def build_archive_site(archive: str | Path, out_dir: str | Path, now=None, stale_days: int | None = None):
-    """The site of an archive (report --archive); returns (index.html, the ArchiveModel).
-    Entry digests are kept in ``out_dir``'s cache folder, so the next build reads only new entries."""
+    """The site of an archive (report --archive); returns (index.html, the ArchiveModel, its ``reuse`` whole).
+    Entry digests and model pieces are kept in ``out_dir``'s cache folder, so the next build reads only
+    new entries (reports/archive_cache.py)."""
+    import dataclasses
+
     from webnn_harness.reports.archive import STALE_DAYS, build_archive_model
     from webnn_harness.reports.render import render_archive_site
     from webnn_harness.reports.sitefolder import CACHE, SiteFolder
@@ -34,7 +37,8 @@ def build_archive_site(archive: str | Path, out_dir: str | Path, now=None, stale
     SiteFolder(out).check()  # refuse a foreign folder before the cache is written into it
     model = build_archive_model(archive, cache=out / CACHE, now=now,
                                 stale_days=STALE_DAYS if stale_days is None else stale_days)
-    return render_archive_site(model, out), model
+    index, drawn, pages = render_archive_site(model, out)
+    return index, dataclasses.replace(model, reuse=dataclasses.replace(model.reuse, pages_drawn=drawn, pages=pages))
 
 
 __all__ = ["ReportInputError", "SiteModel", "build_archive_site", "build_model", "build_site"]

@@ -151,6 +151,7 @@ def _page_writer(env: Environment, site: SiteFolder, model: SiteModel):
     def page(template: str, path: str, **ctx: Any) -> None:
         depth = path.count("/")
         site.write(path, env.get_template(template).render(root="../" * depth, page=path, **common, **ctx))
+        site.drawn += 1
     return page
 
 
@@ -184,9 +185,10 @@ def _render_pages(model: SiteModel, site: SiteFolder) -> None:
         site.write(f"data/{name}", json.dumps(payload, indent=1) + "\n")
 
 
-def render_archive_site(model: ArchiveModel, out_dir: Path) -> Path:
+def render_archive_site(model: ArchiveModel, out_dir: Path) -> tuple[Path, int, int]:
     """The site of an archive: the pages of ``render_site`` over the newest
-    column of each backend version, and the changes and history pages."""
+    column of each backend version, and the changes and history pages; returns the path of
+    index.html, how many pages were drawn from their templates and how many the site has."""
     site = SiteFolder(Path(out_dir))
     site.prepare()
     try:
@@ -199,4 +201,4 @@ def render_archive_site(model: ArchiveModel, out_dir: Path) -> Path:
             page("history_op.html", f"history/{op}.html", op=op, series=series)
     finally:
         site.close()
-    return site.out_dir / "index.html"
+    return site.out_dir / "index.html", site.drawn, site.drawn

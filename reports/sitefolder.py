@@ -60,6 +60,7 @@ class SiteFolder:
         self.written: list[str] = []
         self.previous: dict[str, Path] = {}  # the earlier report's files, until this one has written its own
         self.unchanged = 0  # pages whose bytes were already there (not written again: their mtimes stay)
+        self.drawn = 0  # pages drawn from their templates (reports/render.py)
 
     def check(self) -> bool:
         """Refuse a file or a foreign non-empty folder; True when an earlier report is there."""

@@ -308,6 +308,63 @@ def test_a_second_build_reads_only_new_entries(archive, outputs, tmp_path, monke
     assert (tmp_path / "site" / "index.html").is_file()
 
 
+def test_a_rebuild_reads_no_run_or_probe_of_an_entry_it_read_before(archive, tmp_path, monkeypatch):
+    """The columns' model pieces are kept per entry (reports/archive_cache.py): a build with nothing added
+    reads no run's results and no probe's files; a build after one entry was added reads that entry's
+    only; and the model is the one a build from an empty cache makes."""
+    from webnn_harness.reports import archive_cache
+
+    site = tmp_path / "site"
+    _, first = build_archive_site(archive.path, site, now=NOW)
+    assert (first.reuse.entries_read, first.reuse.entries) == (8, 8)
+    runs, probes = [], []
+    real_run, real_probe = archive_model.read_run, archive_cache.read_probe_files
+    monkeypatch.setattr(archive_model, "read_run", lambda folder: runs.append(folder.name) or real_run(folder))
+    monkeypatch.setattr(archive_cache, "read_probe_files", lambda stem, *a: probes.append(stem) or real_probe(stem, *a))
+    _, again = build_archive_site(archive.path, site, now=NOW)
+    # The newest bench and the fuzz runs (the performance and findings pages) are read on every build.
+    assert runs == probes == [] and again.reuse.entries_read == 3
+    assert again.reuse.line == f"entries read: 3 of 8; pages drawn: {again.reuse.pages_drawn} of {again.reuse.pages}"
+    assert again.site.conformance == first.site.conformance and again.site.probes == first.site.probes
+    newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
+                         finding="f-new")
+    run, probe = archive.add(newer[:2]).added
+    _, grown = build_archive_site(archive.path, site, now=NOW)
+    assert runs == [run.id] and [Path(s).parent.name for s in probes] == [probe.id]
+    assert (grown.reuse.entries_read, grown.reuse.entries) == (2 + 3, 10)
+    _, fresh = build_archive_site(archive.path, tmp_path / "fresh", now=NOW)
+    assert grown.site.conformance == fresh.site.conformance and grown.site.probes == fresh.site.probes
+    assert _site_files(site) == _site_files(tmp_path / "fresh")
+
+
+def test_damaged_model_pieces_are_read_again_from_their_entry(archive, tmp_path):
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    build_archive_site(archive.path, site, now=NOW)
+    pieces = sorted((site / CACHE).glob("pieces-*.json"))
+    assert len(pieces) == 4  # the newest run and probe of each version
+    for i, p in enumerate(pieces):
+        doc = json.loads(p.read_text())
+        if isinstance(doc, list):  # a run's: a shown record that is no record, a count that is no number
+            doc[0]["shown"][0][0]["status"] = "great" if i % 2 else doc[0]["shown"][0][0]["status"]
+            doc[0]["counts"]["pass"] = doc[0]["counts"]["pass"] if i % 2 else "many"
+        p.write_text(json.dumps(doc) if isinstance(doc, list) else "{")
+    _, model = build_archive_site(archive.path, site, now=NOW)
+    assert model.reuse.entries_read == 4 + 3
+    build_archive_site(archive.path, fresh, now=NOW)
+    assert _site_files(site) == _site_files(fresh)
+
+
+def test_cli_says_how_much_a_build_reused(archive, tmp_path, capsys):
+    from webnn_harness.cli import main
+
+    site = tmp_path / "site"
+    assert main(["report", "--archive", str(archive.path), "--out", str(site)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("report: ") and out[1].startswith("entries read: 8 of 8; pages drawn: ")
+    assert main(["report", "--archive", str(archive.path), "--out", str(site)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("entries read: 3 of 8; pages drawn: ")
+
+
 def test_an_operator_name_from_a_record_never_becomes_a_path(tmp_path):
     evil = "../../../escaped"
     run = write_run(tmp_path / "run", [rec("x", ops=(evil,), backend=backend("1.0")),

@@ -160,15 +160,18 @@ def content_key(*parts: Any) -> str:
     return hashlib.sha256(doc.encode()).hexdigest()[:24]
 
 
-def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None) -> dict:
+def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None, read: set[str] | None = None) -> dict:
     """The entry's digest, from ``cache`` when it holds one, else computed (and kept there).
     ``read_run``: a reader of (backend, records) groups, such as the report's that remembers what it read;
-    by default the run folder's (harness/outputs/run_folder.py)."""
+    by default the run folder's (harness/outputs/run_folder.py). ``read`` collects the ids of the
+    entries whose files were read."""
     name = f"{entry.id}-{DIGEST_FORMAT}.json"
     doc = read_cached(cache, name, f"archive-digest#{entry.kind}")
     if isinstance(doc, dict) and doc.get("id") == entry.id:
         return doc
     folder = archive.entries_dir / entry.id
+    if read is not None:
+        read.add(entry.id)
     try:
         described = {"sha256": _description_hash(archive.description_from_files(entry))}
     except ArchiveError as exc:
