@@ -354,6 +354,45 @@ def test_damaged_model_pieces_are_read_again_from_their_entry(archive, tmp_path)
     assert _site_files(site) == _site_files(fresh)
 
 
+def test_a_page_whose_inputs_did_not_change_is_not_drawn_again_and_reads_as_a_fresh_build(archive, tmp_path):
+    """reports/page_cache.py: a rebuild draws no page, but every page's footer says when it was built;
+    a new run draws every page that shows every column, not the probes' pages; a column turned stale
+    draws them again; a page edited in the site folder is drawn again. Each time, the site is byte
+    for byte the one a build into a new folder writes."""
+    site = tmp_path / "site"
+
+    def fresh(now, name):
+        build_archive_site(archive.path, tmp_path / name, now=now)
+        return _site_files(tmp_path / name)
+
+    _, first = build_archive_site(archive.path, site, now=NOW)
+    assert first.reuse.pages_drawn == first.reuse.pages > 100
+    later = NOW.replace(hour=9, minute=41)
+    _, again = build_archive_site(archive.path, site, now=later)
+    assert again.reuse.pages_drawn == 0 and again.reuse.pages == first.reuse.pages
+    assert "built 2026-11-25 09:41 UTC" in (site / "backends" / f"{first.site.probes[0].backend.slug}.html").read_text()
+    assert _site_files(site) == fresh(later, "fresh-later")
+    newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
+                         finding="f-new")
+    archive.add(newer[:1])  # a run: the probes' columns are as they were
+    _, grown = build_archive_site(archive.path, site, now=later)
+    probe_pages = len(grown.site.probes)
+    assert probe_pages == 2 and grown.reuse.pages_drawn == grown.reuse.pages - probe_pages
+    assert _site_files(site) == fresh(later, "fresh-grown")
+    (site / "ops" / "relu.html").write_text("edited")
+    (site / "backends" / f"{grown.site.probes[0].backend.slug}.html").write_bytes(
+        (site / "backends" / f"{grown.site.probes[0].backend.slug}.html").read_bytes().replace(b"<main>", b"<main>x"))
+    _, edited = build_archive_site(archive.path, site, now=later)
+    assert edited.reuse.pages_drawn == 2
+    assert _site_files(site) == fresh(later, "fresh-edited")
+    stale = NOW.replace(month=12, day=28)  # 1.10.0's columns are now stale too: every page showing columns says so
+    _, aged = build_archive_site(archive.path, site, now=stale)
+    assert sum(lr.stale for lr in aged.site.archive.last_run.values()) > sum(
+        lr.stale for lr in edited.site.archive.last_run.values())
+    assert aged.reuse.pages_drawn == aged.reuse.pages - probe_pages  # a probe's page shows no last run
+    assert _site_files(site) == fresh(stale, "fresh-stale")
+
+
 def test_cli_says_how_much_a_build_reused(archive, tmp_path, capsys):
     from webnn_harness.cli import main
 
