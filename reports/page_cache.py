@@ -2,8 +2,8 @@
 
 Every page of an archive's site ends in the same footer (the archive's entries and inputs
 counted, when the site was built), which changes with every build; the rest of a page is drawn
-from the templates (and the reports package's code), the harness version, the navigation and
-what the page shows:
+from the templates (and the code they call: ``sources_hash``), the harness version, the
+navigation and what the page shows:
 
 - a probe's page (``backends/<slug>.html``): that probe's column (``ProbeBackend``) alone;
 - every other page (the index, conformance, ``ops/*``, ``changes``, ``history/*``, ...) shows
@@ -35,14 +35,19 @@ def _hash(text: str) -> str:
 
 
 def sources_hash() -> str:
-    """The reports package's sources, its templates and its Python (which draws the model and holds the
-    templates' filters): a change to either draws every page again, even where the harness version,
-    which every key holds, stays the same (an editable install)."""
+    """What draws every page beside its model: the reports package's templates and Python (the
+    templates' filters), the texts every page's words pass through (outputs/text.py,
+    rerun_commands.py) and the spec's operators (``spec_of``). A change to any draws every page
+    again, even where the harness version, which every key holds, stays the same (an editable install)."""
+    from webnn_harness.outputs import rerun_commands, text
+    from webnn_harness.spec.catalog import operators
+
     package = resources.files("webnn_harness.reports")
     files = [package.joinpath(name) for name in sorted(p.name for p in package.iterdir() if p.name.endswith(".py"))]
     templates = package.joinpath("templates")
     files += [templates.joinpath(name) for name in sorted(p.name for p in templates.iterdir() if p.name.endswith(".html"))]
-    return _hash("".join(f"{f.name}\0{f.read_text(encoding='utf-8')}\0" for f in files))
+    files += [Path(m.__file__) for m in (text, rerun_commands)]
+    return _hash("".join(f"{f.name}\0{f.read_text(encoding='utf-8')}\0" for f in files) + repr(list(operators().values())))
 
 
 def everything(model: Any) -> str:
