@@ -21,6 +21,22 @@ device a column, what changed between consecutive versions, per-op history.
   the pass rate of each operator's cases and the median latency of each of
   its benchmarks over versions and dates, with the steps found by
   ``archive/steps.py`` (asv's method), not by eye.
+
+A build is incremental: the site folder's cache (``.archive-cache``, read as untrusted input)
+keeps what an entry gives, keyed by its id (an entry never changes), a format number and the
+harness version, so adding one entry reads that entry's files only:
+
+- each entry's digest (harness/archive/digest.py), for the changes and history;
+- each column entry's model pieces (reports/archive_cache.py): a run's per-backend tallies and
+  shown records, a probe's files as read; bench, fuzz and accuracy columns are read again;
+- the changes of each pair of consecutive versions (``cached_version_changes``) and the steps of
+  each history series (``StepsCache``);
+- each page's key (reports/page_cache.py): a page whose inputs did not change is not drawn again.
+
+What is always done again: every entry's files are hashed (``Archive.verify``: an entry changed
+since it was archived is left out), the columns' model is assembled from its pieces, and every
+page is written, since its footer says when the site was built. ``ArchiveModel.reuse`` says how
+much was read and drawn.
 """
 from __future__ import annotations
 

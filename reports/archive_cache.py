@@ -24,7 +24,7 @@ from typing import Any, Callable
 from webnn_harness.archive.digest import content_key, read_cached, write_cached
 from webnn_harness.outputs.kinds import ProbeFiles, read_probe_files
 from webnn_harness.outputs.reading import check
-from webnn_harness.outputs.records import Record
+from webnn_harness.outputs.records import STATUSES, Record
 from webnn_harness.outputs.run_folder import RUN_RECORD_SCHEMA
 from webnn_harness.reports.conformance import RunHeader, RunPieces, ShownRecord, SlackRow, run_pieces
 
@@ -52,7 +52,11 @@ def _json_float(value: float) -> Any:
 
 
 def _counts(doc: Any) -> dict[str, int]:
-    return {_of(k, str): _of(n, int) for k, n in _of(doc, dict).items()}
+    """Records per status: statuses a record may have (the records were schema-checked), counted."""
+    counts = {_of(k, str): _of(n, int) for k, n in _of(doc, dict).items()}
+    if not set(counts) <= set(STATUSES) or any(n < 0 for n in counts.values()):
+        raise CacheShapeError("not counts of statuses")
+    return counts
 
 
 def _in_folder(problem: str, folder: Path) -> list:

@@ -4,7 +4,9 @@ An entry never changes (its id is a hash of its files), so its digest is
 computed once with the readers every command shares (harness/outputs/kinds.py)
 and kept in a cache folder the site builder names (beside the site), keyed by
 entry id and digest format: adding one entry to an archive of hundreds reads
-one entry's files.
+one entry's files. The site builder keeps its other per-entry results there
+too, with ``read_cached``/``write_cached``/``content_key`` (reports/archive.py:
+the columns' model pieces, the changes of version pairs, history steps, page keys).
 
 Digest of a run: per backend, every case's status by stable id and per-op
 (passed, tested) counts; of a probe: its opSupportLimits as read and the
