@@ -37,8 +37,11 @@ def _hash(text: str) -> str:
 def sources_hash() -> str:
     """What draws every page beside its model: the reports package's templates and Python (the
     templates' filters), the texts every page's words pass through (outputs/text.py,
-    rerun_commands.py) and the spec's operators (``spec_of``). A change to any draws every page
-    again, even where the harness version, which every key holds, stays the same (an editable install)."""
+    rerun_commands.py), the spec's operators (``spec_of``) and the template engine's version. A change
+    to any draws every page again, even where the harness version, which every key holds, stays the
+    same (an editable install)."""
+    from importlib.metadata import version
+
     from webnn_harness.outputs import rerun_commands, text
     from webnn_harness.spec.catalog import operators
 
@@ -47,7 +50,8 @@ def sources_hash() -> str:
     templates = package.joinpath("templates")
     files += [templates.joinpath(name) for name in sorted(p.name for p in templates.iterdir() if p.name.endswith(".html"))]
     files += [Path(m.__file__) for m in (text, rerun_commands)]
-    return _hash("".join(f"{f.name}\0{f.read_text(encoding='utf-8')}\0" for f in files) + repr(list(operators().values())))
+    return _hash("".join(f"{f.name}\0{f.read_text(encoding='utf-8')}\0" for f in files)
+                 + repr([list(operators().values()), version("jinja2"), version("markupsafe")]))
 
 
 def everything(model: Any) -> str:
