@@ -129,7 +129,7 @@ class ColumnReaders:
     """The run and probe readers ``build_model`` takes, for an archive's entries: each keeps what it
     derives in ``cache`` and takes it from there on the next build. ``read_run``: a run folder -> its
     groups (the report's, which remembers what it read for the digests too). ``used``: the cache files
-    this build needs (the others are removed after it); ``read``: the entry folders whose files were read."""
+    this build needs (the others are removed after it); ``read``: the ids of the entries whose files were read."""
 
     def __init__(self, entries_dir: Path, cache: Path | None, read_run: Callable):
         self.entries_dir, self.cache, self.read_run = entries_dir, cache, read_run
@@ -150,7 +150,7 @@ class ColumnReaders:
         if isinstance(doc, list):
             try:
                 return [run_pieces_from_json(d, folder, str(self.cache / name)) for d in doc]
-            except (CacheShapeError, KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError):  # ValueError: CacheShapeError, a record's ReadError
                 pass  # a damaged (or edited) cache file: read from the run again
         self.read.add(self._entry(folder))
         pieces = [run_pieces(g) for g in self.read_run(folder)]
@@ -164,8 +164,8 @@ class ColumnReaders:
         if isinstance(doc, dict):
             try:
                 return probe_files_from_json(doc, stem)
-            except (CacheShapeError, KeyError, TypeError, ValueError):
-                pass
+            except (KeyError, TypeError, ValueError):
+                pass  # read from the probe's files again
         self.read.add(self._entry(Path(stem)))
         files = read_probe_files(stem, limits, header, evidence)
         write_cached(self.cache, name, probe_files_json(files))

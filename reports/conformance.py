@@ -231,15 +231,11 @@ def _matrix(cells: Mapping[tuple[str, str], tuple[Counter, int]], all_ops: Seque
     return tuple(rows)
 
 
-def slack_rows(records: Sequence[Record], all_ops: Sequence[str], data_types: Sequence[str]) -> tuple[SlackRow, ...]:
-    """Max and median slack per op x data type (a multi-op case counts for each, as in the matrix).
-    Records without a slack (nothing compared, or written before slack existed
-    without a budget) are left out; an infinite slack (an error against a zero budget) counts."""
-    return slack_in_order(slack_per_cell(records), all_ops, data_types)
-
-
 def slack_per_cell(records: Sequence[Record]) -> list[SlackRow]:
-    """``slack_rows`` of one backend's records, in no order: what a run's pieces keep (RunPieces)."""
+    """Max and median slack per op x data type (a multi-op case counts for each, as in the matrix), in no
+    order (``slack_in_order``): what a run's pieces keep (RunPieces). Records without a slack (nothing
+    compared, or written before slack existed without a budget) are left out; an infinite slack (an
+    error against a zero budget) counts."""
     import statistics
 
     found: dict[tuple[str, str], list[tuple[float, bool]]] = defaultdict(list)
@@ -265,10 +261,10 @@ def slack_in_order(rows: Sequence[SlackRow], all_ops: Sequence[str], data_types:
                                              dt_order.get(r.data_type, len(dt_order)), r.data_type)))
 
 
-def tight_passes(records: Sequence[Record], bid: BackendId, options: Sequence[str],
-                 corpora: Mapping[str, str]) -> tuple[Problem, ...]:
-    return tuple(_problem(r, bid, published_rerun_command(r.backend, options, r.file, r.case, corpora))
-                 for r in sorted(filter(is_tight_pass, records), key=lambda r: -r.slack))
+def tight_passes(shown: Sequence[ShownRecord], bid: BackendId) -> tuple[Problem, ...]:
+    """The passes at TIGHT_SLACK or more (the next to fail), the tightest first."""
+    tight = sorted((s for s in shown if is_tight_pass(s.record)), key=lambda s: -s.record.slack)
+    return tuple(_problem(s.record, bid, s.command) for s in tight)
 
 
 def is_tight_pass(r: Record) -> bool:
@@ -467,7 +463,6 @@ def build_conformance(runs: Sequence[RunPieces], ids: BackendIds) -> Conformance
         matrix = _matrix(g.cells, all_ops, data_types)
         problems = tuple(sorted((_problem(s.record, bid, s.command) for s in g.shown if s.record.status != "pass"),
                                 key=problem_rank))
-        tight = sorted((s for s in g.shown if is_tight_pass(s.record)), key=lambda s: -s.record.slack)
         backends.append(BackendConformance(
             backend=bid, header=g.header, total=g.total,
             counts={s: g.counts.get(s, 0) for s in STATUSES}, required={s: req[s] for s in STATUSES},
@@ -481,7 +476,7 @@ def build_conformance(runs: Sequence[RunPieces], ids: BackendIds) -> Conformance
             ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),
             problems=problems, rerun_options_derived=g.rerun_options_derived,
             slack=slack_in_order(g.slack, all_ops, data_types),
-            tight_passes=tuple(_problem(s.record, bid, s.command) for s in tight),
+            tight_passes=tight_passes(g.shown, bid),
             judge=g.judge, disagreements=judge_disagreements([s.record for s in g.shown]),
         ))
     problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
