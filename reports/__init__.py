@@ -9,6 +9,7 @@ Inputs are run directories (results.jsonl, summary.json) and probe outputs
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Iterable
 
@@ -24,11 +25,10 @@ def build_site(inputs: Iterable[str | Path], out_dir: str | Path) -> Path:
 
 
 def build_archive_site(archive: str | Path, out_dir: str | Path, now=None, stale_days: int | None = None):
-    """The site of an archive (report --archive); returns (index.html, the ArchiveModel, its ``reuse`` whole).
-    Entry digests and model pieces are kept in ``out_dir``'s cache folder, so the next build reads only
-    new entries (reports/archive_cache.py)."""
-    import dataclasses
-
+    """The site of an archive (report --archive); returns (index.html, the ArchiveModel), whose ``reuse``
+    says how many entries were read and pages drawn. Entry digests, model pieces and page keys are kept
+    in ``out_dir``'s cache folder, so the next build reads only new entries and draws only the pages
+    they change (reports/archive.py)."""
     from webnn_harness.reports.archive import STALE_DAYS, build_archive_model
     from webnn_harness.reports.render import render_archive_site
     from webnn_harness.reports.sitefolder import CACHE, SiteFolder
