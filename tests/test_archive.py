@@ -348,6 +348,9 @@ def test_damaged_model_pieces_are_read_again_from_their_entry(archive, tmp_path)
             doc[0]["shown"][0][0]["status"] = "great" if i % 2 else doc[0]["shown"][0][0]["status"]
             doc[0]["counts"]["pass"] = doc[0]["counts"]["pass"] if i % 2 else "many"
         p.write_text(json.dumps(doc) if isinstance(doc, list) else "{")
+    keys = json.loads((site / CACHE / "pages-1.json").read_text())
+    keys["index.html"], keys["changes.html"] = ["a key"], {"a": "page"}  # pages of a damaged key file are drawn
+    (site / CACHE / "pages-1.json").write_text(json.dumps(keys))
     _, model = build_archive_site(archive.path, site, now=NOW)
     assert model.reuse.entries_read == 4 + 3
     build_archive_site(archive.path, fresh, now=NOW)
@@ -391,6 +394,24 @@ def test_a_page_whose_inputs_did_not_change_is_not_drawn_again_and_reads_as_a_fr
         lr.stale for lr in edited.site.archive.last_run.values())
     assert aged.reuse.pages_drawn == aged.reuse.pages - probe_pages  # a probe's page shows no last run
     assert _site_files(site) == fresh(stale, "fresh-stale")
+
+
+def test_a_page_key_is_the_same_in_the_next_process(archive, tmp_path):
+    """What a page shows is hashed by its repr: a set in it would make every key new in the next
+    process (another hash seed), and every page drawn again."""
+    import subprocess
+    import sys
+
+    def report(seed: str) -> str:
+        argv = [sys.executable, "-m", "webnn_harness", "report", "--archive", str(archive.path), "--out", str(tmp_path / "site")]
+        proc = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.splitlines()[1]
+
+    first = report("1")
+    pages = first.rsplit(" ", 1)[1]
+    assert first == f"entries read: 8 of 8; pages drawn: {pages} of {pages}"
+    assert report("2") == f"entries read: 3 of 8; pages drawn: 0 of {pages}"
 
 
 def test_cli_says_how_much_a_build_reused(archive, tmp_path, capsys):
