@@ -404,7 +404,8 @@ def _without_local_paths(r: Record) -> Record:
         return strip_local_paths(value) if isinstance(value, str) else value
 
     def verdict(v: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-        return None if v is None else {k: text(x) if k in ("message", "expected", "actual") else x for k, x in v.items()}
+        return None if v is None else {k: text(x) if k in ("message", "expected", "actual") else x
+                                       for k, x in v.items()}
 
     return r.with_(message=text(r.message), known_failure=text(r.known_failure), expected_value=text(r.expected_value),
                    actual_value=text(r.actual_value), wpt_verdict=verdict(r.wpt_verdict),
@@ -430,7 +431,8 @@ def run_pieces(g: _RunGroup) -> RunPieces:
     for r in g.records:
         counts[r.status] += 1
         (req if r.required else opt)[r.status] += 1
-    shown = tuple(ShownRecord(_without_local_paths(r), published_rerun_command(r.backend, options, r.file, r.case, corpora))
+    shown = tuple(ShownRecord(_without_local_paths(r),
+                              published_rerun_command(r.backend, options, r.file, r.case, corpora))
                   for r in g.records if r.status != "pass" or is_tight_pass(r)
                   or r.wpt_verdict is not None or r.harness_verdict is not None)
     return RunPieces(

@@ -46,9 +46,9 @@ def sources_hash() -> str:
     from webnn_harness.spec.catalog import operators
 
     package = resources.files("webnn_harness.reports")
-    files = [package.joinpath(name) for name in sorted(p.name for p in package.iterdir() if p.name.endswith(".py"))]
     templates = package.joinpath("templates")
-    files += [templates.joinpath(name) for name in sorted(p.name for p in templates.iterdir() if p.name.endswith(".html"))]
+    files = [package.joinpath(n) for n in sorted(p.name for p in package.iterdir() if p.name.endswith(".py"))]
+    files += [templates.joinpath(n) for n in sorted(p.name for p in templates.iterdir() if p.name.endswith(".html"))]
     files += [Path(m.__file__) for m in (text, rerun_commands)]
     return _hash("".join(f"{f.name}\0{f.read_text(encoding='utf-8')}\0" for f in files)
                  + repr([list(operators().values()), version("jinja2"), version("markupsafe")]))

@@ -403,7 +403,8 @@ def test_a_page_key_is_the_same_in_the_next_process(archive, tmp_path):
     import sys
 
     def report(seed: str) -> str:
-        argv = [sys.executable, "-m", "webnn_harness", "report", "--archive", str(archive.path), "--out", str(tmp_path / "site")]
+        argv = [sys.executable, "-m", "webnn_harness", "report", "--archive", str(archive.path),
+                "--out", str(tmp_path / "site")]
         proc = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed})
         assert proc.returncode == 0, proc.stderr
         return proc.stdout.splitlines()[1]

@@ -162,7 +162,8 @@ def content_key(*parts: Any) -> str:
     return hashlib.sha256(doc.encode()).hexdigest()[:24]
 
 
-def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None, read: set[str] | None = None) -> dict:
+def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None,
+                 read: set[str] | None = None) -> dict:
     """The entry's digest, from ``cache`` when it holds one, else computed (and kept there).
     ``read_run``: a reader of (backend, records) groups, such as the report's that remembers what it read;
     by default the run folder's (harness/outputs/run_folder.py). ``read`` collects the ids of the
