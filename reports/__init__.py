@@ -9,6 +9,7 @@ Inputs are run directories (results.jsonl, summary.json) and probe outputs
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Iterable
 
@@ -24,8 +25,10 @@ def build_site(inputs: Iterable[str | Path], out_dir: str | Path) -> Path:
 
 
 def build_archive_site(archive: str | Path, out_dir: str | Path, now=None, stale_days: int | None = None):
-    """The site of an archive (report --archive); returns (index.html, the ArchiveModel).
-    Entry digests are kept in ``out_dir``'s cache folder, so the next build reads only new entries."""
+    """The site of an archive (report --archive); returns (index.html, the ArchiveModel), whose ``reuse``
+    says how many entries were read and pages drawn. Entry digests, model pieces and page keys are kept
+    in ``out_dir``'s cache folder, so the next build reads only new entries and draws only the pages
+    they change (reports/archive.py)."""
     from webnn_harness.reports.archive import STALE_DAYS, build_archive_model
     from webnn_harness.reports.render import render_archive_site
     from webnn_harness.reports.sitefolder import CACHE, SiteFolder
@@ -34,7 +37,8 @@ def build_archive_site(archive: str | Path, out_dir: str | Path, now=None, stale
     SiteFolder(out).check()  # refuse a foreign folder before the cache is written into it
     model = build_archive_model(archive, cache=out / CACHE, now=now,
                                 stale_days=STALE_DAYS if stale_days is None else stale_days)
-    return render_archive_site(model, out), model
+    index, drawn, pages = render_archive_site(model, out)
+    return index, dataclasses.replace(model, reuse=dataclasses.replace(model.reuse, pages_drawn=drawn, pages=pages))
 
 
 __all__ = ["ReportInputError", "SiteModel", "build_archive_site", "build_model", "build_site"]

@@ -21,6 +21,22 @@ device a column, what changed between consecutive versions, per-op history.
   the pass rate of each operator's cases and the median latency of each of
   its benchmarks over versions and dates, with the steps found by
   ``archive/steps.py`` (asv's method), not by eye.
+
+A build is incremental: the site folder's cache (``.archive-cache``, read as untrusted input)
+keeps what an entry gives, keyed by its id (an entry never changes), a format number and the
+harness version, so adding one entry reads that entry's files only:
+
+- each entry's digest (harness/archive/digest.py), for the changes and history;
+- each column entry's model pieces (reports/archive_cache.py): a run's per-backend tallies and
+  shown records, a probe's files as read; bench, fuzz and accuracy columns are read again;
+- the changes of each pair of consecutive versions (``cached_version_changes``) and the steps of
+  each history series (``StepsCache``);
+- each page's key (reports/page_cache.py): a page whose inputs did not change is not drawn again.
+
+What is always done again: every entry's files are hashed (``Archive.verify``: an entry changed
+since it was archived is left out), the columns' model is assembled from its pieces, and every
+page is written, since its footer says when the site was built. ``ArchiveModel.reuse`` says how
+much was read and drawn.
 """
 from __future__ import annotations
 
@@ -46,6 +62,7 @@ from webnn_harness.bench.regressions import is_noisy
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import _version_key
+from webnn_harness.reports.archive_cache import PIECES_PREFIX, ColumnReaders
 from webnn_harness.reports.common import BackendId, ReportInputError, reads_inputs, slug
 from webnn_harness.reports.conformance import read_run
 from webnn_harness.reports.model import SiteModel, build_model
@@ -210,11 +227,26 @@ class Series:
 
 
 @dataclass(frozen=True)
+class Reuse:
+    """How much of a build came from the site's cache: the entries whose files it read, the pages it drew."""
+
+    entries_read: int
+    entries: int
+    pages_drawn: int = 0
+    pages: int = 0
+
+    @property
+    def line(self) -> str:
+        return f"entries read: {self.entries_read} of {self.entries}; pages drawn: {self.pages_drawn} of {self.pages}"
+
+
+@dataclass(frozen=True)
 class ArchiveModel:
     site: SiteModel
     changes: tuple[VersionChanges, ...]
     history: Mapping[str, tuple[Series, ...]]  # op -> its series (ops with any)
     warnings: tuple[str, ...]
+    reuse: Reuse | None = None  # build_archive_model's, with the pages once they are drawn
 
     @property
     def steps(self) -> list[tuple[str, Series, Step]]:
@@ -259,7 +291,7 @@ def last_runs(entries: Sequence[Entry], now: datetime, stale_days: int) -> dict[
 
 
 def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, Entry]], info: ArchiveInfo,
-                   run_reader) -> SiteModel:
+                   readers: ColumnReaders) -> SiteModel:
     # The performance page shows the newest bench of each backend and device only: its charts
     # put every column side by side, and the history pages follow latencies across versions.
     newest_bench: dict[Line, tuple[tuple, Entry]] = {}
@@ -269,7 +301,8 @@ def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, E
             newest_bench[(name, device)] = (key, e)
     chosen = [e for (kind, *_), (_, e) in newest.items() if kind != "bench"] + [e for _, e in newest_bench.values()]
     folders = sorted({archive.entries_dir / e.id for e in chosen})
-    model = build_model(folders, run_reader)
+    readers.read.update(e.id for e in chosen if e.kind not in ("run", "probe"))  # read from their folders
+    model = build_model(folders, run_reader=readers.runs, probe_reader=readers.probe)
     # An entry of several backends may be the newest for one and not another: keep newest columns only.
     labels = {e.id: e.label for e in chosen}
     backends = [_labelled(b, labels) for b in model.conformance.backends
@@ -594,11 +627,12 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
             runs_read[folder] = read_run(folder)
         return runs_read[folder]
 
+    readers = ColumnReaders(archive.entries_dir, cache, run_reader)
     digests: dict[str, dict] = {}
 
     def digest(e: Entry) -> dict:
         if e.id not in digests:
-            digests[e.id] = entry_digest(archive, e, cache, run_reader)
+            digests[e.id] = entry_digest(archive, e, cache, run_reader, readers.read)
         return digests[e.id]
 
     # An entry changed since it was archived (its files, or what its entry.json says of them) is left
@@ -613,7 +647,8 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     newest = last_runs(entries, now, stale_days)
     info = ArchiveInfo(stale_days, now.isoformat(timespec="seconds"), len(entries),
                        {k: lr for k, (lr, _) in newest.items()})
-    site = _columns_model(archive, newest, info, run_reader)
+    site = _columns_model(archive, newest, info, readers)
+    prune_cached(cache, PIECES_PREFIX, readers.used)  # entries no longer a column's newest
     warnings = list(problems)
 
     versions: dict[Line, set[str]] = defaultdict(set)
@@ -633,7 +668,8 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     lead = backend_lead(newest, digest, changes)
     site = dataclasses.replace(site, archive=dataclasses.replace(info, history_ops=frozenset(history), lead=lead))
     return ArchiveModel(dataclasses.replace(site, warnings=tuple(dict.fromkeys([*site.warnings, *warnings]))),
-                        tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings))
+                        tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings),
+                        Reuse(len(readers.read), len(entries)))
 
 
 def spark(series: Series, width: int = 320, height: int = 48, pad: int = 4) -> dict[str, Any]:

@@ -6,11 +6,10 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from webnn_harness.spec.catalog import OperatorSpec, operators
-from webnn_harness.outputs.kinds import read_probe_files
+from webnn_harness.outputs.kinds import ProbeFiles
 from webnn_harness.probe.limits import member_gaps, operator_status, wrong_data_types
 from webnn_harness.reports.common import (
     SHORT_TYPE,
@@ -493,13 +492,12 @@ def _bytes_rows(raw: Any) -> tuple[tuple[str, str], ...]:
     return tuple(rows)
 
 
-def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path | None, probe_path: Path | None,
-                        ids: BackendIds) -> tuple[ProbeBackend, Any]:
-    """One probe's column; also returns the limits JSON as read (for the download link)."""
-    files = read_probe_files(stem, limits_path, header_path, probe_path)
+def build_probe_backend(files: ProbeFiles, limits_file: str, ids: BackendIds) -> tuple[ProbeBackend, Any]:
+    """One probe's column (``limits_file``: the name of its limits file, "" without one); also returns the
+    limits JSON as read (for the download link)."""
     limits, probe, header, binfo, name = files.limits, files.evidence, files.header, files.backend, files.backend_name
     bid = ids.get(name, str(binfo.get("version", "")), str(binfo.get("device", "")),
-                  json.dumps(binfo.get("settings", {}), sort_keys=True, default=str) + stem)
+                  json.dumps(binfo.get("settings", {}), sort_keys=True, default=str) + files.stem)
     combos = [c for c in probe.get("combinations", []) if isinstance(c, Mapping) and not c.get("role")]
     by_op: dict[str, list[Evidence]] = defaultdict(list)
     for c in combos:
@@ -541,7 +539,7 @@ def build_probe_backend(stem: str, limits_path: Path | None, header_path: Path |
         mtbl = bytes_raw.get("maxTensorByteLength")
     timings, rest = _layout_rows(layout_raw)
     pb = ProbeBackend(
-        backend=bid, header=header, limits_file=Path(limits_path).name if limits_path else "",  # no local paths
+        backend=bid, header=header, limits_file=limits_file,
         limits_download=f"{bid.slug}-opSupportLimits.json" if limits else "",
         preferred_layout=str(preferred),
         layout_basis=str(layout_raw.get("basis", "")) if isinstance(layout_raw, Mapping) else "",

@@ -25,6 +25,7 @@ from webnn_harness.reports.common import (
     recorded_run_command,
 )
 from webnn_harness.outputs.records import BAD_STATUSES, STATUSES, Record
+from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.outputs.run_folder import SUMMARY, backend_groups, backend_key, read_run_folder
 
 # --------------------------------------------------------------------------- conformance model
@@ -201,34 +202,40 @@ OUTCOME_TEXT = {
 }
 
 
-def _matrix(records: Sequence[Record], all_ops: Sequence[str], data_types: Sequence[str]):
+def cell_counts(records: Sequence[Record]) -> dict[tuple[str, str], tuple[Counter, int]]:
+    """(op, data type) -> (its cases' statuses, its known failures). A multi-operator graph counts for
+    each operator and each data type it uses."""
     counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
     known: Counter = Counter()
     for r in records:
-        # A multi-operator graph counts for each operator and each data type it uses.
         for op in set(r.ops):
             for dt in set(r.data_types):
                 counts[(op, dt)][r.status] += 1
                 known[(op, dt)] += bool(r.known_failure) and r.status in BAD_STATUSES
+    return {key: (c, known[key]) for key, c in counts.items()}
+
+
+def _matrix(cells: Mapping[tuple[str, str], tuple[Counter, int]], all_ops: Sequence[str], data_types: Sequence[str]):
     rows = []
     for op in all_ops:
-        cells = []
+        row = []
         for dt in data_types:
-            c = counts.get((op, dt), Counter())
-            outcome = cell_outcome(c, known[(op, dt)])
+            c, known = cells.get((op, dt), (Counter(), 0))
+            outcome = cell_outcome(c, known)
             occurring = tuple((s, c[s]) for s in STATUSES if c[s])
             detail = ", ".join(f"{n} {s}" for s, n in occurring) or "no cases"
-            if known[(op, dt)]:
-                detail += f" ({known[(op, dt)]} known failures)"
-            cells.append(Cell(outcome, occurring, sum(c.values()), c["pass"], f"{op} × {dt}: {detail}"))
-        rows.append((op, tuple(cells)))
+            if known:
+                detail += f" ({known} known failures)"
+            row.append(Cell(outcome, occurring, sum(c.values()), c["pass"], f"{op} × {dt}: {detail}"))
+        rows.append((op, tuple(row)))
     return tuple(rows)
 
 
-def slack_rows(records: Sequence[Record], all_ops: Sequence[str], data_types: Sequence[str]) -> tuple[SlackRow, ...]:
-    """Max and median slack per op x data type (a multi-op case counts for each, as in the matrix).
-    Records without a slack (nothing compared, or written before slack existed
-    without a budget) are left out; an infinite slack (an error against a zero budget) counts."""
+def slack_per_cell(records: Sequence[Record]) -> list[SlackRow]:
+    """Max and median slack per op x data type (a multi-op case counts for each, as in the matrix), in no
+    order (``slack_in_order``): what a run's pieces keep (RunPieces). Records without a slack (nothing
+    compared, or written before slack existed without a budget) are left out; an infinite slack (an
+    error against a zero budget) counts."""
     import statistics
 
     found: dict[tuple[str, str], list[tuple[float, bool]]] = defaultdict(list)
@@ -238,24 +245,34 @@ def slack_rows(records: Sequence[Record], all_ops: Sequence[str], data_types: Se
         for op in set(r.ops):
             for dt in set(r.data_types):
                 found[(op, dt)].append((float(r.slack), r.status == "pass"))
-    order = {op: i for i, op in enumerate(all_ops)}
-    dt_order = {dt: i for i, dt in enumerate(data_types)}
     rows = []
-    for (op, dt), values in sorted(found.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][0],
-                                                                  dt_order.get(kv[0][1], len(dt_order)), kv[0][1])):
+    for (op, dt), values in found.items():
         slacks = [v for v, _ in values]
         rows.append(SlackRow(op, dt, len(slacks), max(slacks), float(statistics.median(slacks)),
                              sum(1 for v, passed in values if passed and v >= TIGHT_SLACK)))
-    return tuple(rows)
+    return rows
 
 
-def tight_passes(records: Sequence[Record], bid: BackendId, options: Sequence[str],
-                 corpora: Mapping[str, str]) -> tuple[Problem, ...]:
-    tight = [r for r in records if r.status == "pass" and r.slack is not None and r.slack >= TIGHT_SLACK]
-    return tuple(_problem(r, bid, options, corpora) for r in sorted(tight, key=lambda r: -r.slack))
+def slack_in_order(rows: Sequence[SlackRow], all_ops: Sequence[str], data_types: Sequence[str]) -> tuple[SlackRow, ...]:
+    """In catalog order of the op, then of the data type (names the catalogs lack after theirs, by name)."""
+    order = {op: i for i, op in enumerate(all_ops)}
+    dt_order = {dt: i for i, dt in enumerate(data_types)}
+    return tuple(sorted(rows, key=lambda r: (order.get(r.op, len(order)), r.op,
+                                             dt_order.get(r.data_type, len(dt_order)), r.data_type)))
 
 
-def _problem(r: Record, bid: BackendId, options: Sequence[str], corpora: Mapping[str, str]) -> Problem:
+def tight_passes(shown: Sequence[ShownRecord], bid: BackendId) -> tuple[Problem, ...]:
+    """The passes at TIGHT_SLACK or more (the next to fail), the tightest first."""
+    tight = sorted((s for s in shown if is_tight_pass(s.record)), key=lambda s: -s.record.slack)
+    return tuple(_problem(s.record, bid, s.command) for s in tight)
+
+
+def is_tight_pass(r: Record) -> bool:
+    """A pass at TIGHT_SLACK or more: the next to fail."""
+    return r.status == "pass" and r.slack is not None and r.slack >= TIGHT_SLACK
+
+
+def _problem(r: Record, bid: BackendId, command: str) -> Problem:
     index = "[" + ", ".join(str(i) for i in r.worst_index) + "]" if r.worst_index is not None else ""
     budget = "" if r.budget is None else format_error(r.budget)
     return Problem(
@@ -265,7 +282,7 @@ def _problem(r: Record, bid: BackendId, options: Sequence[str], corpora: Mapping
         carried=r.carried,
         output=r.output or "", worst_index=index, expected=format_value(r.expected_value),
         actual=format_value(r.actual_value), message=r.message or "", known_failure=r.known_failure or "",
-        command=published_rerun_command(r.backend, options, r.file, r.case, corpora), slack=r.slack,
+        command=command, slack=r.slack,
     )
 
 
@@ -344,52 +361,125 @@ def _run_label(summary: Mapping[str, Any], folder: str) -> tuple[str, str]:
     return folder, label if folder == label else f"{folder} ({label})"
 
 
-def build_conformance(groups: Sequence[_RunGroup], ids: BackendIds) -> Conformance:
+@dataclass(frozen=True)
+class ShownRecord:
+    """A record the pages show one by one (a non-pass, a tight pass, a case the judges part on), with its
+    published re-run command."""
+
+    record: Record
+    command: str
+
+
+@dataclass(frozen=True)
+class RunPieces:
+    """What ``build_conformance`` needs of one backend's records in one run, derived from them once:
+    tallies, the op x data type cells and slack, and the records shown one by one. An archive's
+    site keeps these per entry (reports/archive.py) instead of reading every run again."""
+
+    header: RunHeader
+    run_name: str  # tells apart runs of one backend (_run_label)
+    rerun_options_derived: bool  # the re-run options came from the settings, not a recorded command
+    judge: str
+    counts: Mapping[str, int]  # status -> records
+    required: Mapping[str, int]
+    optional: Mapping[str, int]
+    known_failures: int
+    required_problems: int
+    ops: tuple[str, ...]  # every operator the records name
+    data_types: tuple[str, ...]  # every data type the records name
+    cells: Mapping[tuple[str, str], tuple[Counter, int]]  # cell_counts
+    slack: tuple[SlackRow, ...]  # slack_per_cell
+    shown: tuple[ShownRecord, ...]  # in the records' order
+    problems: tuple[str, ...] = ()  # lines of results.jsonl that could not be read
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def _without_local_paths(r: Record) -> Record:
+    """A shown record's free texts with no local path, as the pages show them (their every text goes through
+    outputs/text.publishable, which cuts paths too): RunPieces are kept in the published site folder."""
+    def text(value: Any) -> Any:
+        return strip_local_paths(value) if isinstance(value, str) else value
+
+    def verdict(v: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        return None if v is None else {k: text(x) if k in ("message", "expected", "actual") else x
+                                       for k, x in v.items()}
+
+    return r.with_(message=text(r.message), known_failure=text(r.known_failure), expected_value=text(r.expected_value),
+                   actual_value=text(r.actual_value), wpt_verdict=verdict(r.wpt_verdict),
+                   harness_verdict=verdict(r.harness_verdict))
+
+
+def run_pieces(g: _RunGroup) -> RunPieces:
+    b = g.backend
+    run_name, run_label = _run_label(g.summary, g.source.name)
+    header = RunHeader(
+        backend=b, harness_version=str(g.summary.get("harnessVersion", "")), date=str(g.summary.get("date", "")),
+        machine=g.summary.get("machine", {}) or {}, command=_public_command(str(g.summary.get("command", ""))),
+        source=g.source.name, seconds=next((e.get("seconds") for e in g.summary.get("backends", [])
+                                            if backend_key(e.get("backend", {})) == backend_key(b)), None),
+        incomplete=str(g.summary.get("_incomplete", "")),
+        label=run_label,
+    )
+    run_command = recorded_run_command(g.summary)
+    recorded = options_from_command(run_command) if len(g.summary.get("backends", [])) == 1 else None
+    options = recorded if recorded is not None else options_from_settings(b)
+    corpora = corpus_paths_from_command(run_command)
+    counts, req, opt = Counter(), Counter(), Counter()
+    for r in g.records:
+        counts[r.status] += 1
+        (req if r.required else opt)[r.status] += 1
+    shown = tuple(ShownRecord(_without_local_paths(r),
+                              published_rerun_command(r.backend, options, r.file, r.case, corpora))
+                  for r in g.records if r.status != "pass" or is_tight_pass(r)
+                  or r.wpt_verdict is not None or r.harness_verdict is not None)
+    return RunPieces(
+        header=header, run_name=run_name, rerun_options_derived=recorded is None,
+        judge=str(g.summary.get("judge") or "harness"), counts=dict(counts), required=dict(req), optional=dict(opt),
+        known_failures=sum(r.known_failure_seen for r in g.records),
+        required_problems=sum(r.counts_against for r in g.records),
+        ops=tuple(sorted({o for r in g.records for o in r.ops})),
+        data_types=tuple(sorted({dt for r in g.records for dt in r.data_types})),
+        cells=cell_counts(g.records), slack=tuple(slack_per_cell(g.records)), shown=shown, problems=tuple(g.problems))
+
+
+def read_run_pieces(run_dir: Path) -> list[RunPieces]:
+    """``read_run``'s groups as ``build_conformance`` takes them."""
+    return [run_pieces(g) for g in read_run(run_dir)]
+
+
+def build_conformance(runs: Sequence[RunPieces], ids: BackendIds) -> Conformance:
     # The same rows and columns for every backend, so their matrices line up.
     all_ops = list(operators())
-    all_ops += sorted({o for g in groups for r in g.records for o in r.ops} - set(all_ops))
-    extra_types = sorted({dt for g in groups for r in g.records for dt in r.data_types} - set(DATA_TYPES))
+    all_ops += sorted({o for g in runs for o in g.ops} - set(all_ops))
+    extra_types = sorted({dt for g in runs for dt in g.data_types} - set(DATA_TYPES))
     data_types = tuple(DATA_TYPES) + tuple(extra_types)
     backends = []
-    for g in groups:
-        b = g.backend
+    for g in runs:
+        b = g.header.backend
         extra = json.dumps(b.get("settings", {}), sort_keys=True, default=str)
-        run_name, run_label = _run_label(g.summary, g.source.name)
-        bid = ids.get(str(b.get("name", "?")), str(b.get("version", "")), str(b.get("device", "")), extra, run_name)
-        header = RunHeader(
-            backend=b, harness_version=str(g.summary.get("harnessVersion", "")), date=str(g.summary.get("date", "")),
-            machine=g.summary.get("machine", {}) or {}, command=_public_command(str(g.summary.get("command", ""))),
-            source=g.source.name, seconds=next((e.get("seconds") for e in g.summary.get("backends", [])
-                                                if backend_key(e.get("backend", {})) == backend_key(b)), None),
-            incomplete=str(g.summary.get("_incomplete", "")),
-            label=run_label,
-        )
-        run_command = recorded_run_command(g.summary)
-        recorded = options_from_command(run_command) if len(g.summary.get("backends", [])) == 1 else None
-        options = recorded if recorded is not None else options_from_settings(b)
-        corpora = corpus_paths_from_command(run_command)
-        counts, req, opt = Counter(), Counter(), Counter()
-        for r in g.records:
-            counts[r.status] += 1
-            (req if r.required else opt)[r.status] += 1
-        matrix = _matrix(g.records, all_ops, data_types)
-        problems = tuple(sorted((_problem(r, bid, options, corpora) for r in g.records if r.status != "pass"),
+        bid = ids.get(str(b.get("name", "?")), str(b.get("version", "")), str(b.get("device", "")), extra, g.run_name)
+        req, opt = Counter(g.required), Counter(g.optional)
+        matrix = _matrix(g.cells, all_ops, data_types)
+        problems = tuple(sorted((_problem(s.record, bid, s.command) for s in g.shown if s.record.status != "pass"),
                                 key=problem_rank))
         backends.append(BackendConformance(
-            backend=bid, header=header, total=len(g.records),
-            counts={s: counts[s] for s in STATUSES}, required={s: req[s] for s in STATUSES},
+            backend=bid, header=g.header, total=g.total,
+            counts={s: g.counts.get(s, 0) for s in STATUSES}, required={s: req[s] for s in STATUSES},
             optional={s: opt[s] for s in STATUSES},
             required_rate=rate(req["pass"], sum(req.values()) - req["skipped"]),
             optional_rate=rate(opt["pass"], sum(opt.values()) - opt["skipped"]),
             required_failing=sum(req[s] for s in BAD_STATUSES), required_unsupported=req["unsupported"],
             supported_rate=rate(req["pass"], sum(req.values()) - req["skipped"] - req["unsupported"]),
-            known_failures=sum(r.known_failure_seen for r in g.records),
-            required_problems=sum(r.counts_against for r in g.records),
+            known_failures=g.known_failures, required_problems=g.required_problems,
             data_types=data_types, matrix=matrix,
             ops_tested=sum(1 for _, cells in matrix if any(c.total for c in cells)),
-            problems=problems, rerun_options_derived=recorded is None,
-            slack=slack_rows(g.records, all_ops, data_types), tight_passes=tight_passes(g.records, bid, options, corpora),
-            judge=str(g.summary.get("judge") or "harness"), disagreements=judge_disagreements(g.records),
+            problems=problems, rerun_options_derived=g.rerun_options_derived,
+            slack=slack_in_order(g.slack, all_ops, data_types),
+            tight_passes=tight_passes(g.shown, bid),
+            judge=g.judge, disagreements=judge_disagreements([s.record for s in g.shown]),
         ))
     problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
     return Conformance(

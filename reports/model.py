@@ -32,10 +32,10 @@ from webnn_harness.reports.capability import (
     build_probe_backend,
     version_changes,
 )
-from webnn_harness.outputs.kinds import discover_outputs
+from webnn_harness.outputs.kinds import discover_outputs, read_probe_files
 from webnn_harness.reports.common import BackendIds, reads_inputs
 from webnn_harness.reports.accuracy import AccuracyModel, build_accuracy
-from webnn_harness.reports.conformance import Conformance, build_conformance, read_run
+from webnn_harness.reports.conformance import Conformance, build_conformance, read_run_pieces
 from webnn_harness.reports.findings import FindingsModel, build_findings
 from webnn_harness.reports.performance import PerformanceModel, SpeedTier, build_performance, tiers_by_probe
 
@@ -81,8 +81,9 @@ class SiteModel:
 
 
 @reads_inputs
-def build_model(inputs: Sequence[str | Path], run_reader=read_run) -> SiteModel:
-    """``run_reader``: ``conformance.read_run`` or one that remembers what it read (report --archive)."""
+def build_model(inputs: Sequence[str | Path], run_reader=read_run_pieces, probe_reader=read_probe_files) -> SiteModel:
+    """``run_reader`` (a run folder -> its RunPieces) and ``probe_reader`` (a probe's files -> ProbeFiles):
+    those of conformance and outputs/kinds, or ones that keep what they read (report --archive)."""
     from webnn_harness import __version__
 
     found = discover_outputs(inputs)
@@ -92,8 +93,9 @@ def build_model(inputs: Sequence[str | Path], run_reader=read_run) -> SiteModel:
     payloads: dict[str, Any] = {}
     probe_ids = BackendIds()  # probe pages and run anchors are separate name spaces
     for stem in found.probe_stems:
-        pb, limits = build_probe_backend(stem, found.limits.get(stem), found.headers.get(stem),
-                                         found.probes.get(stem), probe_ids)
+        limits_path = found.limits.get(stem)
+        files = probe_reader(stem, limits_path, found.headers.get(stem), found.probes.get(stem))
+        pb, limits = build_probe_backend(files, limits_path.name if limits_path else "", probe_ids)  # no local paths
         probes.append(pb)
         if pb.limits_download:
             payloads[pb.limits_download] = limits

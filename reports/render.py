@@ -32,7 +32,8 @@ from webnn_harness.reports.archive import LATENCY_STEP, ArchiveModel, spark
 from webnn_harness.reports.model import SiteModel
 from webnn_harness.reports.pages import PAGE, PAGES, footer_counts, index_page, navigation
 from webnn_harness.reports.performance import FIRST_RUN_FAST, SLOW_TIER_FACTOR, strip_local_paths
-from webnn_harness.reports.sitefolder import SiteFolder
+from webnn_harness.reports.page_cache import PageCache, everything, fingerprint, footer_span
+from webnn_harness.reports.sitefolder import CACHE, SiteFolder
 
 STATUS_ORDER = ("pass", "fail", "unsupported", "error", "crash", "timeout", "skipped")
 
@@ -137,27 +138,48 @@ def render_site(model: SiteModel, out_dir: Path) -> Path:
     site = SiteFolder(Path(out_dir))
     site.prepare()
     try:
-        _render_pages(model, site)
+        _render_pages(model, site, _page_writer(environment(), site, model))
     finally:
         site.close()
     return site.out_dir / "index.html"
 
 
-def _page_writer(env: Environment, site: SiteFolder, model: SiteModel):
-    """page(template, path, **context): one page, its links relative to its depth."""
+def _page_writer(env: Environment, site: SiteFolder, model: SiteModel, pages: PageCache | None = None):
+    """page(template, path, shows=None, **context): one page, its links relative to its depth. ``shows``: a
+    hash of what the page shows (reports/page_cache.py), with which ``pages`` may reuse the earlier
+    build's page; None: the page is drawn."""
     common = {"m": model, "conf": model.conformance, "nav": navigation(model), "index": index_page(model),
               "footer_counts": footer_counts(model)}
+    nav = repr(([(p.name, p.title, p.below) for p in common["nav"]], common["index"].name))
+    footer: list[bytes] = []  # this build's, the same on every page: base.html's alone
 
-    def page(template: str, path: str, **ctx: Any) -> None:
+    def this_footer() -> bytes:
+        if not footer:
+            html = env.get_template("base.html").render(root="", page="", **common).encode("utf-8")
+            span = footer_span(html)
+            footer.append(html[span[0]:span[1]] if span else b"")
+        return footer[0]
+
+    def page(template: str, path: str, shows: str | None = None, **ctx: Any) -> None:
+        site.pages += 1
+        key = None if pages is None or shows is None else pages.key(path, template, nav, shows)
+        if key is not None and (kept := pages.reused(path, key, this_footer())) is not None:
+            site.write(path, kept)
+            pages.keep(path, key, kept)
+            return
         depth = path.count("/")
-        site.write(path, env.get_template(template).render(root="../" * depth, page=path, **common, **ctx))
+        html = env.get_template(template).render(root="../" * depth, page=path, **common, **ctx).encode("utf-8")
+        site.write(path, html)
+        site.drawn += 1
+        span = footer_span(html)
+        if key is not None and span and html[span[0]:span[1]] == this_footer():  # else never reused
+            pages.keep(path, key, html)
     return page
 
 
-def _render_pages(model: SiteModel, site: SiteFolder) -> None:
+def _render_pages(model: SiteModel, site: SiteFolder, page, shows_all: str | None = None) -> None:
+    """``shows_all``: a hash of all the model shows (page_cache.everything), for an archive's site."""
     _copy_static(site)
-    env = environment()
-    page = _page_writer(env, site, model)
 
     index = index_page(model)
     for p in PAGES:
@@ -166,37 +188,46 @@ def _render_pages(model: SiteModel, site: SiteFolder) -> None:
         context = p.context(model)
         for name, svg in (context.get("charts") or {}).get("files", {}).items():
             site.write(f"charts/{name}", svg)
+        # A page's own names (the performance page's charts: whether matplotlib is there) are its inputs too.
+        shows = None if shows_all is None else fingerprint(shows_all, context)
         if p.own_file:
-            page(p.template, p.name, **context)
+            page(p.template, p.name, shows, **context)
         if p is index:
-            page(p.template, "index.html", **context)
+            page(p.template, "index.html", shows, **context)
     for op in model.ops:
         results = [(b, dict(b.matrix)[op]) for b in model.conformance.backends]
-        page("op.html", f"ops/{op}.html", op=op,
+        page("op.html", f"ops/{op}.html", shows_all, op=op,
              caps=[(p, p.ops[op]) for p in model.probes],
              results=results,
              tested=sum(c.total for _, cells in results for c in cells),
              op_problems=[p for p in model.conformance.problems if op in p.ops],
              op_findings=model.findings.for_op(op) if model.findings else [])
     for probe in model.probes:
-        page("backend.html", f"backends/{probe.backend.slug}.html", probe=probe)
+        # A probe's page shows its column only: a build that adds another column does not draw it.
+        page("backend.html", f"backends/{probe.backend.slug}.html", None if shows_all is None else fingerprint(probe),
+             probe=probe)
     for name, payload in model.limits_payloads.items():
         site.write(f"data/{name}", json.dumps(payload, indent=1) + "\n")
 
 
-def render_archive_site(model: ArchiveModel, out_dir: Path) -> Path:
+def render_archive_site(model: ArchiveModel, out_dir: Path) -> tuple[Path, int, int]:
     """The site of an archive: the pages of ``render_site`` over the newest
-    column of each backend version, and the changes and history pages."""
+    column of each backend version, and the changes and history pages; a page whose inputs
+    did not change since the build before is not drawn again (reports/page_cache.py). Returns the
+    path of index.html, how many pages were drawn from their templates and how many the site has."""
     site = SiteFolder(Path(out_dir))
     site.prepare()
     try:
-        _render_pages(model.site, site)
-        page = _page_writer(environment(), site, model.site)
-        page(PAGE["changes.html"].template, "changes.html", changes=model.changes)
-        page(PAGE["history.html"].template, "history.html", history=model.history, steps=model.steps,
+        pages = PageCache(site.out_dir / CACHE, site.out_dir, set(site.previous))
+        all_shown = everything(model)
+        page = _page_writer(environment(), site, model.site, pages)
+        _render_pages(model.site, site, page, all_shown)
+        page(PAGE["changes.html"].template, "changes.html", all_shown, changes=model.changes)
+        page(PAGE["history.html"].template, "history.html", all_shown, history=model.history, steps=model.steps,
              latency_step=LATENCY_STEP)
         for op, series in model.history.items():
-            page("history_op.html", f"history/{op}.html", op=op, series=series)
+            page("history_op.html", f"history/{op}.html", all_shown, op=op, series=series)
+        pages.save()
     finally:
         site.close()
-    return site.out_dir / "index.html"
+    return site.out_dir / "index.html", site.drawn, site.pages

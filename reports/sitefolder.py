@@ -60,6 +60,8 @@ class SiteFolder:
         self.written: list[str] = []
         self.previous: dict[str, Path] = {}  # the earlier report's files, until this one has written its own
         self.unchanged = 0  # pages whose bytes were already there (not written again: their mtimes stay)
+        self.pages = 0  # pages written (reports/render.py)
+        self.drawn = 0  # of which drawn from their templates, not reused (reports/page_cache.py)
 
     def check(self) -> bool:
         """Refuse a file or a foreign non-empty folder; True when an earlier report is there."""

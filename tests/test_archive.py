@@ -308,6 +308,124 @@ def test_a_second_build_reads_only_new_entries(archive, outputs, tmp_path, monke
     assert (tmp_path / "site" / "index.html").is_file()
 
 
+def test_a_rebuild_reads_no_run_or_probe_of_an_entry_it_read_before(archive, tmp_path, monkeypatch):
+    """The columns' model pieces are kept per entry (reports/archive_cache.py): a build with nothing added
+    reads no run's results and no probe's files; a build after one entry was added reads that entry's
+    only; and the model is the one a build from an empty cache makes."""
+    from webnn_harness.reports import archive_cache
+
+    site = tmp_path / "site"
+    _, first = build_archive_site(archive.path, site, now=NOW)
+    assert (first.reuse.entries_read, first.reuse.entries) == (8, 8)
+    runs, probes = [], []
+    real_run, real_probe = archive_model.read_run, archive_cache.read_probe_files
+    monkeypatch.setattr(archive_model, "read_run", lambda folder: runs.append(folder.name) or real_run(folder))
+    monkeypatch.setattr(archive_cache, "read_probe_files", lambda stem, *a: probes.append(stem) or real_probe(stem, *a))
+    _, again = build_archive_site(archive.path, site, now=NOW)
+    # The newest bench and the fuzz runs (the performance and findings pages) are read on every build.
+    assert runs == probes == [] and again.reuse.entries_read == 3
+    assert again.reuse.line == f"entries read: 3 of 8; pages drawn: {again.reuse.pages_drawn} of {again.reuse.pages}"
+    assert again.site.conformance == first.site.conformance and again.site.probes == first.site.probes
+    newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
+                         finding="f-new")
+    run, probe = archive.add(newer[:2]).added
+    _, grown = build_archive_site(archive.path, site, now=NOW)
+    assert runs == [run.id] and [Path(s).parent.name for s in probes] == [probe.id]
+    assert (grown.reuse.entries_read, grown.reuse.entries) == (2 + 3, 10)
+    _, fresh = build_archive_site(archive.path, tmp_path / "fresh", now=NOW)
+    assert grown.site.conformance == fresh.site.conformance and grown.site.probes == fresh.site.probes
+    assert _site_files(site) == _site_files(tmp_path / "fresh")
+
+
+def test_damaged_model_pieces_are_read_again_from_their_entry(archive, tmp_path):
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    build_archive_site(archive.path, site, now=NOW)
+    pieces = sorted((site / CACHE).glob("pieces-*.json"))
+    assert len(pieces) == 4  # the newest run and probe of each version
+    for i, p in enumerate(pieces):
+        doc = json.loads(p.read_text())
+        if isinstance(doc, list):  # a run's: a shown record that is no record, a count that is no number
+            doc[0]["shown"][0][0]["status"] = "great" if i % 2 else doc[0]["shown"][0][0]["status"]
+            doc[0]["counts"]["pass"] = doc[0]["counts"]["pass"] if i % 2 else "many"
+        p.write_text(json.dumps(doc) if isinstance(doc, list) else "{")
+    keys = json.loads((site / CACHE / "pages-1.json").read_text())
+    keys["index.html"], keys["changes.html"] = ["a key"], {"a": "page"}  # pages of a damaged key file are drawn
+    (site / CACHE / "pages-1.json").write_text(json.dumps(keys))
+    _, model = build_archive_site(archive.path, site, now=NOW)
+    assert model.reuse.entries_read == 4 + 3
+    build_archive_site(archive.path, fresh, now=NOW)
+    assert _site_files(site) == _site_files(fresh)
+
+
+def test_a_page_whose_inputs_did_not_change_is_not_drawn_again_and_reads_as_a_fresh_build(archive, tmp_path):
+    """reports/page_cache.py: a rebuild draws no page, but every page's footer says when it was built;
+    a new run draws every page that shows every column, not the probes' pages; a column turned stale
+    draws them again; a page edited in the site folder is drawn again. Each time, the site is byte
+    for byte the one a build into a new folder writes."""
+    site = tmp_path / "site"
+
+    def fresh(now, name):
+        build_archive_site(archive.path, tmp_path / name, now=now)
+        return _site_files(tmp_path / name)
+
+    _, first = build_archive_site(archive.path, site, now=NOW)
+    assert first.reuse.pages_drawn == first.reuse.pages > 100
+    later = NOW.replace(hour=9, minute=41)
+    _, again = build_archive_site(archive.path, site, now=later)
+    assert again.reuse.pages_drawn == 0 and again.reuse.pages == first.reuse.pages
+    assert "built 2026-11-25 09:41 UTC" in (site / "backends" / f"{first.site.probes[0].backend.slug}.html").read_text()
+    assert _site_files(site) == fresh(later, "fresh-later")
+    newer = make_version(tmp_path / "out2", "1.11.0", "2026-11-24T00:00:00+00:00", flip=False, slower=False,
+                         finding="f-new")
+    archive.add(newer[:1])  # a run: the probes' columns are as they were
+    _, grown = build_archive_site(archive.path, site, now=later)
+    probe_pages = len(grown.site.probes)
+    assert probe_pages == 2 and grown.reuse.pages_drawn == grown.reuse.pages - probe_pages
+    assert _site_files(site) == fresh(later, "fresh-grown")
+    (site / "ops" / "relu.html").write_text("edited")
+    (site / "backends" / f"{grown.site.probes[0].backend.slug}.html").write_bytes(
+        (site / "backends" / f"{grown.site.probes[0].backend.slug}.html").read_bytes().replace(b"<main>", b"<main>x"))
+    _, edited = build_archive_site(archive.path, site, now=later)
+    assert edited.reuse.pages_drawn == 2
+    assert _site_files(site) == fresh(later, "fresh-edited")
+    stale = NOW.replace(month=12, day=28)  # 1.10.0's columns are now stale too: every page showing columns says so
+    _, aged = build_archive_site(archive.path, site, now=stale)
+    assert sum(lr.stale for lr in aged.site.archive.last_run.values()) > sum(
+        lr.stale for lr in edited.site.archive.last_run.values())
+    assert aged.reuse.pages_drawn == aged.reuse.pages - probe_pages  # a probe's page shows no last run
+    assert _site_files(site) == fresh(stale, "fresh-stale")
+
+
+def test_a_page_key_is_the_same_in_the_next_process(archive, tmp_path):
+    """What a page shows is hashed by its repr: a set in it would make every key new in the next
+    process (another hash seed), and every page drawn again."""
+    import subprocess
+    import sys
+
+    def report(seed: str) -> str:
+        argv = [sys.executable, "-m", "webnn_harness", "report", "--archive", str(archive.path),
+                "--out", str(tmp_path / "site")]
+        proc = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.splitlines()[1]
+
+    first = report("1")
+    pages = first.rsplit(" ", 1)[1]
+    assert first == f"entries read: 8 of 8; pages drawn: {pages} of {pages}"
+    assert report("2") == f"entries read: 3 of 8; pages drawn: 0 of {pages}"
+
+
+def test_cli_says_how_much_a_build_reused(archive, tmp_path, capsys):
+    from webnn_harness.cli import main
+
+    site = tmp_path / "site"
+    assert main(["report", "--archive", str(archive.path), "--out", str(site)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("report: ") and out[1].startswith("entries read: 8 of 8; pages drawn: ")
+    assert main(["report", "--archive", str(archive.path), "--out", str(site)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("entries read: 3 of 8; pages drawn: ")
+
+
 def test_an_operator_name_from_a_record_never_becomes_a_path(tmp_path):
     evil = "../../../escaped"
     run = write_run(tmp_path / "run", [rec("x", ops=(evil,), backend=backend("1.0")),

@@ -13,7 +13,7 @@ import numpy as np
 from webnn_harness.cli import main
 from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
 from webnn_harness.reports.common import BackendIds
-from webnn_harness.reports.conformance import TIGHT_SLACK, slack_rows, tight_passes
+from webnn_harness.reports.conformance import TIGHT_SLACK, _RunGroup, run_pieces, slack_in_order, slack_per_cell, tight_passes
 from webnn_harness.reports.model import build_model
 from webnn_harness.verdict.comparison import budget_slack, compare
 
@@ -77,13 +77,14 @@ RECORDS = [
 
 
 def test_slack_rows_max_median_and_tight_passes_by_hand():
-    rows = {(r.op, r.data_type): r for r in slack_rows(RECORDS, ["relu", "matmul"], ["float32", "float16"])}
+    rows = {(r.op, r.data_type): r for r in slack_in_order(slack_per_cell(RECORDS), ["relu", "matmul"], ["float32", "float16"])}
     f32 = rows[("matmul", "float32")]
     # slacks 0, 0.25, 0.75, 1.5, 0.6: max 1.5, median 0.6; passes at 0.5 or more: tight, chain
     assert (f32.judged, f32.max_slack, f32.median_slack, f32.tight) == (5, 1.5, 0.6, 2)
     assert rows[("matmul", "float16")].tight == 1 and rows[("relu", "float32")].judged == 1
     assert [k for k in rows] == [("relu", "float32"), ("matmul", "float32"), ("matmul", "float16")]  # catalog order
-    tight = tight_passes(RECORDS, BackendIds().get("onnxruntime", "1.32.0", "CPU"), [], {})
+    shown = run_pieces(_RunGroup(ORT, RECORDS, {}, Path("run"))).shown  # with their re-run commands
+    tight = tight_passes(shown, BackendIds().get("onnxruntime", "1.32.0", "CPU"))
     assert [t.case for t in tight] == ["tight", "chain", "half"] and all(t.slack >= TIGHT_SLACK for t in tight)
     assert "--id cases/linalg/matmul.json::tight " in tight[0].command  # re-runs exactly that case
 

@@ -4,7 +4,9 @@ An entry never changes (its id is a hash of its files), so its digest is
 computed once with the readers every command shares (harness/outputs/kinds.py)
 and kept in a cache folder the site builder names (beside the site), keyed by
 entry id and digest format: adding one entry to an archive of hundreds reads
-one entry's files.
+one entry's files. The site builder keeps its other per-entry results there
+too, with ``read_cached``/``write_cached``/``content_key`` (reports/archive.py:
+the columns' model pieces, the changes of version pairs, history steps, page keys).
 
 Digest of a run: per backend, every case's status by stable id and per-op
 (passed, tested) counts; of a probe: its opSupportLimits as read and the
@@ -160,15 +162,19 @@ def content_key(*parts: Any) -> str:
     return hashlib.sha256(doc.encode()).hexdigest()[:24]
 
 
-def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None) -> dict:
+def entry_digest(archive: Archive, entry: Entry, cache: Path | None, read_run=None,
+                 read: set[str] | None = None) -> dict:
     """The entry's digest, from ``cache`` when it holds one, else computed (and kept there).
     ``read_run``: a reader of (backend, records) groups, such as the report's that remembers what it read;
-    by default the run folder's (harness/outputs/run_folder.py)."""
+    by default the run folder's (harness/outputs/run_folder.py). ``read`` collects the ids of the
+    entries whose files were read."""
     name = f"{entry.id}-{DIGEST_FORMAT}.json"
     doc = read_cached(cache, name, f"archive-digest#{entry.kind}")
     if isinstance(doc, dict) and doc.get("id") == entry.id:
         return doc
     folder = archive.entries_dir / entry.id
+    if read is not None:
+        read.add(entry.id)
     try:
         described = {"sha256": _description_hash(archive.description_from_files(entry))}
     except ArchiveError as exc:

@@ -54,4 +54,5 @@ def _report_archive(args) -> int:
     print(f"report: {index} from {model.site.archive.entries} archived outputs: {len(model.changes)} version "
           f"change(s) ({failing} case(s) newly failing), {len(model.steps)} step(s) in the history "
           f"(open {index.resolve().as_uri()} in a browser)")
+    print(model.reuse.line)  # what this build took from the site's cache: the increment
     return EXIT_OK
