@@ -97,6 +97,7 @@ class CorpusCounts:
     passed: int
     failed: int  # fail, error, crash, timeout
     refused: int  # unsupported: the backend said it lacks what the graph needs
+    known: int = 0  # of the failed, those an expectation explains (a backend's known failure, a WPT case note)
 
     @property
     def total(self) -> int:
@@ -468,12 +469,14 @@ FAILED = ("fail", "error", "crash", "timeout")
 
 def corpus_counts(device: str, cases: Mapping[str, Sequence[Any]]) -> list[CorpusCounts]:
     """A run digest's cases counted per corpus (a case id's first folder; skipped cases left out)."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for cid, (status, *_) in cases.items():
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for cid, (status, *rest) in cases.items():
         corpus = cid.split("/", 1)[0] if "/" in cid.split("::", 1)[0] else ""
         slot = 0 if status == "pass" else 1 if status in FAILED else 2 if status == "unsupported" else None
         if slot is not None:
             counts[corpus][slot] += 1
+        if slot == 1 and rest and rest[0]:  # the digest keeps a record's known-failure reason beside its status
+            counts[corpus][3] += 1
     return [CorpusCounts(device, corpus, *c) for corpus, c in sorted(counts.items())]
 
 
