@@ -11,8 +11,9 @@ number and the harness version (``content_key``):
   run's results.jsonl whose pieces are kept;
 - a probe: its files as read (``ProbeFiles``: limits, evidence, header).
 
-The cache lies in the site folder, which anyone may edit: a file of the wrong shape is computed
-again from the entry's files, as a damaged digest is. Bench, fuzz and accuracy columns are read
+The cache lies in the site folder, which anyone may edit: a file that does not match its schema
+(harness/schema/archive-pieces.schema.json) or reads back wrong is computed again from the entry's
+files, as a damaged digest is. Bench, fuzz and accuracy columns are read
 from their folders on every build.
 """
 from __future__ import annotations
@@ -146,7 +147,7 @@ class ColumnReaders:
 
     def runs(self, folder: Path) -> list[RunPieces]:
         name = self._file(folder, "run")
-        doc = read_cached(self.cache, name)
+        doc = read_cached(self.cache, name, "archive-pieces#run")
         if isinstance(doc, list):
             try:
                 return [run_pieces_from_json(d, folder, str(self.cache / name)) for d in doc]
@@ -160,7 +161,7 @@ class ColumnReaders:
     def probe(self, stem: str, limits: Path | None, header: Path | None, evidence: Path | None) -> ProbeFiles:
         given = [p.name if p else None for p in (limits, header, evidence)]
         name = self._file(Path(stem), "probe", given)
-        doc = read_cached(self.cache, name)
+        doc = read_cached(self.cache, name, "archive-pieces#probe")
         if isinstance(doc, dict):
             try:
                 return probe_files_from_json(doc, stem)
