@@ -304,3 +304,28 @@ def test_without_node_the_command_says_what_it_needs(tmp_path, monkeypatch, caps
     assert main(["import-wpt", str(root), "--out", str(tmp_path / "out")]) == 2
     assert "needs Node.js 20 or newer" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_of_files_from_several_commits_records_each_file_s_own(tmp_path):
+    root = wpt_tree(tmp_path / "wpt", {"relu": LOOP, "relu_again": LOOP})
+    out = tmp_path / "out"
+    assert main(["import-wpt", str(root), "--out", str(out), "--source", "servo/servo/tests/wpt/tests",
+                 "--commit", "2" * 40, "--commit", "relu_again.https.any.js=" + "3" * 40]) == 0
+    assert json.loads((out / "relu.json").read_text())["commit"] == "2" * 40
+    again = json.loads((out / "relu_again.json").read_text())
+    assert again["commit"] == "3" * 40
+    assert again["source"] == "servo/servo/tests/wpt/tests/webnn/conformance_tests/relu_again.https.any.js"
+    index = json.loads((out / "INDEX.json").read_text())
+    assert index["commit"] == "2" * 40 and [f["commit"] for f in index["files"]] == ["2" * 40, "3" * 40]
+
+
+@pytest.mark.parametrize("commits, problem", [
+    (["nothex"], "not a commit"), (["1" * 40, "2" * 40], "a second commit for the whole folder"),
+    (["relu.js=" + "1" * 40], "FILE is a test file's name"),
+    (["gone.https.any.js=" + "1" * 40], "gone.https.any.js, which"),  # a typo records no commit for the file meant
+])
+def test_a_bad_commit_is_a_usage_error_before_anything_is_written(tmp_path, capsys, commits, problem):
+    root = wpt_tree(tmp_path / "wpt", {"relu": LOOP})
+    out = tmp_path / "out"
+    assert main(["import-wpt", str(root), "--out", str(out), *(a for c in commits for a in ("--commit", c))]) == 2
+    assert problem in capsys.readouterr().err and not out.exists()

@@ -22,7 +22,9 @@ def add_arguments(im: argparse.ArgumentParser) -> None:
     im.add_argument("--source", default="web-platform-tests/wpt", metavar="REPO",
                     help="the repository, and the path in it to WPT_DIR, recorded as each file's source "
                          "(default: web-platform-tests/wpt; servo's: servo/servo/tests/wpt/tests)")
-    im.add_argument("--commit", metavar="SHA", help="the commit of WPT_DIR, recorded in each file")
+    im.add_argument("--commit", metavar="SHA", action="append", default=[],
+                    help="the commit of WPT_DIR, recorded in each file; or FILE=SHA (repeatable): the commit one "
+                         "test file came from, for a folder gathering files of several commits")
     im.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per test file (default 60)")
     add_quiet_argument(im, help="no line per file converted (a file not converted is always said)")
     im.epilog = ("needs Node.js 20 or newer on PATH (its permission model: the file runs with no file, "
@@ -31,7 +33,7 @@ def add_arguments(im: argparse.ArgumentParser) -> None:
 
 def handle(args) -> int:
     """Each test file run in the sandbox, its cases written as <op>.json; one line per file not converted."""
-    from webnn_harness.loading.wpt_import import ImportSetupError, NotConverted, SandboxLimits
+    from webnn_harness.loading.wpt_import import ImportSetupError, NotConverted, SandboxLimits, parse_commits
     from webnn_harness.outputs.wpt_import_folder import import_folder
     from webnn_harness.outputs.writing import OutputFolderError
 
@@ -42,9 +44,10 @@ def handle(args) -> int:
             print(f"{item.stem}.json: {len(item.doc['tests'])} cases", file=sys.stderr)
 
     try:
-        result = import_folder(Path(args.wpt_dir), Path(args.out), folder_mode(args), args.source, args.commit,
+        commits = parse_commits(args.commit)
+        result = import_folder(Path(args.wpt_dir), Path(args.out), folder_mode(args), args.source, commits,
                                SandboxLimits(seconds=args.timeout), on_file=show)
-    except (ImportSetupError, OutputFolderError) as exc:
+    except (ValueError, OutputFolderError) as exc:  # ImportSetupError, a bad --commit
         raise UsageError(str(exc)) from None
     print(f"{result.converted} files converted ({result.cases} cases), {len(result.not_converted)} not; "
           f"written to {args.out}")

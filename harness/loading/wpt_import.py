@@ -25,11 +25,11 @@ import json
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 
 CONFORMANCE_DIR = PurePosixPath("webnn/conformance_tests")
@@ -198,6 +198,40 @@ def with_tolerances(tests: list, case_tolerances: list, name: str) -> list:
             else test for test, tol in zip(tests, case_tolerances or [None] * len(tests))]
 
 
+_SHA = re.compile(r"[0-9a-f]{7,40}")
+
+
+@dataclass(frozen=True)
+class Commits:
+    """The commit each test file came from: one for the whole folder (a checkout's), and per file
+    where a folder gathers files of several commits (``--commit FILE=SHA``)."""
+
+    folder: str | None = None
+    files: Mapping[str, str] = field(default_factory=dict)
+
+    def of(self, name: str) -> str | None:
+        return self.files.get(name, self.folder)
+
+
+def parse_commits(values: Sequence[str]) -> Commits:
+    """``--commit`` values: ``SHA`` (every file; given once) or ``FILE=SHA`` (that test file, by its name);
+    a ValueError, one line, for anything else."""
+    folder, files = None, {}
+    for value in values:
+        name, _, sha = value.rpartition("=")
+        if not _SHA.fullmatch(sha):
+            raise ValueError(f"--commit {value!r}: not a commit (7 to 40 lowercase hex digits), or FILE=commit")
+        if not name:
+            if folder is not None and folder != sha:
+                raise ValueError(f"--commit {value!r}: a second commit for the whole folder (name the file: FILE={sha})")
+            folder = sha
+        elif not name.endswith(TEST_SUFFIX) or "/" in name:
+            raise ValueError(f"--commit {value!r}: FILE is a test file's name, such as relu{TEST_SUFFIX}")
+        else:
+            files[name] = sha
+    return Commits(folder, files)
+
+
 def case_file(source: str, commit: str | None, calls: list[dict]) -> dict[str, Any]:
     """The recorded ``webnn_conformance_test`` calls as one case file."""
     doc: dict[str, Any] = {"source": source}
@@ -264,18 +298,21 @@ def sandbox_command(limits: SandboxLimits) -> list[str]:
 
 
 def convert_folder(wpt_dir: Path, command: list[str], source_repo: str = "web-platform-tests/wpt",
-                   commit: str | None = None, limits: SandboxLimits = SandboxLimits()
+                   commit: str | Commits | None = None, limits: SandboxLimits = SandboxLimits()
                    ) -> Iterator[Converted | NotConverted]:
-    """Every conformance test file of ``wpt_dir``, converted or not, by name."""
+    """Every conformance test file of ``wpt_dir``, converted or not, by name; ``commit``: the folder's, or
+    ``Commits`` (per file)."""
     root = Path(wpt_dir)
+    commits = commit if isinstance(commit, Commits) else Commits(commit)
     for test_file in test_files(root):
-        yield convert_file(root, test_file, command, limits, source_repo, commit)
+        yield convert_file(root, test_file, command, limits, source_repo, commits.of(test_file.name))
 
 
 def index_entry(item: Converted | NotConverted) -> dict[str, Any]:
     """A line of the import's INDEX.json."""
     if isinstance(item, NotConverted):
         return {"file": item.file, "converted": False, "reason": item.reason}
-    return {"file": f"{item.stem}.json", "source": item.doc["source"], "tests": len(item.doc["tests"]),
-            "converted": True, "toleranceFunctions": [t.get("name") for t in item.doc["toleranceFunctions"]]}
+    return {"file": f"{item.stem}.json", "source": item.doc["source"], "commit": item.doc.get("commit"),
+            "tests": len(item.doc["tests"]), "converted": True,
+            "toleranceFunctions": [t.get("name") for t in item.doc["toleranceFunctions"]]}
 

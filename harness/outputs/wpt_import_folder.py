@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from webnn_harness.loading.wpt_import import (Converted, NotConverted, SandboxLimits, convert_folder, index_entry,
-                                              output_stem, sandbox_command, test_files)
+from webnn_harness.loading.wpt_import import (Commits, Converted, ImportSetupError, NotConverted, SandboxLimits,
+                                              convert_folder, index_entry, output_stem, sandbox_command, test_files)
 from webnn_harness.outputs.writing import OwnedFolder, confined, write_atomic
 
 INDEX = "INDEX.json"
@@ -22,15 +22,19 @@ class ImportResult:
 
 
 def import_folder(wpt_dir: Path, out: Path, mode: str = "new", source_repo: str = "web-platform-tests/wpt",
-                  commit: str | None = None, limits: SandboxLimits = SandboxLimits(),
+                  commit: str | Commits | None = None, limits: SandboxLimits = SandboxLimits(),
                   on_file=lambda item: None) -> ImportResult:
     """Every conformance test file of ``wpt_dir`` into ``out``: ``<stem>.json`` per file converted and
     ``INDEX.json`` (each file, its cases or why it was not converted), written through OwnedFolder."""
-    names = [f"{stem}.json" for stem in map(output_stem, (p.name for p in test_files(wpt_dir))) if stem]
+    files = [p.name for p in test_files(wpt_dir)]
+    commits = commit if isinstance(commit, Commits) else Commits(commit)
+    if unknown := sorted(set(commits.files) - set(files)):  # a typo would record no commit for the file meant
+        raise ImportSetupError(f"--commit names {', '.join(unknown)}, which {wpt_dir} does not hold")
+    names = [f"{stem}.json" for stem in map(output_stem, files) if stem]
     command = sandbox_command(limits)  # before the folder is made: no node, no folder
     converted, cases, refused, index = 0, 0, [], []
     with OwnedFolder(Path(out), mode, kind="wpt-import", files=(INDEX, *names)) as folder:
-        for item in convert_folder(wpt_dir, command, source_repo, commit, limits):
+        for item in convert_folder(wpt_dir, command, source_repo, commits, limits):
             if isinstance(item, Converted):
                 write_atomic(confined(folder.path, f"{item.stem}.json"), json.dumps(item.doc, indent=1) + "\n")
                 converted, cases = converted + 1, cases + len(item.doc["tests"])
@@ -38,6 +42,6 @@ def import_folder(wpt_dir: Path, out: Path, mode: str = "new", source_repo: str 
                 refused.append(item)
             index.append(index_entry(item))
             on_file(item)
-        write_atomic(confined(folder.path, INDEX), json.dumps({"source": source_repo, "commit": commit,
+        write_atomic(confined(folder.path, INDEX), json.dumps({"source": source_repo, "commit": commits.folder,
                                                                "files": index}, indent=1) + "\n")
     return ImportResult(converted, cases, tuple(refused))
