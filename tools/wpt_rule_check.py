@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -96,15 +99,21 @@ def main(argv=None) -> int:
     parser.add_argument("--cases", action="append", required=True)
     parser.add_argument("--utils", required=True, help="WPT's webnn/resources/utils.js")
     parser.add_argument("--node", default="node")
-    parser.add_argument("--save", default="wpt-rule-check.jsonl", help="where the cases for node are written")
+    parser.add_argument("--save", metavar="FILE", help="also keep the cases given to node in FILE (a new file)")
     args = parser.parse_args(argv)
+    if args.save and os.path.lexists(args.save):
+        parser.error(f"--save {args.save}: exists (choose a new file)")
     ours = {}
-    with open(args.save, "w") as out:
+    with tempfile.TemporaryFile("w+") as out:  # nothing left in the folder it ran from
         for case_id, verdict, line in items(args.backend, args.cases):
             ours[case_id] = verdict
             out.write(json.dumps(line) + "\n")
-    with open(args.save) as given:
-        done = subprocess.run([args.node, str(HERE / "wpt_rule_check.js"), args.utils], stdin=given,
+        out.seek(0)
+        if args.save:
+            with open(args.save, "x") as kept:  # never over a file of the user's
+                shutil.copyfileobj(out, kept)
+            out.seek(0)
+        done = subprocess.run([args.node, str(HERE / "wpt_rule_check.js"), args.utils], stdin=out,
                               capture_output=True, text=True)
     if done.returncode:
         sys.exit(f"node failed: {done.stderr[-2000:]}")
