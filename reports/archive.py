@@ -60,6 +60,7 @@ from webnn_harness.archive.digest import (
 from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.bench.regressions import is_noisy
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
+from webnn_harness.loading.caseid import corpus_of
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import _version_key
 from webnn_harness.reports.archive_cache import PIECES_PREFIX, ColumnReaders
@@ -471,7 +472,7 @@ def corpus_counts(device: str, cases: Mapping[str, Sequence[Any]]) -> list[Corpu
     """A run digest's cases counted per corpus (a case id's first folder; skipped cases left out)."""
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for cid, (status, *rest) in cases.items():
-        corpus = cid.split("/", 1)[0] if "/" in cid.split("::", 1)[0] else ""
+        corpus = corpus_of(cid)
         slot = 0 if status == "pass" else 1 if status in FAILED else 2 if status == "unsupported" else None
         if slot is not None:
             counts[corpus][slot] += 1

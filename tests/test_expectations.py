@@ -191,6 +191,9 @@ def test_every_backend_gets_the_wpt_case_notes_each_with_its_rule_and_evidence()
     assert notes and all(n.reason.startswith(CASE_NOTE) and n.evidence for n in notes)
     # every note names the one failure it explains: a status, and a message or a value
     assert all(n.status and (n.message is not None or n.actual is not None) for n in notes)
+    # written out and read back whole: an actual of 0 (the quantizeLinear note's) is kept
+    assert [parse_expectations([n.to_json()], "x")[0].actual for n in notes] == [n.actual for n in notes]
+    assert 0 in [n.actual for n in notes]
     sources = {e.source for e in ExpectationSet.for_backend("acme", "1", {}).entries}
     assert sources == {CASE_NOTES}
     assert ExpectationSet.for_backend("acme", "1", {}, bundled=False).entries == ()

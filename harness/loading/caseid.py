@@ -31,6 +31,12 @@ def split_case_id(cid: str) -> tuple[str, str]:
     return file_id, name
 
 
+def corpus_of(cid: str) -> str:
+    """A case id's corpus: the first folder of its file id (wpt, wpt-extra, cases); "" for a file given alone."""
+    file_id = split_case_id(cid)[0]
+    return file_id.split("/", 1)[0] if "/" in file_id else ""
+
+
 def _is_within(path: Path, root: Path) -> bool:
     try:
         path.relative_to(root)

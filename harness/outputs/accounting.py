@@ -19,6 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from webnn_harness.loading.caseid import corpus_of
 from webnn_harness.outputs.expectations import CASE_NOTE, Expectation, bundled_expectations, case_notes
 from webnn_harness.outputs.records import Record
 
@@ -54,12 +55,6 @@ class BackendAccount:
         return tuple(i for i in self.items if i.category == "unaccounted")
 
 
-def corpus_of(case_id: str) -> str:
-    """A case id's corpus: the first folder of its file (wpt, wpt-extra, cases)."""
-    file = case_id.split("::", 1)[0]
-    return file.split("/", 1)[0] if "/" in file else ""
-
-
 def _entry_of(record: Record, entries: Sequence[Expectation]) -> Expectation | None:
     """The shipped entry that marked the record known (a record keeps only its reason, which entries share)."""
     return next((e for e in entries if e.reason == record.known_failure and e.matches(record.file, record.case)), None)
@@ -74,9 +69,9 @@ def account_record(record: Record, entries: Sequence[Expectation]) -> Accounted 
         if why.startswith(CASE_NOTE):
             return Accounted(record.id, record.status, "case", why)
         entry = _entry_of(record, entries)
-        missing = [] if entry is None else [k for k in ("evidence", "versions") if not getattr(entry, k)]
         if entry is None:
             return Accounted(record.id, record.status, "unaccounted", f"known, by an entry not shipped with the backend: {why}")
+        missing = [k for k in ("evidence", "versions") if not getattr(entry, k)]
         if missing:
             return Accounted(record.id, record.status, "unaccounted",
                              f"known, but its entry has no {' or '.join(missing)}: {entry.describe()}")

@@ -104,7 +104,7 @@ class Expectation:
         out: dict[str, Any] = {}
         for key in ENTRY_KEYS:
             value = getattr(self, key)
-            if value is not None and value != () and value != {} and value != "":
+            if value or key == "actual" and value is not None:  # an entry's actual may be 0 or false
                 out[key] = dict(value) if key == "options" else list(value) if key == "status" else value
         return out
 
