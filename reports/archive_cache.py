@@ -77,9 +77,10 @@ def run_pieces_json(pieces: RunPieces, folder: Path) -> dict:
         "counts": pieces.counts, "required": pieces.required, "optional": pieces.optional,
         "knownFailures": pieces.known_failures, "requiredProblems": pieces.required_problems,
         "ops": list(pieces.ops), "dataTypes": list(pieces.data_types),
-        "cells": [[op, dt, dict(c), known] for (op, dt), (c, known) in pieces.cells.items()],
+        # In (op, data type) order: the cells and slack come in set order, which differs from process to process.
+        "cells": [[op, dt, dict(sorted(c.items())), known] for (op, dt), (c, known) in sorted(pieces.cells.items())],
         "slack": [[r.op, r.data_type, r.judged, _json_float(r.max_slack), _json_float(r.median_slack), r.tight]
-                  for r in pieces.slack],
+                  for r in sorted(pieces.slack, key=lambda r: (r.op, r.data_type))],
         "shown": [[s.record.to_json(), s.command] for s in pieces.shown],
         "problems": [_in_folder(p, folder) for p in pieces.problems],
     }
