@@ -22,12 +22,11 @@ class ImportResult:
 
 
 def import_folder(wpt_dir: Path, out: Path, mode: str = "new", source_repo: str = "web-platform-tests/wpt",
-                  commit: str | Commits | None = None, limits: SandboxLimits = SandboxLimits(),
+                  commits: Commits = Commits(), limits: SandboxLimits = SandboxLimits(),
                   on_file=lambda item: None) -> ImportResult:
     """Every conformance test file of ``wpt_dir`` into ``out``: ``<stem>.json`` per file converted and
     ``INDEX.json`` (each file, its cases or why it was not converted), written through OwnedFolder."""
     files = [p.name for p in test_files(wpt_dir)]
-    commits = commit if isinstance(commit, Commits) else Commits(commit)
     if unknown := sorted(set(commits.files) - set(files)):  # a typo would record no commit for the file meant
         raise ImportSetupError(f"--commit names {', '.join(unknown)}, which {wpt_dir} does not hold")
     names = [f"{stem}.json" for stem in map(output_stem, files) if stem]
