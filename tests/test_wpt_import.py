@@ -329,3 +329,10 @@ def test_a_bad_commit_is_a_usage_error_before_anything_is_written(tmp_path, caps
     out = tmp_path / "out"
     assert main(["import-wpt", str(root), "--out", str(out), *(a for c in commits for a in ("--commit", c))]) == 2
     assert problem in capsys.readouterr().err and not out.exists()
+
+
+def test_only_the_meta_lines_at_the_top_name_scripts(tmp_path):
+    """wptserve reads META lines until the code starts: a META comment further down names no script."""
+    late = LITERAL + "\n// META: script=../../../outside.js\n"
+    got = converted(wpt_tree(tmp_path / "wpt", {"late": late}))
+    assert isinstance(got["late"], Converted)  # not refused for a script outside the folder: never read

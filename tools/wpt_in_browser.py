@@ -51,6 +51,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 # The arguments the chromium backend launches its browser with (no sandbox or zygote as root in a
 # container, one process, SwiftShader for the GPU process, WebNN switched on): the same browser state.
 from webnn_harness.backends.chromium.browser import FLAGS as BROWSER_ARGS
+from webnn_harness.loading.wpt_import import Meta, read_meta
 
 TESTS_DIR = "webnn/conformance_tests"
 TEST_SUFFIX = ".https.any.js"
@@ -110,35 +111,6 @@ CASE_PREFIX = re.compile(r"^\[(required|optional)\] ")
 
 # ---------------------------------------------------------------------------------------------
 # META lines and the .any.html wrapper
-
-@dataclass(frozen=True)
-class Meta:
-    title: str
-    scripts: tuple[str, ...]
-    variants: tuple[str, ...]
-    long_timeout: bool
-
-
-def read_meta(source: str) -> Meta:
-    """The ``// META: key=value`` lines at the top of a WPT .any.js file."""
-    title, scripts, variants, long_timeout = "", [], [], False
-    for line in source.splitlines():
-        match = re.match(r"\s*//\s*META:\s*(\w+)=(.*)$", line)
-        if not match:
-            if line.strip() and not line.strip().startswith("//"):
-                break  # META lines end where the code starts
-            continue
-        key, value = match.group(1), match.group(2).strip()
-        if key == "title":
-            title = value
-        elif key == "script":
-            scripts.append(value)
-        elif key == "variant":
-            variants.append(value)
-        elif key == "timeout":
-            long_timeout = value == "long"
-    return Meta(title, tuple(scripts), tuple(variants), long_timeout)
-
 
 def variant_for_device(meta: Meta, device: str) -> str:
     """The file's variant query for the device type: utils.js reads ``?device=cpu`` or else the whole

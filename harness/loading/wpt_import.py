@@ -39,7 +39,6 @@ MAX_OUTPUT_BYTES = 256 << 20
 NODE_HEAP_MB = 512
 MIN_NODE_MAJOR = 20
 _STEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")  # WPT names files op.https.any.js and some-case.https.any.js
-_META_SCRIPT = re.compile(r"^//\s*META:\s*script=(\S+)\s*$", re.MULTILINE)
 
 
 class ImportSetupError(ValueError):
@@ -116,11 +115,40 @@ def read_source(root: Path, path: Path) -> str:
         raise ValueError(f"{path.name}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
+@dataclass(frozen=True)
+class Meta:
+    title: str
+    scripts: tuple[str, ...]
+    variants: tuple[str, ...]
+    long_timeout: bool
+
+
+def read_meta(source: str) -> Meta:
+    """The ``// META: key=value`` lines at the top of a WPT .any.js file (wptserve reads them there)."""
+    title, scripts, variants, long_timeout = "", [], [], False
+    for line in source.splitlines():
+        match = re.match(r"\s*//\s*META:\s*(\w+)=(.*)$", line)
+        if not match:
+            if line.strip() and not line.strip().startswith("//"):
+                break  # META lines end where the code starts
+            continue
+        key, value = match.group(1), match.group(2).strip()
+        if key == "title":
+            title = value
+        elif key == "script":
+            scripts.append(value)
+        elif key == "variant":
+            variants.append(value)
+        elif key == "timeout":
+            long_timeout = value == "long"
+    return Meta(title, tuple(scripts), tuple(variants), long_timeout)
+
+
 def meta_script_paths(root: Path, test_file: Path, text: str) -> list[Path]:
     """The files a test file's ``// META: script=`` lines name, as WPT resolves them (``/x`` from the
     WPT root, otherwise beside the test file); ValueError for one outside the WPT folder."""
     paths = []
-    for name in _META_SCRIPT.findall(text):
+    for name in read_meta(text).scripts:
         path = root / name.lstrip("/") if name.startswith("/") else test_file.parent / name
         if not inside(root, path):
             raise ValueError(f"META script {name!r} lies outside the WPT folder")
