@@ -14,15 +14,19 @@ import argparse
 import sys
 
 from webnn_harness.outputs.accounting import account, markdown
-from webnn_harness.outputs.run_folder import backend_groups, read_run_folder
+from webnn_harness.outputs.run_folder import RunFolderError, backend_groups, read_run_folder
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run folders (results.jsonl)")
     args = parser.parse_args(argv)
+    try:
+        runs = [read_run_folder(run) for run in args.runs]
+    except RunFolderError as exc:  # one line naming the file and line, as every command says it
+        parser.error(str(exc))
     accounts = [account(records, str(b.get("name")), str(b.get("version")))
-                for run in args.runs for b, records in backend_groups(read_run_folder(run))]
+                for run in runs for b, records in backend_groups(run)]
     print(markdown(accounts))
     unaccounted = [i for a in accounts for i in a.unaccounted]
     for i in unaccounted:
