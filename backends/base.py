@@ -177,7 +177,7 @@ Known failures (expectations)
     case file (its stable id or a tail of it, e.g. ``"elementwise/gelu.json"``),
     an exact ``case`` name or a ``match`` regex, a ``reason``, and optionally
     the backend ``options`` and ``versions`` (e.g. ``"<2.0"``) it applies to
-    (harness/outputs/expectations.py; JSON Schema
+    (harness/verdict/expectations.py; JSON Schema
     harness/schema/expectations.schema.json). Our backends ship theirs as
     ``backends/<name>/known_failures.json``; a vendor keeps one beside their
     package and passes it with ``run --expectations FILE`` (pytest:

@@ -26,7 +26,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from webnn_harness.archive import Archive
-from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import BackendTally, ResultWriter, write_summary
 from webnn_harness.reports import build_archive_site
 from webnn_harness.spec.catalog import operators
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from webnn_harness import __version__
 from webnn_harness.loading.cases import bundled_corpus
 from webnn_harness.execution.executors import LocalExecutors
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 from webnn_harness.api import BackendRequest, RunEvents, RunRequest, run
 from webnn_harness.execution.pool import RunOptions
 

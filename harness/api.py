@@ -20,11 +20,12 @@ from webnn_harness.backends import BackendError, available
 from webnn_harness.loading.caseid import BUNDLED_CORPUS, corpus_root
 from webnn_harness.loading.cases import Case, CaseError, bundled_corpus
 from webnn_harness.execution.executors import ExecutorFactory, LocalExecutors
-from webnn_harness.outputs.expectations import ExpectationSet
+from webnn_harness.verdict.expectations import ExpectationSet
 from webnn_harness.execution.lifecycle import stop_reason
-from webnn_harness.outputs.reading import ReadError, read_json
+from webnn_harness.files.reading import ReadError, read_json
 from webnn_harness.outputs.run_folder import SUMMARY, Mode, OutputFolder, Rerun, record_key, rerun_failures
-from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import BackendTally, ResultWriter, write_summary
 from webnn_harness.execution.pool import RunOptions
 from webnn_harness.loading.selection import CaseFilter, Selection
 

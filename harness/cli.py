@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         # A full disk, a read-only file system, a name too long, met while writing: the records written
         # so far are whole (each file is appended a line at a time or replaced atomically) and the summary
         # written first still says the output is incomplete.
-        from webnn_harness.outputs.writing import describe_write_error
+        from webnn_harness.files.writes import describe_write_error
 
         print(f"webnn-harness {args.command}: error: {printable(describe_write_error(exc))}; what was written so far is kept",
               file=sys.stderr)

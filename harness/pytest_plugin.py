@@ -45,7 +45,7 @@ from webnn_harness.options import positive_seconds
 
 if TYPE_CHECKING:  # the harness is imported only when the plugin is switched on
     from webnn_harness.loading.cases import Case, CaseError
-    from webnn_harness.outputs.records import Record
+    from webnn_harness.verdict.record import Record
 
 MARKERS = (
     "webnn: a WebNN conformance case (pytest --webnn-backend); -m webnn runs only these",
@@ -105,7 +105,7 @@ class WebnnCases:
             del instance
         except Exception as exc:  # noqa: BLE001 - any failure to create the backend is a usage error
             raise pytest.UsageError(f"--webnn-backend {self.backend}: {type(exc).__name__}: {exc}") from None
-        from webnn_harness.outputs.expectations import ExpectationSet
+        from webnn_harness.verdict.expectations import ExpectationSet
 
         files = config.getoption("webnn_expectations") or []
         try:

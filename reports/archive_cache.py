@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 from webnn_harness.archive.digest import content_key, read_cached, write_cached
 from webnn_harness.outputs.kinds import ProbeFiles, read_probe_files
-from webnn_harness.outputs.reading import check
-from webnn_harness.outputs.records import STATUSES, Record
+from webnn_harness.files.reading import check
+from webnn_harness.verdict.record import STATUSES, Record
 from webnn_harness.outputs.run_folder import RUN_RECORD_SCHEMA
 from webnn_harness.reports.conformance import RunHeader, RunPieces, ShownRecord, SlackRow, run_pieces
 

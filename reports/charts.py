@@ -13,7 +13,7 @@ import re
 from statistics import median
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.outputs.writing import xml_text
+from webnn_harness.files.writes import xml_text
 from webnn_harness.reports.performance import Peaks, PerformanceModel, RooflinePoint
 
 # SVG settings: a fixed salt makes the generated element IDs repeatable;

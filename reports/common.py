@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
 from webnn_harness.backends import options_from_settings  # noqa: F401 - re-exported for the pages
-from webnn_harness.outputs.reading import ReadError
+from webnn_harness.files.reading import ReadError
 from webnn_harness.outputs.rerun_commands import (  # noqa: F401 - re-exported for the pages
     corpus_paths_from_command, options_from_command,
     published_rerun_command, recorded_run_command, rerun_command, shown_path, with_shortened_note)

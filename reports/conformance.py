@@ -24,7 +24,7 @@ from webnn_harness.reports.common import (
     published_rerun_command,
     recorded_run_command,
 )
-from webnn_harness.outputs.records import BAD_STATUSES, STATUSES, Record
+from webnn_harness.verdict.record import BAD_STATUSES, STATUSES, Record
 from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.outputs.run_folder import SUMMARY, backend_groups, backend_key, read_run_folder
 

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 
 # FUZZ_CASES: also the corpus name that `run --cases DIR/findings` gives these case files
 from webnn_harness.outputs.kinds import FUZZ_CASES, FUZZ_DETAILS, FUZZ_SUMMARY_SCHEMA, read_fuzz_folder
-from webnn_harness.outputs.reading import ReadError, read_json
+from webnn_harness.files.reading import ReadError, read_json
 from webnn_harness.reports.common import (BackendId, BackendIds, format_error, format_value, rerun_command,
                                           shown_path, with_shortened_note)
 

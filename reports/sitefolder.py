@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path, PurePosixPath
 
-from webnn_harness.outputs.reading import read_json
-from webnn_harness.outputs.writing import OutputFolderError, describe_write_error, linked_part, unlinked, write_atomic
+from webnn_harness.files.reading import read_json
+from webnn_harness.files.writes import OutputFolderError, describe_write_error, linked_part, unlinked, write_atomic
 from webnn_harness.reports.common import ReportInputError
 
 MANIFEST = ".webnn-harness-report.json"

@@ -6,7 +6,7 @@ import pytest
 
 from webnn_harness.loading.caseid import id_matches_file, split_case_id
 from webnn_harness.loading.cases import Case, bundled_corpus, find_case_files, load_cases
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 
 RELU = {"name": "relu a", "graph": {
     "inputs": {"x": {"data": [1, -1], "descriptor": {"shape": [2], "dataType": "float32"}}},

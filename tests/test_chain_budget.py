@@ -66,7 +66,7 @@ def test_erf_then_min_past_erfs_budget_fails(tmp_path):
 
     from_expected = compare(expected, outside, "float32", cmp.metric, cmp.budget).max_error
     assert cmp.carried and 0 < cmp.max_error < from_expected
-    from webnn_harness.execution.worker import base_record
+    from webnn_harness.verdict.record import base_record
 
     record = base_record(case, {"name": "t"}, status, metric=cmp.metric, budget=cmp.budget, max_error=cmp.max_error,
                          carried=cmp.carried)

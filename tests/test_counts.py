@@ -3,7 +3,8 @@ and a settings change are said as what they are, an op that supports no data typ
 import json
 
 from webnn_harness.cli import main
-from webnn_harness.outputs.records import BackendTally, Record, ResultWriter
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import BackendTally, ResultWriter
 from webnn_harness.outputs.run_diff import diff_runs, format_markdown, format_text
 from webnn_harness.probe.limits import tensor_limits
 from webnn_harness.reports.archive import limits_entries

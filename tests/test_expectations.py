@@ -4,11 +4,9 @@ import json
 
 import pytest
 
-from webnn_harness.outputs.expectations import (
-    ExpectationSet, ExpectationsError, bundled_expectations, merge_reports, parse_expectations,
-    read_expectations, release_version, update_expectations,
-)
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.expectations import ExpectationSet, ExpectationsError, bundled_expectations, merge_reports, parse_expectations, read_expectations, release_version
+from webnn_harness.outputs.expectations_update import update_expectations
+from webnn_harness.verdict.record import Record
 
 
 def rec(file, case, status, version="1.0"):
@@ -185,7 +183,7 @@ def test_the_new_fields_are_checked(bad, field):
 
 
 def test_every_backend_gets_the_wpt_case_notes_each_with_its_rule_and_evidence():
-    from webnn_harness.outputs.expectations import CASE_NOTE, CASE_NOTES, case_notes
+    from webnn_harness.verdict.expectations import CASE_NOTE, CASE_NOTES, case_notes
 
     notes = case_notes()
     assert notes and all(n.reason.startswith(CASE_NOTE) and n.evidence for n in notes)

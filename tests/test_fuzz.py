@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from webnn_harness.backends.reference import evaluate
 from webnn_harness.loading.cases import load_file
 from webnn_harness.cli import main
-from webnn_harness.outputs.expectations import Expectation
+from webnn_harness.verdict.expectations import Expectation
 from webnn_harness.fuzz.driver import FuzzSettings, fuzz
 from webnn_harness.fuzz.findings import case_json, group_key, related_expectations, same_root_cause
 from webnn_harness.fuzz.strategies import graphs, fuzzable_ops
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 
 FAULTY = "webnn_harness.backends.faulty:create"
 QUIET = {"crash_op": "", "hang_op": ""}  # faulty's default crash/hang ops off

@@ -9,7 +9,7 @@ import pytest
 from webnn_harness.backends import create
 from webnn_harness.backends.reference import evaluate
 from webnn_harness.loading.cases import load_file
-from webnn_harness.outputs.expectations import Expectation
+from webnn_harness.verdict.expectations import Expectation
 from webnn_harness.fuzz.findings import agreeing_expectations, finding_value_kinds, related_expectations
 from webnn_harness.fuzz.precision import classify_cause
 from webnn_harness.fuzz.reclassify import reclassify

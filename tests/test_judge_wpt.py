@@ -8,7 +8,7 @@ import pytest
 
 from webnn_harness.api import BackendRequest, RunRequest, run
 from webnn_harness.loading.cases import load_cases
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 from webnn_harness.reports import build_site
 from webnn_harness.verdict.wpt import distances, to_half_bits, wpt_judge, wpt_tolerance
 

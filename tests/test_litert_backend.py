@@ -17,7 +17,7 @@ from webnn_harness.api import BackendRequest, RunRequest, run  # noqa: E402
 from webnn_harness.backends.base import BackendError, Unsupported  # noqa: E402
 from webnn_harness.backends.litert.lower.pooling import nearest_indices  # noqa: E402
 from webnn_harness.execution.pool import RunOptions  # noqa: E402
-from webnn_harness.outputs.expectations import bundled_expectations  # noqa: E402
+from webnn_harness.verdict.expectations import bundled_expectations  # noqa: E402
 from webnn_harness.spec.builder import build_graph  # noqa: E402
 from webnn_harness.spec.graph import TensorDesc  # noqa: E402
 

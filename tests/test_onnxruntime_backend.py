@@ -8,7 +8,7 @@ ort = pytest.importorskip("onnxruntime")
 from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.base import BackendError, Unsupported  # noqa: E402
 from webnn_harness.backends.onnxruntime.opsets import loadable_opset  # noqa: E402
-from webnn_harness.outputs.expectations import bundled_expectations  # noqa: E402
+from webnn_harness.verdict.expectations import bundled_expectations  # noqa: E402
 from webnn_harness.spec.graph import Graph, Node, TensorDesc  # noqa: E402
 
 

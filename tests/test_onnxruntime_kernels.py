@@ -29,7 +29,7 @@ from webnn_harness.backends.onnxruntime.opsets import (  # noqa: E402
     schema_version, signatures)
 from webnn_harness.loading.cases import Case  # noqa: E402
 from webnn_harness.spec.graph import Graph, Node, TensorDesc  # noqa: E402
-from webnn_harness.outputs.expectations import ExpectationSet  # noqa: E402
+from webnn_harness.verdict.expectations import ExpectationSet  # noqa: E402
 
 from corpora import corpus_cases, judged_record  # noqa: E402
 

@@ -21,7 +21,7 @@ from webnn_harness.backends.onnxruntime.lower import EMULATED, LOWER  # noqa: E4
 from webnn_harness.loading.cases import Case  # noqa: E402
 from webnn_harness.spec.catalog import operators  # noqa: E402
 from webnn_harness.spec.graph import Graph, Node, TensorDesc  # noqa: E402
-from webnn_harness.outputs.expectations import ExpectationSet  # noqa: E402
+from webnn_harness.verdict.expectations import ExpectationSet  # noqa: E402
 
 from conftest import wpt_dir  # noqa: E402
 from corpora import corpus_cases, judged_record  # noqa: E402

@@ -13,7 +13,7 @@ pytest.importorskip("openvino")
 
 from webnn_harness import backends  # noqa: E402
 from webnn_harness.backends.base import BackendError, BuildFailure, Unsupported, build_batch  # noqa: E402
-from webnn_harness.outputs.expectations import bundled_expectations  # noqa: E402
+from webnn_harness.verdict.expectations import bundled_expectations  # noqa: E402
 from webnn_harness.backends.reference import evaluate  # noqa: E402
 from webnn_harness.spec.builder import build_graph  # noqa: E402
 from webnn_harness.spec.graph import Graph, Node, TensorDesc  # noqa: E402

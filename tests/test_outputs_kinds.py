@@ -9,7 +9,7 @@ import pytest
 
 from webnn_harness.outputs.kinds import (ARCHIVED_KINDS, KINDS, discover_outputs, folder_kind_by_files, holds,
                                          read_probe_files, probe_header)
-from webnn_harness.outputs.reading import ReadError
+from webnn_harness.files.reading import ReadError
 from webnn_harness.outputs.writing import OwnedFolder, kind_of
 
 

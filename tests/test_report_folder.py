@@ -8,7 +8,8 @@ import pytest
 
 from webnn_harness.reports import ReportInputError, build_model, build_site
 from webnn_harness.reports.sitefolder import MANIFEST
-from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import BackendTally, ResultWriter, write_summary
 
 BACKEND = {"name": "reference", "version": "0.1.0", "device": "cpu", "settings": {}}
 

@@ -23,7 +23,8 @@ from webnn_harness.reports.common import (
     rerun_command,
 )
 from webnn_harness.reports.conformance import cell_outcome
-from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import BackendTally, ResultWriter, write_summary
 
 XSS = "<script>alert(1)</script>"
 ORT = {"name": "onnxruntime", "version": "1.31.1", "device": "CPUExecutionProvider (x86_64)",

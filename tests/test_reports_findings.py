@@ -22,7 +22,7 @@ from webnn_harness.outputs.kinds import is_fuzz_summary
 from webnn_harness.outputs.kinds import discover_outputs
 from webnn_harness.reports.model import build_model
 from webnn_harness.reports.render import render_site
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 
 LOCAL = "/home/alice/secret"
 MESSAGE = f"kernel <failed> reading {LOCAL}/model.onnx"

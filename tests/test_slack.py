@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from webnn_harness.cli import main
-from webnn_harness.outputs.records import BackendTally, Record, ResultWriter, write_summary
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import BackendTally, ResultWriter, write_summary
 from webnn_harness.reports.common import BackendIds
 from webnn_harness.reports.conformance import TIGHT_SLACK, _RunGroup, run_pieces, slack_in_order, slack_per_cell, tight_passes
 from webnn_harness.reports.model import build_model

@@ -16,7 +16,7 @@ from webnn_harness.execution.executors import LocalExecutors
 from webnn_harness.api import BackendRequest, RunEvents, RunRequest, run
 from webnn_harness.execution.pool import BatchFeed, RunOptions, WorkerPool, batches
 from webnn_harness.loading.selection import Selection, SelectionError, Shard
-from webnn_harness.execution.worker import base_record
+from webnn_harness.verdict.record import base_record
 
 
 @pytest.fixture

@@ -11,9 +11,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from webnn_harness.cli import main
-from webnn_harness.outputs.expectations import CASE_NOTES
+from webnn_harness.verdict.expectations import CASE_NOTES
 from webnn_harness.outputs.run_diff import diff_runs, format_markdown
-from webnn_harness.outputs.records import Record, ResultWriter
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import ResultWriter
 from webnn_harness.outputs.run_folder import read_records_whole
 from webnn_harness.loading.selection import SelectionError, Shard
 

@@ -1,12 +1,12 @@
 """Every non-pass on WPT's two corpora is accounted for on every backend (issue #40): a WPT case
 that disagrees with the spec (a case note), a backend deviation listed with evidence and versions,
-or a refusal in the backend's own words; nothing unaccounted (harness/outputs/accounting.py)."""
+or a refusal in the backend's own words; nothing unaccounted (harness/verdict/accounting.py)."""
 import pytest
 
 from webnn_harness.cli import main
-from webnn_harness.outputs.accounting import account, account_record
-from webnn_harness.outputs.expectations import CASE_NOTE, parse_expectations
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.accounting import account, account_record
+from webnn_harness.verdict.expectations import CASE_NOTE, parse_expectations
+from webnn_harness.verdict.record import Record
 from webnn_harness.outputs.run_folder import backend_groups, read_run_folder
 
 

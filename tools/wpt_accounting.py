@@ -1,6 +1,6 @@
 """Account for every non-pass of one or more run folders (issue #40): per
 backend, its pass/fail/unsupported/error counts per corpus, and each non-pass
-in one category (harness/outputs/accounting.py): a WPT case that disagrees
+in one category (harness/verdict/accounting.py): a WPT case that disagrees
 with the spec, a backend deviation listed with evidence and versions, a
 refusal in the backend's own words, or unaccounted. Prints markdown; exit 1
 when anything is unaccounted.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from webnn_harness.outputs.accounting import account, markdown
+from webnn_harness.verdict.accounting import account, markdown
 from webnn_harness.outputs.run_folder import RunFolderError, backend_groups, read_run_folder
 
 

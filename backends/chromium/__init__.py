@@ -300,6 +300,6 @@ create.facts = BackendFacts(  # what the harness reads before making one (backen
 )
 
 
-# Known failures: backends/chromium/known_failures.json (harness/outputs/expectations.py format).
+# Known failures: backends/chromium/known_failures.json (harness/verdict/expectations.py format).
 
 __all__ = ["ChromiumBackend", "create"]

@@ -260,6 +260,6 @@ create.facts = BackendFacts(  # what the harness reads before making one (backen
 )
 
 
-# Known failures: backends/litert/known_failures.json (harness/outputs/expectations.py format).
+# Known failures: backends/litert/known_failures.json (harness/verdict/expectations.py format).
 
 __all__ = ["LiteRtBackend", "create"]

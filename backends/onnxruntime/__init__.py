@@ -478,7 +478,7 @@ create.facts = BackendFacts(  # what the harness reads before making one (backen
 
 
 # Known failures: backends/onnxruntime/known_failures.json, in the expectations
-# format of harness/outputs/expectations.py (schema: harness/schema/expectations.schema.json).
+# format of harness/verdict/expectations.py (schema: harness/schema/expectations.schema.json).
 
 
 __all__ = ["OnnxRuntimeBackend", "create"]

@@ -354,7 +354,7 @@ class KernelTable:
         harness/outputs/reading.py), which the next flush replaces: a cache never fails a run."""
         if self.cache_path is None or not self.cache_path.exists():
             return {}
-        from webnn_harness.outputs.reading import ReadError, read_json
+        from webnn_harness.files.reading import ReadError, read_json
 
         try:
             data = read_json(self.cache_path, max_bytes=MAX_CACHE_BYTES)
@@ -365,7 +365,7 @@ class KernelTable:
     def _flush(self) -> None:
         if not self._new or self.cache_path is None:
             return
-        from webnn_harness.outputs.writing import write_atomic
+        from webnn_harness.files.writes import write_atomic
 
         try:
             self.cache_path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from webnn_harness.backends.base import NodeTime, SessionProfile
-from webnn_harness.outputs.reading import loads
+from webnn_harness.files.reading import loads
 
 MAX_TRACE_BYTES = 64 << 20  # a trace of a few hundred runs of a large graph is a few MB
 KERNEL_SUFFIX = "_kernel_time"

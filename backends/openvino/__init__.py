@@ -52,7 +52,7 @@ COMPOSITE_DEVICES = ("AUTO", "HETERO", "MULTI", "BATCH")
 
 
 # Known failures: backends/openvino/known_failures.json, in the expectations
-# format of harness/outputs/expectations.py (schema: harness/schema/expectations.schema.json).
+# format of harness/verdict/expectations.py (schema: harness/schema/expectations.schema.json).
 
 
 @dataclass(eq=False)

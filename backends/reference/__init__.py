@@ -5,13 +5,15 @@ instead (backends/reference/evaluate.py says which ops still use float64)."""
 from __future__ import annotations
 
 import platform
+from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 
 from webnn_harness.backends.base import BackendFacts, BackendInfo, Unsupported
-from webnn_harness.backends.reference.evaluate import PRECISIONS, ReferenceOutput, evaluate
-from webnn_harness.backends.reference import memo
+from webnn_harness.backends.reference.evaluate import ELEMENTWISE, PRECISIONS, evaluate, run_node
+from webnn_harness.spec.exact import ExactReference, ReferenceOutput
+from webnn_harness.verdict import evaluation_memo
 from webnn_harness import __version__
 from webnn_harness.spec.graph import Graph
 
@@ -50,7 +52,7 @@ class ReferenceBackend:
         if self.precision != "float64":  # the cache and the judge hold float64 evaluations only
             return {name: out.values for name, out in evaluate(compiled, inputs, self.precision).items()}
         # Kept for the judging of the same case, which needs the same evaluation.
-        return {name: out.values for name, out in memo.current().evaluate(compiled, inputs).items()}
+        return {name: out.values for name, out in evaluation_memo.current().evaluate(compiled, inputs).items()}
 
 
 def create(options: Mapping[str, str]) -> ReferenceBackend:
@@ -62,6 +64,9 @@ def create(options: Mapping[str, str]) -> ReferenceBackend:
 # option, and its one option is reported as a sentence rather than the
 # option's value, so a re-run command cannot repeat it from the settings.
 create.facts = BackendFacts()
+# The exact evaluation the verdict asks for (harness/spec/exact.py): every verdict is measured against it.
+create.exact = ExactReference(evaluate=evaluate, run_node=run_node, elementwise=ELEMENTWISE,
+                              source_folder=Path(__file__).parent)
 
 
 __all__ = ["ReferenceBackend", "ReferenceOutput", "create", "evaluate"]

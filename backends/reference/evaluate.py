@@ -19,13 +19,13 @@ interpolation weights). PRECISIONS lists the modes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
 
 from webnn_harness.backends.reference.ops import OPS, ImplementationDefined
 from webnn_harness.spec.dtypes import is_float, numpy_dtype
+from webnn_harness.spec.exact import ReferenceOutput
 from webnn_harness.spec.graph import Graph, Node
 from webnn_harness.spec.opspec import ops_where
 from webnn_harness.spec.uniform import is_uniform, uniform_value
@@ -37,11 +37,6 @@ from webnn_harness.spec.uniform import is_uniform, uniform_value
 ELEMENTWISE = frozenset(ops_where(lambda traits: traits.elementwise))
 
 
-@dataclass(frozen=True, eq=False)
-class ReferenceOutput:
-    values: np.ndarray
-    undefined: np.ndarray | None = None  # bool mask: elements not to compare
-    reason: str = ""
 
 
 PRECISIONS = ("float64", "operand")

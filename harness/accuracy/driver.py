@@ -26,8 +26,10 @@ from webnn_harness.accuracy.check import bound_kind
 from webnn_harness.accuracy.datasets import DATA_SETS
 from webnn_harness.accuracy.plans import DATA_TYPES, OPS, accuracy_case, plan
 from webnn_harness.execution.pool import RunOptions, WorkerPool
-from webnn_harness.outputs.records import Record, run_header
-from webnn_harness.outputs.writing import Mode, OwnedFolder, open_append, write_atomic
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import run_header
+from webnn_harness.outputs.writing import Mode, OwnedFolder
+from webnn_harness.files.writes import open_append, write_atomic
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,11 @@ from typing import Any, Mapping
 from webnn_harness.archive.store import Archive, ArchiveError, Entry
 from webnn_harness.outputs.bench_records import read_bench_folder
 from webnn_harness.outputs.kinds import DECLARED_SUFFIX, LIMITS_SUFFIX, read_fuzz_folder
-from webnn_harness.outputs.reading import ReadError, read_json
-from webnn_harness.outputs.records import Record
+from webnn_harness.files.reading import ReadError, read_json
+from webnn_harness.verdict.record import Record
 from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.outputs.run_folder import backend_groups, read_run_folder
-from webnn_harness.outputs.writing import write_atomic
+from webnn_harness.files.writes import write_atomic
 
 DIGEST_FORMAT = 4  # 2: the hash of the entry as its files describe it ("entry"), schema-checked when read; 3: a bench's digest holds its machine noise; 4: a probe's digest has its backend's declared table
 

@@ -42,9 +42,9 @@ from webnn_harness.outputs.bench_records import BENCH_FILE, BENCH_RECORD_SCHEMA,
 from webnn_harness.outputs.kinds import (ARCHIVE_MARKER, ARCHIVED_KINDS, DECLARED_SUFFIX, KINDS, OutputHeader, bench_header,
                                          discover_outputs, fuzz_header, probe_header, read_fuzz_folder,
                                          read_probe_files, run_header)
-from webnn_harness.outputs.reading import check, loads, where
+from webnn_harness.files.reading import check, loads, where
 from webnn_harness.outputs.run_folder import read_run_folder
-from webnn_harness.outputs.writing import OutputFolderError, describe_write_error, linked_part, unlinked, write_atomic
+from webnn_harness.files.writes import OutputFolderError, describe_write_error, linked_part, unlinked, write_atomic
 
 ENTRIES = "entries"
 ENTRY_FILE = "entry.json"

@@ -18,7 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from webnn_harness.outputs.writing import OutputFolderError, OwnedFolder, open_append, write_atomic
+from webnn_harness.files.writes import OutputFolderError, open_append, write_atomic
+from webnn_harness.outputs.writing import OwnedFolder
 from webnn_harness import __version__
 from webnn_harness.backends import facts_or_defaults
 from webnn_harness.bench.machine import machine_info, measure_peaks, usable_cores

@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from webnn_harness.outputs.writing import confined, write_atomic
+from webnn_harness.files.writes import confined, write_atomic
 from webnn_harness import __version__
 from webnn_harness.backends.base import BackendError
 from webnn_harness.bench.driver import HOST_THREAD_VARIABLES, BenchOptions, bench_info, failure_record, thread_options

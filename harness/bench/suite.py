@@ -108,7 +108,7 @@ def load_suite(name_or_path: str) -> Suite:
     if path.suffix == ".json" or path.exists():
         if not path.is_file():
             raise ValueError(f"{name_or_path}: no such suite file")
-        from webnn_harness.outputs.reading import read_json
+        from webnn_harness.files.reading import read_json
 
         doc, file, default_name = read_json(path), str(path), path.stem  # a ReadError is a ValueError
     else:

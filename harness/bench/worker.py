@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.outputs.writing import safe_name
+from webnn_harness.files.writes import safe_name
 from webnn_harness.backends.base import Unsupported
 from webnn_harness.bench.measure import TimingPolicy, clock, measure
 from webnn_harness.bench.profile import profile_variant

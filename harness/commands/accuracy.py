@@ -33,7 +33,7 @@ def handle(args) -> int:
     """TOSA's dot-product compliance check on generated data sets, beside the WPT verdict;
     DIR/accuracy.jsonl and DIR/summary.json. Exit 1 when a case does not comply, crashes, hangs or errs."""
     from webnn_harness.accuracy.driver import AccuracySettings, accuracy
-    from webnn_harness.outputs.writing import OutputFolderError
+    from webnn_harness.files.writes import OutputFolderError
     from webnn_harness.accuracy.plans import check_ops
     from webnn_harness.backends import BackendError, UnknownBackend
 

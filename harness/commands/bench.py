@@ -52,7 +52,7 @@ def handle(args) -> int:
     from webnn_harness.outputs.bench_records import read_bench_folder
     from webnn_harness.outputs.kinds import holds
     from webnn_harness.outputs.text import printable
-    from webnn_harness.outputs.reading import read_json
+    from webnn_harness.files.reading import read_json
 
     # The reference is the yardstick, not a contender: benched only when named.
     requests = backend_requests(args.backend or default_backend_names(exclude=("reference",)) or ["reference"],

@@ -45,7 +45,7 @@ def handle(args) -> int:
 def _write_diff(args, text: str, regressions: int) -> None:
     """A diff goes to --out (with one line saying so) or to stdout."""
     if args.out:
-        from webnn_harness.outputs.writing import write_atomic
+        from webnn_harness.files.writes import write_atomic
 
         write_atomic(Path(args.out), text)
         print(f"{regressions} regressions; {args.format} written to {args.out}")

@@ -39,7 +39,7 @@ def handle(args) -> int:
     """Fuzz one backend against the reference; minimal failing graphs go to DIR/findings."""
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.fuzz.driver import FuzzSettings, fuzz
-    from webnn_harness.outputs.writing import OutputFolderError
+    from webnn_harness.files.writes import OutputFolderError
 
     options = backend_options(args.option)
     out = Path(args.out)

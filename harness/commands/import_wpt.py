@@ -35,7 +35,7 @@ def handle(args) -> int:
     """Each test file run in the sandbox, its cases written as <op>.json; one line per file not converted."""
     from webnn_harness.loading.wpt_import import ImportSetupError, NotConverted, SandboxLimits, parse_commits
     from webnn_harness.outputs.wpt_import_folder import import_folder
-    from webnn_harness.outputs.writing import OutputFolderError
+    from webnn_harness.files.writes import OutputFolderError
 
     def show(item) -> None:
         if isinstance(item, NotConverted):

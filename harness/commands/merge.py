@@ -18,7 +18,7 @@ def handle(args) -> int:
     """Join the shard folders of one sharded run into one run folder; exit as ``run`` would have on
     the whole run (1: a required problem no expectation lists), so a CI job gating on the join gates
     on the results."""
-    from webnn_harness.outputs.reading import read_json
+    from webnn_harness.files.reading import read_json
     from webnn_harness.outputs.shard_merge import merge_runs
 
     out = Path(args.out)

@@ -45,7 +45,7 @@ def handle(args) -> int:
     from webnn_harness.probe.summary import compare_summary_text, probe_summary_text
     from webnn_harness.execution.pool import RunOptions
     from webnn_harness.outputs.limits_file import LimitsFileError
-    from webnn_harness.outputs.writing import OutputFolderError
+    from webnn_harness.files.writes import OutputFolderError
 
     from webnn_harness.probe.declared import declared_table
 

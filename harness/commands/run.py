@@ -60,7 +60,8 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
 def handle(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.loading.cases import DuplicateCaseId, bundled_corpus
-    from webnn_harness.outputs.expectations import ExpectationsError, check_updatable
+    from webnn_harness.verdict.expectations import ExpectationsError
+    from webnn_harness.outputs.expectations_update import check_updatable
     from webnn_harness.outputs.run_folder import OutputFolderError, check_writable_file
     from webnn_harness.progress import Progress
     from webnn_harness.api import RunEvents, RunRequest, rerun_of, run
@@ -183,7 +184,7 @@ def _print_rerun_failures_command(out: Path) -> None:
 
 
 def _print_expectation_outcomes(result, backend: str, narrowed: bool) -> None:
-    from webnn_harness.outputs.expectations import CASE_NOTES, bundled_source
+    from webnn_harness.verdict.expectations import CASE_NOTES, bundled_source
 
     # A case note names a case that no backend computing as the spec says passes; one that passes
     # on this backend (computing as WPT's expected values were) is no stale entry.
@@ -237,9 +238,10 @@ def _print_failing(failing, requests, corpus_paths) -> None:
 
 
 def _update_expectations(path: Path, out: Path, request, result, given: tuple[str, ...]) -> int:
-    """Write ``path`` from the run and judge the run against it (outputs/expectations.py
+    """Write ``path`` from the run and judge the run against it (verdict/expectations.py
     ``update_from_run``): the exit code of the run as the next one will see it."""
-    from webnn_harness.outputs.expectations import ExpectationsError, update_from_run
+    from webnn_harness.verdict.expectations import ExpectationsError
+    from webnn_harness.outputs.expectations_update import update_from_run
 
     version = str(result.tallies[0].backend.get("version", ""))
     try:

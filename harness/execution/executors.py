@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from webnn_harness.loading.cases import Case
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 from webnn_harness.execution.pool import RunOptions, WorkerPool
 
 EXECUTORS = ("local", "ray")

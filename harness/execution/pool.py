@@ -37,9 +37,10 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 from webnn_harness.backends.base import BackendError, preferred_batch_size
 from webnn_harness.loading.cases import Case
 from webnn_harness.execution.forkserver import START_METHOD as _START, start_process
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 from webnn_harness.spec.uniform import register_pickling
-from webnn_harness.execution.worker import base_record, worker_main
+from webnn_harness.verdict.record import base_record
+from webnn_harness.execution.worker import worker_main
 
 register_pickling()  # a 144 MB one-value tensor goes to a worker as one value
 

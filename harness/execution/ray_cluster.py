@@ -29,9 +29,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError
 from webnn_harness.loading.cases import Case
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 from webnn_harness.execution.pool import RunOptions, advance, batches, overdue, requeue_lost
-from webnn_harness.execution.worker import base_record
+from webnn_harness.verdict.record import base_record
 
 RESOURCE_PREFIX = "webnn_device:"
 INSTALL_HINT = "the ray executor needs Ray: pip install 'webnn-harness[ray]'"

@@ -23,20 +23,7 @@ from webnn_harness.verdict.judge import judge
 from webnn_harness.verdict.wpt import wpt_judge
 from webnn_harness.execution.forkserver import take_environment
 from webnn_harness.execution.lifecycle import die_with_parent
-from webnn_harness.outputs.records import Record
-
-
-def base_record(case: Case, backend_info: Mapping[str, Any], status: str, **fields) -> Record:
-    return Record(
-        file=case.file,
-        case=case.name,
-        ops=tuple(case.graph.ops),
-        data_types=tuple(case.graph.data_types),
-        backend=backend_info,
-        status=status,
-        required=case.required,
-        **fields,
-    )
+from webnn_harness.verdict.record import Record, base_record
 
 
 def _reference_outputs(case: Case):

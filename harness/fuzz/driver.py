@@ -28,9 +28,10 @@ from typing import Callable, Mapping, Sequence
 from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
-from webnn_harness.outputs.writing import Mode, OwnedFolder, write_atomic
+from webnn_harness.outputs.writing import Mode, OwnedFolder
+from webnn_harness.files.writes import write_atomic
 from webnn_harness import backends
-from webnn_harness.outputs.expectations import ExpectationSet
+from webnn_harness.verdict.expectations import ExpectationSet
 from webnn_harness.fuzz.evidence import check_against_probe, load_probe_evidence, probe_known, probe_source
 from webnn_harness.fuzz.findings import (FINDING_STATUSES, Finding, Tally, agreeing_expectations, finding_counts, finding_id,
                                          finding_value_kinds, group_key, related_expectations, same_root_cause,
@@ -38,7 +39,8 @@ from webnn_harness.fuzz.findings import (FINDING_STATUSES, Finding, Tally, agree
 from webnn_harness.fuzz.precision import classify_cause
 from webnn_harness.probe.deviations import present_classes
 from webnn_harness.fuzz.strategies import FuzzGraph, fuzzable_ops, graphs
-from webnn_harness.outputs.records import Record, run_header
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import run_header
 from webnn_harness.execution.pool import RunOptions, WorkerPool
 
 EXAMPLES_PER_ROUND = 200

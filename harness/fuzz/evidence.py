@@ -27,7 +27,7 @@ from webnn_harness.probe.deviations import present_classes
 def load_probe_evidence(path: Path, backend: str) -> dict:
     """The evidence of ``backend`` in ``path`` (a probe folder or the
     ``-probe.json`` file itself); ValueError when it is missing or another backend's."""
-    from webnn_harness.outputs.reading import read_json
+    from webnn_harness.files.reading import read_json
 
     file = probe_file(path, backend)
     try:

@@ -11,10 +11,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from webnn_harness.outputs.writing import write_atomic
-from webnn_harness.outputs.expectations import Expectation
+from webnn_harness.files.writes import write_atomic
+from webnn_harness.verdict.expectations import Expectation
 from webnn_harness.fuzz.strategies import FuzzGraph
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.record import Record
 from webnn_harness.spec.values import decode_number, encode_array
 
 FINDING_STATUSES = frozenset({"fail", "crash", "timeout"})

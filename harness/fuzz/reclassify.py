@@ -18,10 +18,11 @@ from typing import Mapping
 
 from webnn_harness.fuzz.driver import FUZZ_FILES
 from webnn_harness.outputs.kinds import FUZZ_SUMMARY_SCHEMA, read_fuzz_folder
-from webnn_harness.outputs.reading import read_json
-from webnn_harness.outputs.writing import OwnedFolder, write_atomic
+from webnn_harness.files.reading import read_json
+from webnn_harness.outputs.writing import OwnedFolder
+from webnn_harness.files.writes import write_atomic
 from webnn_harness.loading.cases import Case, load_file
-from webnn_harness.outputs.expectations import ExpectationSet
+from webnn_harness.verdict.expectations import ExpectationSet
 from webnn_harness.fuzz.findings import (agreeing_expectations, finding_counts, finding_value_kinds,
                                          related_expectations)
 from webnn_harness.fuzz.precision import STALE, classify_cause, judge_worst

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from webnn_harness.outputs.reading import ReadError, loads, read_json
+from webnn_harness.files.reading import ReadError, loads, read_json
+from webnn_harness.outputs.kind_files import ACCURACY_FILE  # noqa: F401 - the kind's file, named once
 
-ACCURACY_FILE = "accuracy.jsonl"  # one line per case (harness/accuracy writes it)
 ACCURACY_KIND = "accuracy"
 MAX_ACCURACY_BYTES = 64 << 20  # a full plan is about 1 MB per backend
 MAX_WARNINGS = 5  # bad lines named per folder; the rest are counted

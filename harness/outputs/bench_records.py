@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from webnn_harness.outputs.reading import ReadError, read_json, read_lines
+from webnn_harness.files.reading import ReadError, read_json, read_lines
+from webnn_harness.outputs.kind_files import BENCH_FILE  # noqa: F401 - the kind's file, named once
 
 STATUSES = ("ok", "wrong", "unsupported", "error", "crash", "timeout")
-BENCH_FILE = "bench.jsonl"
 BENCH_RECORD_SCHEMA, BENCH_SUMMARY_SCHEMA = "bench-record", "bench-summary"  # harness/schema/<name>.schema.json
 
 

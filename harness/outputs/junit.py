@@ -16,9 +16,9 @@ from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from webnn_harness.outputs.rerun_commands import (corpus_paths_from_command, options_from_command,
                                                   published_rerun_command, recorded_run_command)
-from webnn_harness.outputs.records import BAD_STATUSES
+from webnn_harness.verdict.record import BAD_STATUSES
 from webnn_harness.outputs.run_folder import read_run_folder
-from webnn_harness.outputs.writing import replacing, xml_text
+from webnn_harness.files.writes import replacing, xml_text
 
 
 def junit_classname(file_id: str) -> str:

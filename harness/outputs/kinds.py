@@ -22,24 +22,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from webnn_harness.outputs.accuracy_records import ACCURACY_FILE, AccuracyFolder, read_accuracy_folder
-from webnn_harness.outputs.bench_records import (BENCH_FILE, BENCH_RECORD_SCHEMA, BENCH_SUMMARY_SCHEMA, BenchFolder,
+from webnn_harness.outputs.accuracy_records import AccuracyFolder, read_accuracy_folder
+from webnn_harness.outputs.bench_records import (BENCH_RECORD_SCHEMA, BENCH_SUMMARY_SCHEMA, BenchFolder,
                                                  read_bench_folder)
 from webnn_harness.outputs.limits_file import limits_problem
-from webnn_harness.outputs.reading import ReadError, read_json
-from webnn_harness.outputs.run_folder import (RESULTS, RUN_RECORD_SCHEMA, RUN_SUMMARY_SCHEMA, SUMMARY, RunFolder,
+from webnn_harness.files.reading import ReadError, read_json
+from webnn_harness.outputs.run_folder import (RUN_RECORD_SCHEMA, RUN_SUMMARY_SCHEMA, RunFolder,
                                               backend_groups, read_run_folder)
+from webnn_harness.outputs.kind_files import (ACCURACY_FILE, ARCHIVE_MARKER, BENCH_FILE, FUZZ_CASES, FUZZ_DETAILS,  # noqa: F401 - the kinds' names
+                                              KIND_FILES, PROBE_SUFFIX, RESULTS, SUMMARY, folder_kind_by_files)
 from webnn_harness.outputs.writing import REPORT_MANIFEST
 
-FUZZ_CASES, FUZZ_DETAILS = "findings", "findings-details"  # a fuzz run's minimal cases and each finding's details
 FUZZ_SUMMARY_SCHEMA = "fuzz-summary"  # harness/schema/<name>.schema.json; "#finding": one finding's details
 LIMITS_SUFFIX = "-opSupportLimits.json"
-PROBE_SUFFIX = "-probe.json"
 # A backend's own declared table beside its probe (chromium: the context's opSupportLimits()); not
 # *-opSupportLimits.json, which is read as a probe.
 DECLARED_SUFFIX = "opSupportLimits.declared.json"
 HEADER_SUFFIX = "-opSupportLimits.header.json"
-ARCHIVE_MARKER = ".webnn-harness-archive.json"
 
 
 @dataclass(frozen=True)
@@ -56,16 +55,21 @@ class OutputHeader:
 
 @dataclass(frozen=True)
 class OutputKind:
-    name: str
-    # What the kind writes in its folder (``--overwrite`` removes exactly these).
-    files: tuple[str, ...]
-    # The file whose presence says a folder holds this kind, for folders written before manifests ("" where no
-    # one file does: summary.json is written by several kinds, a probe's files are named by its backend).
-    marker: str = ""
+    name: str  # a key of KIND_FILES (outputs/kind_files.py): the files it writes and its marker
     schemas: Mapping[str, str] = field(default_factory=dict)  # file -> harness/schema/<kind>.schema.json
     read: Callable[[Path], Any] | None = None  # folder -> what the kind's reader makes of it
     header: Callable[[Any], OutputHeader] | None = None  # what ``read`` returned -> its header
     archived: bool = False  # ``archive add`` keeps it
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """What the kind writes in its folder (``--overwrite`` removes exactly these)."""
+        return KIND_FILES[self.name].files
+
+    @property
+    def marker(self) -> str:
+        """The file whose presence says a folder holds this kind ("" where no one file does)."""
+        return KIND_FILES[self.name].marker
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -187,46 +191,27 @@ def accuracy_header(folder: AccuracyFolder) -> OutputHeader:
 
 
 KINDS: dict[str, OutputKind] = {kind.name: kind for kind in (
-    OutputKind("run", files=(RESULTS, SUMMARY), marker=RESULTS,
-               schemas={RESULTS: RUN_RECORD_SCHEMA, SUMMARY: RUN_SUMMARY_SCHEMA},
+    OutputKind("run", schemas={RESULTS: RUN_RECORD_SCHEMA, SUMMARY: RUN_SUMMARY_SCHEMA},
                read=read_run_folder, header=run_header, archived=True),
-    OutputKind("bench", files=(BENCH_FILE, SUMMARY, "artifacts"), marker=BENCH_FILE,
-               schemas={BENCH_FILE: BENCH_RECORD_SCHEMA, SUMMARY: BENCH_SUMMARY_SCHEMA},
+    OutputKind("bench", schemas={BENCH_FILE: BENCH_RECORD_SCHEMA, SUMMARY: BENCH_SUMMARY_SCHEMA},
                read=read_bench_folder, header=bench_header, archived=True),
-    OutputKind("fuzz", files=("hypothesis", FUZZ_CASES, FUZZ_DETAILS, SUMMARY), marker="hypothesis",
-               schemas={SUMMARY: FUZZ_SUMMARY_SCHEMA}, read=read_fuzz_folder, header=fuzz_header, archived=True),
-    # <backend>-opSupportLimits.json, -probe.json and -opSupportLimits.header.json: a folder may hold several
-    # backends' probes, so a probe is read by its files (read_probe_files), not by its folder.
-    OutputKind("probe", files=(), header=probe_header, archived=True),
+    OutputKind("fuzz", schemas={SUMMARY: FUZZ_SUMMARY_SCHEMA}, read=read_fuzz_folder, header=fuzz_header, archived=True),
+    # A folder may hold several backends' probes, so a probe is read by its files (read_probe_files), not by its folder.
+    OutputKind("probe", header=probe_header, archived=True),
     # Each line checked field by field (no schema file).
-    OutputKind("accuracy", files=(ACCURACY_FILE, SUMMARY), marker=ACCURACY_FILE, read=read_accuracy_folder,
-               header=accuracy_header),
-    # import-wpt's case files, one per WPT test file (harness/outputs/wpt_import_folder.py).
-    OutputKind("wpt-import", files=("INDEX.json",)),
+    OutputKind("accuracy", read=read_accuracy_folder, header=accuracy_header),
+    OutputKind("wpt-import"),
     # The archive's own folder: harness/archive/store.py reads it (it sits above this stage) and checks its
     # marker file itself, as it always has.
-    OutputKind("archive", files=(ARCHIVE_MARKER, "entries")),
+    OutputKind("archive"),
 )}
+assert set(KINDS) == set(KIND_FILES), "every kind of output has its files (outputs/kind_files.py) and its entry here"
 ARCHIVED_KINDS = tuple(name for name, kind in KINDS.items() if kind.archived)
 
 
 def holds(folder: str | Path, kind: str) -> bool:
     """Whether ``folder`` holds ``kind``'s marker file (a bench folder its bench.jsonl)."""
     return (Path(folder) / KINDS[kind].marker).is_file()
-
-
-def folder_kind_by_files(folder: Path) -> tuple[str | None, str]:
-    """(the kind whose marker file ``folder`` holds, that file), or a probe's file; (None, "") for none."""
-    for kind in KINDS.values():
-        if kind.marker and (folder / kind.marker).exists():
-            return kind.name, kind.marker
-    try:
-        probe_files = sorted(p.name for p in folder.glob(f"*{PROBE_SUFFIX}"))
-    except OSError:
-        probe_files = []
-    if probe_files:
-        return "probe", probe_files[0]
-    return None, ""
 
 
 # --------------------------------------------------------------------------- the outputs under some paths

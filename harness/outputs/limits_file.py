@@ -82,7 +82,7 @@ def read_limits_file(path: str | Path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise LimitsFileError(f"{path}: no such file")
-    from webnn_harness.outputs.reading import ReadError, read_json
+    from webnn_harness.files.reading import ReadError, read_json
 
     try:
         doc = read_json(path)

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
-from webnn_harness.outputs.records import BAD_STATUSES, Record
+from webnn_harness.verdict.record import BAD_STATUSES, Record
 from webnn_harness.outputs.run_folder import RunFolder, read_run_folder
 from webnn_harness.outputs.text import printable
 

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from webnn_harness.outputs.reading import ReadError, read_json, read_lines
-from webnn_harness.outputs.records import Record
-from webnn_harness.outputs.writing import Mode, OutputFolderError, OwnedFolder, describe_write_error  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and the commands (harness/commands/)
+from webnn_harness.outputs.kind_files import RESULTS, SUMMARY
+from webnn_harness.files.reading import ReadError, read_json, read_lines
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.writing import Mode, OwnedFolder  # noqa: F401 - Mode, OutputFolderError: import paths of api.py and the commands (harness/commands/)
+from webnn_harness.files.writes import OutputFolderError, describe_write_error
 
-RESULTS, SUMMARY, LOCK = "results.jsonl", "summary.json", ".webnn-harness-run.lock"
+LOCK = ".webnn-harness-run.lock"
 RUN_RECORD_SCHEMA, RUN_SUMMARY_SCHEMA = "record", "run-summary"  # harness/schema/<name>.schema.json
 
 

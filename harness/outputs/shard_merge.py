@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from webnn_harness.outputs.expectations import merge_reports
+from webnn_harness.verdict.expectations import merge_reports
 from webnn_harness.outputs.records import BackendTally, ResultWriter
 from webnn_harness.outputs.run_folder import OutputFolder, RunFolder, RunFolderError, read_run_folder
-from webnn_harness.outputs.writing import write_atomic
+from webnn_harness.files.writes import write_atomic
 from webnn_harness.loading.selection import SelectionError, Shard
 
 HEADER_KEYS = ("harness", "harnessVersion", "date", "machine")

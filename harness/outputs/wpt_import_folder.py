@@ -9,7 +9,8 @@ from pathlib import Path
 
 from webnn_harness.loading.wpt_import import (Commits, Converted, ImportSetupError, NotConverted, SandboxLimits,
                                               convert_folder, index_entry, output_stem, sandbox_command, test_files)
-from webnn_harness.outputs.writing import OwnedFolder, confined, write_atomic
+from webnn_harness.outputs.writing import OwnedFolder
+from webnn_harness.files.writes import confined, write_atomic
 
 INDEX = "INDEX.json"
 

@@ -60,7 +60,7 @@ def declared_path(out_dir, name: str):
 def write_declared(declared: Mapping[str, Any], out_dir, name: str):
     """Save a backend's own declared table beside its probe's files; the path written."""
     from webnn_harness.outputs.jsontext import readable_json
-    from webnn_harness.outputs.writing import write_atomic
+    from webnn_harness.files.writes import write_atomic
 
     path = declared_path(out_dir, name)
     write_atomic(path, readable_json(declared) + "\n")

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from webnn_harness.outputs.limits_file import read_limits_file
-from webnn_harness.outputs.writing import Mode, OwnedFolder, open_append, safe_name, write_atomic
+from webnn_harness.outputs.writing import Mode, OwnedFolder
+from webnn_harness.files.writes import open_append, safe_name, write_atomic
 from webnn_harness import backends
 from webnn_harness.backends.base import emulations
 from webnn_harness.spec.builder import FieldError
@@ -39,7 +40,8 @@ from webnn_harness.probe.beside import Beside
 from webnn_harness.probe.declared import DECLARED_SUFFIX, backend_declared, write_declared
 from webnn_harness.probe.plan import MAX_RANK, SWEEPS, Combo, combos_for, plan
 from webnn_harness.probe.synth import key, output_member, to_case
-from webnn_harness.outputs.records import Record, run_header
+from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.records import run_header
 from webnn_harness.execution.executors import Executor, ExecutorFactory, LocalExecutors
 from webnn_harness.execution.pool import RunOptions
 

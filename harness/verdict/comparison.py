@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from webnn_harness.outputs.records import budget_slack
+from webnn_harness.verdict.record import budget_slack
 from webnn_harness.spec.dtypes import FLOAT_BITS, is_float
 from webnn_harness.spec.values import encode_number
 

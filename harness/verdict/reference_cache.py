@@ -6,7 +6,7 @@ kept at two levels:
 
 - in the worker, for the batch in progress: the reference backend's own
   ``compute`` and the judging of that case share one evaluation (the
-  reference backend's memo, backends/reference/memo.py);
+  memo the reference backend's compute shares, harness/verdict/evaluation_memo.py);
 - on disk, under ``$XDG_CACHE_HOME/webnn-harness/reference`` (default
   ``~/.cache/webnn-harness``), for the cases whose evaluation is slow (2 ms or
   more: large tensors, recurrent ops), so the next backend of the same run
@@ -36,13 +36,12 @@ from typing import Any, Mapping
 import numpy as np
 
 import webnn_harness
-import webnn_harness.backends.reference as reference
 from webnn_harness import __version__
-from webnn_harness.backends.reference.evaluate import ReferenceOutput
-from webnn_harness.backends.reference import memo
-from webnn_harness.backends.reference.memo import EvaluationMemo
-from webnn_harness.outputs import reading
-from webnn_harness.outputs.writing import write_atomic
+from webnn_harness.spec.exact import ReferenceOutput, exact_reference
+from webnn_harness.verdict import evaluation_memo as memo
+from webnn_harness.verdict.evaluation_memo import EvaluationMemo
+from webnn_harness.files import reading
+from webnn_harness.files.writes import write_atomic
 from webnn_harness.spec.uniform import is_uniform, uniform_value
 
 # Entries over this size are not kept (a 6000x6000 float32 output that is not
@@ -64,7 +63,7 @@ def code_digest() -> str:
     """SHA-256 over the harness's own source and data files (the loader, the
     spec's create steps and the reference ops all shape a reference result)."""
     digest = hashlib.sha256(__version__.encode())
-    for root in (Path(webnn_harness.__file__).parent, Path(reference.__file__).parent):
+    for root in (Path(webnn_harness.__file__).parent, exact_reference().source_folder):
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".json") and path.is_file():
                 digest.update(str(path.relative_to(root)).encode())

@@ -92,6 +92,7 @@ from typing import Mapping
 
 import numpy as np
 
+from webnn_harness.spec.exact import exact_reference
 from webnn_harness.spec.dtypes import is_float, numpy_dtype
 from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph, Node
@@ -254,8 +255,7 @@ def narrowed_type(graph: Graph, output: str) -> str | None:
 def _downstream(graph: Graph, env: Mapping[str, np.ndarray], start: int, overrides: Mapping[str, np.ndarray],
                 output: str) -> np.ndarray:
     """The reference's ``output`` with the nodes from ``start`` on rerun on ``overrides``."""
-    from webnn_harness.backends.reference.evaluate import run_node
-
+    run_node = exact_reference().run_node
     env = {**env, **overrides}
     for node in graph.nodes[start:]:
         for name, out in zip(node.outputs, run_node(node, env, graph)):
@@ -267,9 +267,7 @@ def _elementwise(nodes) -> bool:
     """Every output element of these nodes depends on one element of each
     operand: moving all elements at once moves each output as far as moving
     its own element alone, so the single-element runs add nothing."""
-    from webnn_harness.backends.reference.evaluate import ELEMENTWISE
-
-    return all(node.op in ELEMENTWISE for node in nodes)
+    return all(node.op in exact_reference().elementwise for node in nodes)
 
 
 def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, lo: np.ndarray, hi: np.ndarray,
@@ -332,8 +330,7 @@ def _joint_run(graph: Graph, inputs: Mapping[str, np.ndarray], output: str, carr
                side: int) -> np.ndarray:
     """``output`` with every carried node's float outputs at the ``side``
     (-1 low, +1 high) of its budget around its value in this same run."""
-    from webnn_harness.backends.reference.evaluate import run_node
-
+    run_node = exact_reference().run_node
     env: dict[str, np.ndarray] = {**graph.constants, **inputs}
     moved = {id(n) for n in carried}
     for node in graph.nodes:
@@ -349,8 +346,7 @@ def carried_interval(graph: Graph, inputs: Mapping[str, np.ndarray], output: str
                      carried: list[Node]) -> CarriedInterval | None:
     """The carried error of ``carried`` ancestors at ``output`` (see the module's docstring);
     None when nothing is carried or the reference cannot run the graph."""
-    from webnn_harness.backends.reference.evaluate import run_node
-
+    run_node = exact_reference().run_node
     if not carried:
         return None
     env: dict[str, np.ndarray] = {**graph.constants, **inputs}

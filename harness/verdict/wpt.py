@@ -262,7 +262,7 @@ class WptVerdict:
     message: str = ""
 
     def to_json(self) -> dict:
-        from webnn_harness.outputs.records import _json_float
+        from webnn_harness.verdict.record import _json_float
 
         return {"status": self.status, "metric": self.metric, "budget": self.budget,
                 "maxError": _json_float(self.max_error), "output": self.output,

@@ -3,7 +3,7 @@
 A worker evaluates each case's reference twice over when the backend under
 test is the reference itself: once as that backend's ``compute`` and once
 for the judge's expected values (harness/verdict/reference_cache.py). Both
-ask this memo, so the graph is evaluated once. Entries are keyed by object
+ask this memo (the verdict's: the backend's compute reuses the judge's evaluation), so the graph is evaluated once. Entries are keyed by object
 identity (the same graph, the same mapping holding the same arrays) and the
 last ``RECENT`` are kept, more than a worker batch.
 """
@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from webnn_harness.backends.reference.evaluate import ReferenceOutput, evaluate
+from webnn_harness.spec.exact import ReferenceOutput, exact_reference
 
 RECENT = 64
 
@@ -29,7 +29,7 @@ class EvaluationMemo:
         if hit is not None:
             return hit[0]
         started = time.perf_counter()
-        outputs = evaluate(graph, inputs)
+        outputs = exact_reference().evaluate(graph, inputs)
         self.remember(graph, inputs, outputs, time.perf_counter() - started)
         return outputs
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from webnn_harness.loading.caseid import corpus_of
-from webnn_harness.outputs.expectations import CASE_NOTE, Expectation, bundled_expectations, case_notes
-from webnn_harness.outputs.records import Record
+from webnn_harness.verdict.expectations import CASE_NOTE, Expectation, bundled_expectations, case_notes
+from webnn_harness.verdict.record import Record
 
 CATEGORIES = ("case", "backend", "refused", "unaccounted")
 TALLIED = ("pass", "fail", "unsupported", "error", "crash", "timeout")
