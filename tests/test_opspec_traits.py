@@ -1,6 +1,6 @@
-"""Every op's traits (harness/spec/opspec/traits.py) are stated once, beside
-its create steps, and every per-op list of the probe, fuzz, accuracy,
-reference and judge is derived from them."""
+"""Every op is declared once (harness/spec/opspec/traits.py: one OpSpec record
+beside its create steps), and every per-op list of the probe, fuzz, accuracy,
+reference, judge and cost is derived from it."""
 from __future__ import annotations
 
 import importlib
@@ -16,24 +16,39 @@ from webnn_harness.probe.plan import EXTENSION_OPS, PLANS
 from webnn_harness.probe.synth import JOINED_ARGUMENTS
 from webnn_harness.spec.catalog import operator, operators
 from webnn_harness.spec.families import FAMILIES
-from webnn_harness.spec.opspec import CREATE, TRAITS, OpTraits
+from webnn_harness.spec.cost import COST as GRAPH_COST
+from webnn_harness.spec.opspec import COST, CREATE, OPS as TRAITS, TOLERANCE, OpSpec
 from webnn_harness.spec.opspec.base import EXTENSION_TYPES
 from webnn_harness.spec.opspec.traits import VALUE_DOMAINS
-from webnn_harness.verdict.tolerance import DISCRETE_OPS
+from webnn_harness.verdict.tolerance import DISCRETE_OPS, TOLERANCE as JUDGE_TOLERANCE
 
 evaluate = importlib.import_module("webnn_harness.backends.reference.evaluate")
 ALL_OPS = list(operators())
 
 
-def test_every_catalog_op_has_one_trait_record():
-    assert sorted(TRAITS) == sorted(ALL_OPS) == sorted(CREATE)
-    assert all(isinstance(TRAITS[op], OpTraits) for op in ALL_OPS)
+def test_every_catalog_op_has_one_record():
+    assert sorted(TRAITS) == sorted(ALL_OPS)
+    assert all(isinstance(TRAITS[op], OpSpec) and TRAITS[op].name == op for op in ALL_OPS)
+
+
+def test_create_tolerance_and_cost_tables_are_the_records():
+    for table, field in ((CREATE, "create"), (TOLERANCE, "tolerance"), (COST, "cost")):
+        assert dict(table) == {op: getattr(TRAITS[op], field) for op in ALL_OPS}, field
+    assert JUDGE_TOLERANCE is TOLERANCE and GRAPH_COST is COST
 
 
 @pytest.mark.parametrize("family", FAMILIES)
-def test_a_family_states_traits_for_exactly_its_create_steps(family):
+def test_a_family_declares_each_op_once_under_its_own_name(family):
     module = importlib.import_module(f"webnn_harness.spec.opspec.{family}")
-    assert sorted(module.TRAITS) == sorted(module.CREATE)
+    assert module.OPS and all(spec.name == op for op, spec in module.OPS.items())
+    assert all(TRAITS[op] is spec for op, spec in module.OPS.items())
+
+
+def test_an_op_declared_twice_is_refused():
+    from webnn_harness.spec.opspec.traits import declare
+
+    with pytest.raises(RuntimeError, match="abs is declared twice"):
+        declare(TRAITS["abs"], TRAITS["abs"])
 
 
 def test_every_value_domain_named_has_values():
@@ -66,7 +81,7 @@ def test_probe_extension_ops_are_the_create_steps_extension_ops():
 def test_reference_elementwise_set_is_the_traits_and_the_elementwise_family():
     assert evaluate.ELEMENTWISE == {op for op in ALL_OPS if TRAITS[op].elementwise}
     elementwise_family = importlib.import_module("webnn_harness.spec.opspec.elementwise")
-    assert evaluate.ELEMENTWISE == set(elementwise_family.CREATE)
+    assert evaluate.ELEMENTWISE == set(elementwise_family.OPS)
 
 
 def test_discrete_ops_are_the_traits():
