@@ -20,6 +20,7 @@ from webnn_harness.spec.cost import COST as GRAPH_COST
 from webnn_harness.spec.opspec import COST, CREATE, OPS, TOLERANCE, OpSpec
 from webnn_harness.spec.opspec.base import EXTENSION_TYPES
 from webnn_harness.spec.opspec.traits import VALUE_DOMAINS
+from webnn_harness.verdict.judge import SIGN_KEEPING_OPS
 from webnn_harness.verdict.tolerance import DISCRETE_OPS, TOLERANCE as JUDGE_TOLERANCE
 
 evaluate = importlib.import_module("webnn_harness.backends.reference.evaluate")
@@ -87,6 +88,13 @@ def test_reference_elementwise_set_is_the_traits_and_the_elementwise_family():
 def test_discrete_ops_are_the_traits():
     assert DISCRETE_OPS == {op for op in ALL_OPS if OPS[op].discrete}
     assert {"argMin", "argMax", "equal", "logicalNot", "isNaN"} <= DISCRETE_OPS
+
+
+def test_sign_keeping_ops_are_the_records():
+    assert SIGN_KEEPING_OPS == {op for op in ALL_OPS if OPS[op].keeps_zero_sign}
+    # every data movement op, and the two elementwise ops that hand on their input's value
+    movement = importlib.import_module("webnn_harness.spec.opspec.movement")
+    assert SIGN_KEEPING_OPS == set(movement.OPS) | {"cast", "identity"}
 
 
 def test_joined_arguments_are_the_traits():

@@ -226,11 +226,11 @@ BINARY_PLAN = ProbePlan(binary_arguments, rank_ties={"b": "a"})
 
 def _op(name: str, create: Callable, tolerance: BudgetFn, flops: int, probe: ProbePlan, domain: str = "uniform",
         specials: bool = False, members: Mapping[str, str] | None = None, discrete: bool = False,
-        graph_sweep: int | None = None) -> OpSpec:
+        keeps_zero_sign: bool = False, graph_sweep: int | None = None) -> OpSpec:
     """Every op of this family is element-wise and costs ``flops`` per output element."""
     return OpSpec(name, create, tolerance, per_output_element(flops), probe,
                   InputValues(domain, dict(members or {}), specials), elementwise=True, discrete=discrete,
-                  graph_sweep=graph_sweep)
+                  keeps_zero_sign=keeps_zero_sign, graph_sweep=graph_sweep)
 
 
 def binary(name: str, tolerance: BudgetFn, domain: str = "uniform", **values) -> OpSpec:
@@ -244,9 +244,10 @@ def logical(name: str, probe: ProbePlan, domain: str, specials: bool = False) ->
 
 
 def unary(name: str, tolerance: BudgetFn, domain: str, flops: int = 1, specials: bool = False,
-          graph_sweep: int | None = None) -> OpSpec:
+          keeps_zero_sign: bool = False, graph_sweep: int | None = None) -> OpSpec:
     """An element-wise unary op or activation: one op or function call per element unless ``flops`` says."""
-    return _op(name, _unary_create(name), tolerance, flops, UNARY_PLAN, domain, specials, graph_sweep=graph_sweep)
+    return _op(name, _unary_create(name), tolerance, flops, UNARY_PLAN, domain, specials,
+               keeps_zero_sign=keeps_zero_sign, graph_sweep=graph_sweep)
 
 
 OPS = declare(
@@ -269,7 +270,7 @@ OPS = declare(
     # Unary: exact where the result is a representable input value or an exact
     # rounding (abs, neg, ceil, floor, identity, roundEven, sign).
     # identity first among the graph-level sweep ops: it takes every data type and rank.
-    unary("identity", EXACT, "wide", flops=0, specials=True, graph_sweep=0),  # a copy
+    unary("identity", EXACT, "wide", flops=0, specials=True, keeps_zero_sign=True, graph_sweep=0),  # a copy
     unary("abs", EXACT, "wide", specials=True),
     unary("neg", EXACT, "wide", specials=True),
     unary("sign", EXACT, "wide", specials=True),
@@ -298,7 +299,7 @@ OPS = declare(
     # WPT cast: 1 ULP to a float type (float <-> float, integer -> float);
     # integer outputs are compared exactly whatever the budget. One conversion.
     _op("cast", cast, ulp(1), 1, ProbePlan(cast_arguments, typed_outputs=("output",), base_types={"output": "float32"}),
-        "wide"),
+        "wide", keeps_zero_sign=True),
     _op("clamp", clamp, EXACT, 2, ProbePlan(clamp_arguments), "wide"),  # min(max(x, minValue), maxValue)
     _op("prelu", prelu, ulp(1), 4, ProbePlan(prelu_arguments, rank_ties={"slope": "input"}),
         "wide"),  # max(0, x) + slope * min(0, x)

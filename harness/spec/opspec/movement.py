@@ -447,11 +447,12 @@ def tile_arguments(v: Variation):
 
 def moved(name: str, create, make, specials: bool = True, indices: str | None = None,
           graph_sweep: int | None = None, **plan) -> OpSpec:
-    """Data movement takes the full width of every data type; ``specials``:
-    NaN and infinities move bit for bit."""
+    """Data movement takes the full width of every data type and hands on
+    input values (a zero keeps its sign); ``specials``: NaN and infinities
+    move bit for bit."""
     members = {"indices": indices} if indices else {}
     return OpSpec(name, create, EXACT, MOVEMENT, ProbePlan(make, **plan), InputValues("wide", members, specials),
-                  graph_sweep=graph_sweep)
+                  keeps_zero_sign=True, graph_sweep=graph_sweep)
 
 
 # graph_sweep: after identity, the data movement every backend has, in the

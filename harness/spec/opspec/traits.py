@@ -139,6 +139,10 @@ class OpSpec:
     # The integer output is one of a few outcomes (a comparison, a logical
     # op, an index), not a rounded float (harness/verdict/tolerance.py).
     discrete: bool = False
+    # The result is one of the input values, converted at most, so a zero
+    # keeps its sign (WPT's zero-ULP list for data movement, and cast;
+    # harness/verdict/judge.py).
+    keeps_zero_sign: bool = False
     # Arguments the probe writes in one object, as WPT's files do (harness/probe/synth.py).
     joined_arguments: tuple[str, ...] = ()
     # Preference (lower first) among the ops the probe's graph-level sweeps
