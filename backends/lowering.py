@@ -58,6 +58,22 @@ class Call:
         return self.out_descs[0]
 
 
+class Lowerings(dict):
+    """A family's ``LOWER`` table filled where each function is written:
+    ``@LOWER.op("gatherElements")`` above a function says which op it lowers,
+    so the op list is not written again as a table beside the functions."""
+
+    def op(self, *names: str) -> Callable[[Callable], Callable]:
+        def register(fn: Callable) -> Callable:
+            for name in names:
+                if name in self:
+                    raise RuntimeError(f"{name} is lowered twice ({self[name].__name__}, {fn.__name__})")
+                self[name] = fn
+            return fn
+
+        return register
+
+
 def node_call(node: Node, env: Mapping[str, Any], descs: Mapping[str, TensorDesc]) -> Call:
     """``node`` with each operand as ``env`` names it (its value in the model being written)."""
     inputs, in_descs = {}, {}

@@ -28,7 +28,7 @@ from webnn_harness.spec.builder import build_graph
 from webnn_harness.spec.catalog import operator
 from webnn_harness.spec.graph import Node, TensorDesc
 from webnn_harness.spec.opspec import SpecError, create
-from webnn_harness.spec.opspec.convolution import TOLERANCE
+from webnn_harness.spec.opspec import TOLERANCE
 
 # Explicit permutations, written out here rather than taken from the code
 # under test, so a layout mistake there cannot cancel out in the check.

@@ -1,4 +1,4 @@
-"""The per-op cost functions (harness/spec/opspec/<family>.py COST tables) and
+"""The per-op cost functions (the cost field of each op's record, harness/spec/opspec/<family>.py) and
 graph_cost: each formula checked against an independent computation of the
 same count (numpy's own einsum FLOP count, the textbook conv output size,
 numpy broadcasting and array byte sizes), for several shapes."""

@@ -92,7 +92,7 @@ def check(op, params, values, onnx_nodes, arguments=(), options=None):
     wide = {k: v.astype(np.float64) if v.dtype.kind == "f" else v for k, v in inputs.items()}
     theirs = run_onnx(onnx_nodes, wide)
     data_type = graph.descs["y"].data_type
-    budget = spec.TOLERANCE[op](graph.nodes[0], graph.descs)
+    budget = spec.OPS[op].tolerance(graph.nodes[0], graph.descs)
     metric, allowed = (budget.metric, budget.value) if data_type in ("float32", "float16") else ("exact", 0.0)
     expected = np.atleast_1d(ours.values)
     with np.errstate(over="ignore", invalid="ignore"):

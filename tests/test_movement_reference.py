@@ -14,7 +14,7 @@ from webnn_harness.backends.reference.ops import movement as ref
 from webnn_harness.spec.builder import build_graph
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec import SpecError, create
-from webnn_harness.spec.opspec.movement import TOLERANCE, cast_number
+from webnn_harness.spec.opspec.movement import OPS as MOVEMENT_OPS, cast_number
 
 
 def desc(shape, data_type="float32"):
@@ -153,8 +153,8 @@ def test_cast_number(value, data_type, expected):
 def test_every_movement_op_has_an_exact_budget():
     from webnn_harness.spec.opspec.base import Budget
 
-    for op, budget_fn in TOLERANCE.items():
-        assert budget_fn(None, {}) == Budget("ULP", 0), op
+    for op, spec in MOVEMENT_OPS.items():
+        assert spec.tolerance(None, {}) == Budget("ULP", 0), op
 
 
 # ------------------------------------------------------------------- reference

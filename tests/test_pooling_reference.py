@@ -34,7 +34,7 @@ from webnn_harness.spec.builder import build_graph
 from webnn_harness.spec.catalog import operator
 from webnn_harness.spec.graph import Node, TensorDesc
 from webnn_harness.spec.opspec import SpecError, create
-from webnn_harness.spec.opspec.pooling import TOLERANCE
+from webnn_harness.spec.opspec import TOLERANCE
 
 POOLS = ["averagePool2d", "l2Pool2d", "maxPool2d"]
 TO_NCHW = {"nchw": (0, 1, 2, 3), "nhwc": (0, 3, 1, 2)}

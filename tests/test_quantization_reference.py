@@ -28,7 +28,8 @@ from webnn_harness.backends.reference.ops.base import ImplementationDefined
 from webnn_harness.loading.cases import Case, load_file
 from webnn_harness.spec.graph import Node, TensorDesc
 from webnn_harness.spec.opspec import SpecError, create
-from webnn_harness.spec.opspec.quantization import TOLERANCE, blockwise_broadcastable
+from webnn_harness.spec.opspec import TOLERANCE
+from webnn_harness.spec.opspec.quantization import blockwise_broadcastable
 
 CASES = Path(__file__).resolve().parent.parent / "cases" / "quantization"
 

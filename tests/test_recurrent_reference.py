@@ -34,8 +34,8 @@ from webnn_harness.backends.reference.evaluate import evaluate
 from webnn_harness.backends.reference.ops import recurrent as ref
 from webnn_harness.loading.cases import Case, load_file
 from webnn_harness.spec.graph import Node, TensorDesc
-from webnn_harness.spec.opspec import SpecError, create
-from webnn_harness.spec.opspec.recurrent import TOLERANCE, recurrent_budget
+from webnn_harness.spec.opspec import SpecError, TOLERANCE, create
+from webnn_harness.spec.opspec.recurrent import OPS as RECURRENT_OPS
 
 CASES = Path(__file__).resolve().parent.parent / "cases" / "recurrent"
 ONNX_DIRECTION = {"forward": "forward", "backward": "reverse", "both": "bidirectional"}
@@ -158,11 +158,11 @@ def test_budget_is_a_function_of_the_node_shapes():
     node = Node("gru", {"input": "x", "weight": "w", "recurrentWeight": "r"},
                 {"steps": 7, "activations": ["sigmoid", "tanh"]}, ("h",))
     # 7 steps * (2*(4+5) + 34 + 16 + 11) ULP of 1.0 in float32
-    assert recurrent_budget(node, descs).metric == "ATOL"
-    assert recurrent_budget(node, descs).value == 7 * (18 + 34 + 16 + 11) * 2.0**-23
+    assert TOLERANCE[node.op](node, descs).metric == "ATOL"
+    assert TOLERANCE[node.op](node, descs).value == 7 * (18 + 34 + 16 + 11) * 2.0**-23
     half = {k: desc(v.shape, "float16") for k, v in descs.items()}
-    assert recurrent_budget(node, half).value == 7 * (18 + 10 + 16 + 11) * 2.0**-10
-    assert set(TOLERANCE) == {"gru", "gruCell", "lstm", "lstmCell"}
+    assert TOLERANCE[node.op](node, half).value == 7 * (18 + 10 + 16 + 11) * 2.0**-10
+    assert set(RECURRENT_OPS) == {"gru", "gruCell", "lstm", "lstmCell"}
 
 
 # ------------------------------------------------------ hand-computed values
@@ -387,7 +387,7 @@ def test_cross_check_can_fail():
 def _budget_for(op, p, steps, activations):
     descs = {"w": desc(p["weight"].shape), "r": desc(p["recurrentWeight"].shape), "out": desc([1])}
     node = Node(op, {"weight": "w", "recurrentWeight": "r"}, {"steps": steps, "activations": list(activations)}, ("out",))
-    return recurrent_budget(node, descs).value
+    return TOLERANCE[node.op](node, descs).value
 
 
 @pytest.mark.parametrize("activations", [("relu", "tanh"), ("tanh", "sigmoid"), ("sigmoid", "relu")])

@@ -21,7 +21,7 @@ from webnn_harness.accuracy.datasets import BIAS, DATA_SETS, FIRST, SECOND, dot_
 from webnn_harness.loading.cases import Case
 from webnn_harness.spec.builder import build_graph, is_required
 from webnn_harness.spec.graph import TensorDesc
-from webnn_harness.spec.opspec import TRAITS, ops_where
+from webnn_harness.spec.opspec import OPS, ops_where
 
 DATA_TYPES = ("float32", "float16")
 CORPUS = "accuracy"  # the stable file ids of the generated cases: accuracy/<op>
@@ -129,8 +129,8 @@ def _accuracy_ops() -> dict[str, tuple[OperandsFn, tuple[int, ...]]]:
     order of TOSA_LAYOUTS and then the catalog's."""
     ops = ops_where(lambda traits: traits.accuracy is not None)
     order = list(TOSA_LAYOUTS)
-    ops = sorted(ops, key=lambda op: order.index(TRAITS[op].accuracy.tosa))
-    return {op: (TOSA_LAYOUTS[TRAITS[op].accuracy.tosa], TRAITS[op].accuracy.sizes) for op in ops}
+    ops = sorted(ops, key=lambda op: order.index(OPS[op].accuracy.tosa))
+    return {op: (TOSA_LAYOUTS[OPS[op].accuracy.tosa], OPS[op].accuracy.sizes) for op in ops}
 
 
 # op -> (its operands for one size, the sizes: accumulation lengths, or input channels for convolutions)

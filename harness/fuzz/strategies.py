@@ -50,13 +50,13 @@ FUZZ_FILE = "fuzz"
 # Operands whose values have a domain the spec leaves implementation-defined
 # outside (indices) or that the probe already keeps meaningful (booleans,
 # quantization parameters): they take the probe's values, not fuzzed ones.
-# Named by the probe's value domains (OpTraits.values).
+# Named by the probe's value domains (OpSpec.values).
 PROBE_VALUE_DOMAINS = frozenset({"axisIndices", "coordinates", "boolean", "quantization"})
 
 
 def takes_probe_values(op: str, member: str) -> bool:
     """Whether ``op``'s operand ``member`` is filled with the probe's values."""
-    return not PROBE_VALUE_DOMAINS.isdisjoint(opspec.TRAITS[op].values.domains(member))
+    return not PROBE_VALUE_DOMAINS.isdisjoint(opspec.OPS[op].values.domains(member))
 
 
 FLOAT_EDGES = {

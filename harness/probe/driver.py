@@ -31,7 +31,7 @@ from webnn_harness import backends
 from webnn_harness.backends.base import emulations
 from webnn_harness.spec.builder import FieldError
 from webnn_harness.spec.catalog import operators
-from webnn_harness.spec.opspec import TRAITS, ops_where
+from webnn_harness.spec.opspec import OPS, ops_where
 from webnn_harness.spec.opspec.base import SpecError
 from webnn_harness.outputs.jsontext import readable_json
 import webnn_harness.probe.limits as limits_mod
@@ -91,7 +91,7 @@ def outcome_of(record: Record, emulated_ops: Mapping[str, str], in_spec: bool = 
 # data movement any backend has, in the order of their traits' graph_sweep.
 # The first one whose baseline works is used.
 GRAPH_SWEEP_OPS = tuple(sorted(ops_where(lambda traits: traits.graph_sweep is not None),
-                               key=lambda op: TRAITS[op].graph_sweep))
+                               key=lambda op: OPS[op].graph_sweep))
 
 
 def graph_level_combos(op: str = "identity", max_rank: int = MAX_RANK, sweeps: tuple[str, ...] = SWEEPS) -> list[tuple[Combo, str]]:

@@ -12,7 +12,7 @@ the full width of the data type is honoured.
 - NaN and infinities only for the ops that define them (``specials`` in
   the op's traits).
 
-Each op's traits (harness/spec/opspec, ``OpTraits.values``) name the value
+Each op's traits (harness/spec/opspec, ``OpSpec.values``) name the value
 domain of its operands, and of single members where they differ: inside the
 op's domain (positive for log/sqrt, non-zero divisors, valid gather indices,
 positive quantization scales, sums and products that cannot overflow).
@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from webnn_harness.spec.dtypes import integer_range, is_float, numpy_dtype
-from webnn_harness.spec.opspec import TRAITS
+from webnn_harness.spec.opspec import OPS
 
 NAN, INF = float("nan"), float("inf")
 
@@ -258,7 +258,7 @@ def operand_values(op: str, member: str, shape: Sequence[int], data_type: str,
                    shapes: Mapping[str, Any], attributes: Mapping[str, Any], slot: int = 0) -> np.ndarray:
     """Values for operand ``member`` (``slot``: its position in a list member):
     the member's domain, else the op's, else smooth random values."""
-    values = TRAITS[op].values
+    values = OPS[op].values
     operand = Operand(op, member, tuple(shape), data_type, shapes, attributes, slot, values.specials)
     for domain in values.domains(member):
         out = DOMAIN_VALUES[domain](operand)

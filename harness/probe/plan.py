@@ -27,7 +27,7 @@ from typing import Any, Iterator, Mapping
 
 from webnn_harness.spec.catalog import OperatorSpec, operator, operators
 from webnn_harness.spec.dtypes import DATA_TYPES, EXTENSION_DATA_TYPES
-from webnn_harness.spec.opspec import TRAITS
+from webnn_harness.spec.opspec import OPS
 from webnn_harness.spec.opspec.base import EXTENSION_TYPES
 from webnn_harness.spec.opspec.traits import ProbePlan, Skip, Variation
 
@@ -65,7 +65,7 @@ class Combo:
         return f"{self.op}/{where}{self.axis}={self.value}"
 
 
-PLANS: Mapping[str, ProbePlan] = {op: traits.probe for op, traits in TRAITS.items()}
+PLANS: Mapping[str, ProbePlan] = {op: spec.probe for op, spec in OPS.items()}
 
 
 def _leader(spec: OperatorSpec, member: str, extra: Mapping[str, str], kind: str) -> str:

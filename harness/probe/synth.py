@@ -63,7 +63,7 @@ def _descs(combo: Combo) -> tuple[dict[str, TensorDesc], dict[str, Any]]:
 # argument), so every probe of the ops whose traits join them goes the way
 # those files do.
 JOINED_ARGUMENTS: Mapping[str, tuple[str, ...]] = {
-    op: opspec.TRAITS[op].joined_arguments for op in opspec.ops_where(lambda traits: traits.joined_arguments)}
+    op: opspec.OPS[op].joined_arguments for op in opspec.ops_where(lambda spec: spec.joined_arguments)}
 
 
 def _operators_json(combo: Combo, count: int) -> list[dict]:

@@ -1,5 +1,5 @@
 """What a graph costs: floating-point operations and tensor bytes, from the
-op families' COST tables (one cost function per op beside its create steps;
+ops' records (one cost function per op beside its create steps;
 what they count is written in harness/spec/opspec/base.py). The bench divides these
 by measured latency for GFLOP/s, GB/s and the share of the machine's roofline."""
 from __future__ import annotations
@@ -7,11 +7,9 @@ from __future__ import annotations
 from functools import reduce
 from typing import Mapping
 
-from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph, Node, TensorDesc
-from webnn_harness.spec.opspec.base import Cost, CostFn
-
-COST: Mapping[str, CostFn] = join("webnn_harness.spec.opspec", "COST")
+from webnn_harness.spec.opspec import COST
+from webnn_harness.spec.opspec.base import Cost
 
 
 def node_cost(node: Node, descs: Mapping[str, TensorDesc]) -> Cost:

@@ -11,6 +11,7 @@ from webnn_harness.loading.cases import Case
 from webnn_harness.verdict.comparison import INF, Comparison, compare, wrong_zero_sign
 from webnn_harness.spec.dtypes import is_float
 from webnn_harness.spec.graph import Graph
+from webnn_harness.spec.opspec import ops_where
 from webnn_harness.spec.values import encode_number
 from webnn_harness.verdict.tolerance import carried_interval, node_budget
 
@@ -84,10 +85,7 @@ def _judged_against(case: Case, name: str, expected: np.ndarray, actual: np.ndar
 
 # Ops whose result is one of their input values, converted at most: a zero
 # keeps its sign (WPT's zero-ULP list for data movement, and cast).
-SIGN_KEEPING_OPS = frozenset({
-    "cast", "concat", "expand", "gather", "gatherElements", "gatherND", "identity", "pad", "reshape", "reverse",
-    "scatterElements", "scatterND", "slice", "split", "tile", "transpose",
-})
+SIGN_KEEPING_OPS = frozenset(ops_where(lambda spec: spec.keeps_zero_sign))
 
 
 def _trusted_zero_sign(case: Case, name: str, expected: np.ndarray, suspects: np.ndarray) -> np.ndarray:

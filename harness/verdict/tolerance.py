@@ -1,4 +1,4 @@
-"""Tolerance budgets: per op (from the op families' TOLERANCE tables),
+"""Tolerance budgets: per op (from the ops' records in harness/spec/opspec),
 carried through a multi-operator graph (``carried_interval``), overridden per
 case.
 
@@ -94,12 +94,9 @@ import numpy as np
 
 from webnn_harness.spec.exact import exact_reference
 from webnn_harness.spec.dtypes import is_float, numpy_dtype
-from webnn_harness.spec.families import join
 from webnn_harness.spec.graph import Graph, Node
-from webnn_harness.spec.opspec import ops_where
-from webnn_harness.spec.opspec.base import Budget, BudgetFn
-
-TOLERANCE: Mapping[str, BudgetFn] = join("webnn_harness.spec.opspec", "TOLERANCE")
+from webnn_harness.spec.opspec import TOLERANCE, ops_where
+from webnn_harness.spec.opspec.base import Budget
 
 # A carried intermediate is also moved one element at a time when that costs
 # at most this many op runs (elements x 2 sides x downstream ops): every

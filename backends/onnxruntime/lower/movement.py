@@ -4,27 +4,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from webnn_harness.backends.lowering import Lowerings
 from webnn_harness.backends.onnxruntime.emitter import Call, Emitter
+
+LOWER = Lowerings()
 
 INT64_MIN = int(np.iinfo(np.int64).min)
 
 
+@LOWER.op("concat")
 def concat(e: Emitter, c: Call) -> str:
     return e.op("Concat", list(c["inputs"]), axis=int(c.attr("axis")))
 
 
+@LOWER.op("expand")
 def expand(e: Emitter, c: Call) -> str:
     return e.op("Expand", [c["input"], e.i64(c.out.shape)])
 
 
+@LOWER.op("reshape")
 def reshape(e: Emitter, c: Call) -> str:
     return e.reshape(c["input"], c.out.shape)
 
 
+@LOWER.op("tile")
 def tile(e: Emitter, c: Call) -> str:
     return e.op("Tile", [c["input"], e.i64(c.attr("repetitions"))])
 
 
+@LOWER.op("transpose")
 def transpose(e: Emitter, c: Call) -> str:
     rank = c.desc("input").rank
     if rank == 0:  # an empty perm attribute has no inferable ONNX type
@@ -32,6 +40,7 @@ def transpose(e: Emitter, c: Call) -> str:
     return e.op("Transpose", [c["input"]], perm=list(c.attr("permutation")))
 
 
+@LOWER.op("where")
 def where(e: Emitter, c: Call) -> str:
     return e.op("Where", [e.cast(c["condition"], "bool"), c["trueValue"], c["falseValue"]])
 
@@ -57,30 +66,35 @@ def _clamped(e: Emitter, c: Call, sizes, per_coordinate: bool = False) -> str:
     return e.cast(clamped, "int64") if unsigned else clamped
 
 
+@LOWER.op("gather")
 def gather(e: Emitter, c: Call) -> str:
     axis = int(c.attr("axis"))
     indices = _clamped(e, c, [c.desc("input").shape[axis]])
     return e.op("Gather", [c["input"], indices], axis=axis)
 
 
+@LOWER.op("gatherElements")
 def gather_elements(e: Emitter, c: Call) -> str:
     axis = int(c.attr("axis"))
     indices = _clamped(e, c, [c.desc("input").shape[axis]])
     return e.op("GatherElements", [c["input"], indices], axis=axis)
 
 
+@LOWER.op("gatherND")
 def gather_nd(e: Emitter, c: Call) -> str:
     k = c.desc("indices").shape[-1]
     indices = _clamped(e, c, c.desc("input").shape[:k], per_coordinate=True)
     return e.op("GatherND", [c["input"], indices])
 
 
+@LOWER.op("scatterElements")
 def scatter_elements(e: Emitter, c: Call) -> str:
     axis = int(c.attr("axis"))
     indices = _clamped(e, c, [c.desc("input").shape[axis]])
     return e.op("ScatterElements", [c["input"], indices, c["updates"]], axis=axis)
 
 
+@LOWER.op("scatterND")
 def scatter_nd(e: Emitter, c: Call) -> str:
     k = c.desc("indices").shape[-1]
     indices = _clamped(e, c, c.desc("input").shape[:k], per_coordinate=True)
@@ -93,6 +107,7 @@ def _reversed_range(e: Emitter, x: str, axis: int, start: int, end: int) -> str:
     return e.op("Slice", [x, e.i64([end - 1]), e.i64([stop]), e.i64([axis]), e.i64([-1])])
 
 
+@LOWER.op("reverse")
 def reverse(e: Emitter, c: Call) -> str:
     axes = list(c.attr("axes"))
     if not axes:
@@ -101,6 +116,7 @@ def reverse(e: Emitter, c: Call) -> str:
     return e.op("Slice", [c["input"], e.i64([-1] * k), e.i64([INT64_MIN] * k), e.i64(axes), e.i64([-1] * k)])
 
 
+@LOWER.op("pad")
 def pad(e: Emitter, c: Call) -> str:
     desc = c.desc("input")
     begin = list(c.attr("beginningPadding"))
@@ -126,6 +142,7 @@ def pad(e: Emitter, c: Call) -> str:
     return e.op("Pad", inputs, mode=onnx_mode)
 
 
+@LOWER.op("slice")
 def slice_(e: Emitter, c: Call) -> str:
     rank = c.desc("input").rank
     starts = list(c.attr("starts"))
@@ -137,29 +154,13 @@ def slice_(e: Emitter, c: Call) -> str:
     return e.op("Slice", [c["input"], e.i64(starts), e.i64(ends), e.i64(range(rank)), e.i64(strides)])
 
 
+@LOWER.op("split")
 def split(e: Emitter, c: Call) -> list[str]:
     axis = int(c.attr("axis"))
     sizes = [d.shape[axis] for d in c.out_descs]
     return e.op("Split", [c["input"], e.i64(sizes)], outputs=[e.fresh("Split") for _ in sizes], axis=axis)
 
 
-LOWER = {
-    "concat": concat,
-    "expand": expand,
-    "gather": gather,
-    "gatherElements": gather_elements,
-    "gatherND": gather_nd,
-    "pad": pad,
-    "reshape": reshape,
-    "reverse": reverse,
-    "scatterElements": scatter_elements,
-    "scatterND": scatter_nd,
-    "slice": slice_,
-    "split": split,
-    "tile": tile,
-    "transpose": transpose,
-    "where": where,
-}
 
 _CLAMP = "indices clamped to [-N, N-1] first (Clip, or Min/Max per coordinate; uint32 cast to int64): " \
          "WebNN clamps out-of-bounds indices, ORT fails on them"

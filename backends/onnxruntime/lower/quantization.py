@@ -53,31 +53,42 @@ def _blockwise_expand(e: Emitter, x: str, small, big) -> str:
     return e.reshape(e.op("Expand", [e.reshape(x, interleaved), e.i64(repeated)]), big)
 
 
-def dequantize_linear(e: Emitter, c: Call) -> str:
-    in_desc = c.desc("input")
-    if in_desc.data_type in NATIVE_DEQUANTIZE_INPUTS:
-        params = _native_params(e, c, in_desc.shape)
-        if params is not None:
-            scale, zero_point, attrs = params
-            return e.op("DequantizeLinear", [c["input"], scale, zero_point], **attrs)
-    shape, small = in_desc.shape, c.desc("scale").shape
+def _native(e: Emitter, c: Call, onnx_op: str, native_types: set[str], data_type: str) -> str | None:
+    """The ONNX op itself where ``data_type`` (the integer side) is one of
+    its types and it can express the blockwise broadcast; else None."""
+    if data_type not in native_types:
+        return None
+    params = _native_params(e, c, c.desc("input").shape)
+    if params is None:
+        return None
+    scale, zero_point, attrs = params
+    return e.op(onnx_op, [c["input"], scale, zero_point], **attrs)
+
+
+def _float64_parameters(e: Emitter, c: Call) -> tuple[str, str]:
+    """scale and zeroPoint blockwise expanded to the input's shape, in float64."""
+    shape, small = c.desc("input").shape, c.desc("scale").shape
     scale = e.cast(_blockwise_expand(e, c["scale"], small, shape), "float64")
     zero_point = e.cast(_blockwise_expand(e, c["zeroPoint"], small, shape), "float64")
+    return scale, zero_point
+
+
+def dequantize_linear(e: Emitter, c: Call) -> str:
+    native = _native(e, c, "DequantizeLinear", NATIVE_DEQUANTIZE_INPUTS, c.desc("input").data_type)
+    if native is not None:
+        return native
+    scale, zero_point = _float64_parameters(e, c)
     y = e.op("Mul", [e.op("Sub", [e.cast(c["input"], "float64"), zero_point]), scale])
     return e.cast(y, c.out.data_type)
 
 
 def quantize_linear(e: Emitter, c: Call) -> str:
-    in_desc, out_type = c.desc("input"), c.out.data_type
-    if out_type in NATIVE_QUANTIZE_OUTPUTS:
-        params = _native_params(e, c, in_desc.shape)
-        if params is not None:
-            scale, zero_point, attrs = params
-            return e.op("QuantizeLinear", [c["input"], scale, zero_point], **attrs)
+    out_type = c.out.data_type
+    native = _native(e, c, "QuantizeLinear", NATIVE_QUANTIZE_OUTPUTS, out_type)
+    if native is not None:
+        return native
     # clamp(roundEven(x / scale) + zeroPoint) in float64, exact for 32-bit results.
-    shape, small = in_desc.shape, c.desc("scale").shape
-    scale = e.cast(_blockwise_expand(e, c["scale"], small, shape), "float64")
-    zero_point = e.cast(_blockwise_expand(e, c["zeroPoint"], small, shape), "float64")
+    scale, zero_point = _float64_parameters(e, c)
     q = e.op("Add", [e.op("Round", [e.op("Div", [e.cast(c["input"], "float64"), scale])]), zero_point])
     low, high = integer_range(out_type)
     q = e.op("Clip", [q, e.scalar(low, "float64"), e.scalar(high, "float64")])

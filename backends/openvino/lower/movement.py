@@ -5,14 +5,18 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as ops
 
-from webnn_harness.backends.lowering import Call
+from webnn_harness.backends.lowering import Call, Lowerings
 from webnn_harness.backends.openvino.lower.base import const, constant, convert, data_type, i64, output, reshape, shape
 
+LOWER = Lowerings()
 
+
+@LOWER.op("concat")
 def concat(e, c: Call):
     return output(ops.concat(list(c["inputs"]), c.attr("axis")))
 
 
+@LOWER.op("expand")
 def expand(e, c: Call):
     x = c["input"]
     if shape(x) == tuple(c.out.shape):
@@ -34,28 +38,33 @@ def _indices(indices, sizes):
     return output(ops.maximum(ops.minimum(idx, hi), lo))
 
 
+@LOWER.op("gather")
 def gather(e, c: Call):
     x, axis = c["input"], c.attr("axis")
     return output(ops.gather(x, _indices(c["indices"], shape(x)[axis]), i64(axis), 0))
 
 
+@LOWER.op("gatherElements")
 def gather_elements(e, c: Call):
     x, axis = c["input"], c.attr("axis")
     return output(ops.gather_elements(x, _indices(c["indices"], shape(x)[axis]), axis))
 
 
+@LOWER.op("gatherND")
 def gather_nd(e, c: Call):
     x, indices = c["input"], c["indices"]
     k = shape(indices)[-1]
     return output(ops.gather_nd(x, _indices(indices, list(shape(x)[:k])), 0))
 
 
+@LOWER.op("scatterElements")
 def scatter_elements(e, c: Call):
     x, axis = c["input"], c.attr("axis")
     idx = _indices(c["indices"], shape(x)[axis])
     return output(ops.scatter_elements_update(x, idx, c["updates"], i64(axis), "none"))
 
 
+@LOWER.op("scatterND")
 def scatter_nd(e, c: Call):
     x, indices = c["input"], c["indices"]
     k = shape(indices)[-1]
@@ -65,6 +74,7 @@ def scatter_nd(e, c: Call):
 PAD_MODES = {"constant": "constant", "edge": "edge", "reflection": "reflect"}
 
 
+@LOWER.op("pad")
 def pad(e, c: Call):
     x, beginning, mode = c["input"], c.attr("beginningPadding"), c.attr("mode")
     if not beginning:  # a 0-D input has nothing to pad (OpenVINO Pad needs rank >= 1)
@@ -73,10 +83,12 @@ def pad(e, c: Call):
     return output(ops.pad(x, i64(beginning), i64(c.attr("endingPadding")), PAD_MODES[mode], pad_value))
 
 
+@LOWER.op("reshape")
 def reshape_(e, c: Call):
     return reshape(c["input"], c.attr("newShape"))
 
 
+@LOWER.op("reverse")
 def reverse(e, c: Call):
     input, axes = c["input"], c.attr("axes")
     if not axes:
@@ -87,6 +99,7 @@ def reverse(e, c: Call):
     return output(ops.slice(input, i64(starts), i64(stops), i64([-1] * len(axes)), i64(axes)))
 
 
+@LOWER.op("slice")
 def slice_(e, c: Call):
     input, starts, sizes, strides = c["input"], c.attr("starts"), c.attr("sizes"), c.attr("strides")
     if not starts:
@@ -98,6 +111,7 @@ def slice_(e, c: Call):
     return output(ops.slice(input, i64(starts), i64(stops), i64(strides), i64(list(range(len(starts))))))
 
 
+@LOWER.op("split")
 def split(e, c: Call):
     splits, axis = c.attr("splits"), c.attr("axis")
     if isinstance(splits, int):
@@ -107,6 +121,7 @@ def split(e, c: Call):
     return tuple(node.outputs())
 
 
+@LOWER.op("tile")
 def tile(e, c: Call):
     repetitions = c.attr("repetitions")
     if not repetitions:  # 0-D input
@@ -114,10 +129,12 @@ def tile(e, c: Call):
     return output(ops.tile(c["input"], i64(list(repetitions))))
 
 
+@LOWER.op("transpose")
 def transpose_(e, c: Call):
     return output(ops.transpose(c["input"], i64(list(c.attr("permutation")))))
 
 
+@LOWER.op("triangular")
 def triangular(e, c: Call):
     # Spec: keep elements on and above (upper) or on and below (lower) the
     # diagonal shifted by `diagonal` in the last two dimensions; zero the rest.
@@ -128,6 +145,7 @@ def triangular(e, c: Call):
     return output(ops.select(constant(keep), input, const(0, input)))
 
 
+@LOWER.op("resample2d")
 def resample2d(e, c: Call):
     # Spec: inputCoordinate = clamp((outputCoordinate + 0.5) / scale - 0.5,
     # 0, inputSize - 1) with scale = outputSize / inputSize: Interpolate's
@@ -143,24 +161,6 @@ def resample2d(e, c: Call):
                                   "round_prefer_floor", False, -0.75, i64(list(axes))))
 
 
-LOWER = {
-    "resample2d": resample2d,
-    "concat": concat,
-    "expand": expand,
-    "gather": gather,
-    "gatherElements": gather_elements,
-    "gatherND": gather_nd,
-    "pad": pad,
-    "reshape": reshape_,
-    "reverse": reverse,
-    "scatterElements": scatter_elements,
-    "scatterND": scatter_nd,
-    "slice": slice_,
-    "split": split,
-    "tile": tile,
-    "transpose": transpose_,
-    "triangular": triangular,
-}
 _CLAMP = "indices clamped to [-N, N-1] (Minimum, Maximum; spec note on clamping), then "
 EMULATED = {
     "gather": _CLAMP + "Gather",

@@ -1,11 +1,11 @@
-"""The spec's "create" steps for every operator, as pure functions on
-descriptors: validate arguments the way the builder method does, resolve
-option defaults, and compute output descriptors.
+"""Every op, declared once: one ``OpSpec`` record per op (traits.py) with its
+create steps, tolerance budget, cost and probe plan. The create steps are
+pure functions on descriptors: validate arguments the way the builder method
+does, resolve option defaults, and compute output descriptors.
 
-One module per family; each exports ``CREATE``, a name -> function table,
-and ``TRAITS``, a name -> OpTraits table (traits.py: what the probe, fuzz,
-accuracy and reference need of the op). This module joins each into the one
-table the harness uses.
+One module per family; each exports ``OPS = declare(OpSpec(...), ...)``.
+This module joins them into the one table the harness uses, and derives
+every per-op table (create steps, tolerances, costs) from it.
 """
 from __future__ import annotations
 
@@ -13,17 +13,19 @@ from typing import Any, Callable, Mapping
 
 from webnn_harness.spec.catalog import operator, operators
 from webnn_harness.spec.families import join
-from webnn_harness.spec.opspec.base import Created, OperandArg, SpecError, check_limits
-from webnn_harness.spec.opspec.traits import OpTraits
+from webnn_harness.spec.opspec.base import BudgetFn, Created, CostFn, CreateFn, OperandArg, SpecError, check_limits
+from webnn_harness.spec.opspec.traits import OpSpec
 
-CREATE = join("webnn_harness.spec.opspec", "CREATE")
-TRAITS: Mapping[str, OpTraits] = join("webnn_harness.spec.opspec", "TRAITS")
+OPS: Mapping[str, OpSpec] = join("webnn_harness.spec.opspec", "OPS")
+CREATE: Mapping[str, CreateFn] = {op: spec.create for op, spec in OPS.items()}
+TOLERANCE: Mapping[str, BudgetFn] = {op: spec.tolerance for op, spec in OPS.items()}
+COST: Mapping[str, CostFn] = {op: spec.cost for op, spec in OPS.items()}
 
 
-def ops_where(holds: Callable[[OpTraits], Any]) -> tuple[str, ...]:
-    """The ops whose traits ``holds`` is true of, in catalog order: how every
+def ops_where(holds: Callable[[OpSpec], Any]) -> tuple[str, ...]:
+    """The ops whose record ``holds`` is true of, in catalog order: how every
     per-op list outside opspec is derived."""
-    return tuple(op for op in operators() if op in TRAITS and holds(TRAITS[op]))
+    return tuple(op for op in operators() if op in OPS and holds(OPS[op]))
 
 
 def create(op: str, operands: Mapping[str, OperandArg], attributes: Mapping[str, Any]) -> Created:
@@ -39,4 +41,4 @@ def create(op: str, operands: Mapping[str, OperandArg], attributes: Mapping[str,
     return CREATE[op](operands, attributes)
 
 
-__all__ = ["CREATE", "TRAITS", "Created", "OpTraits", "SpecError", "create", "ops_where"]
+__all__ = ["COST", "CREATE", "OPS", "TOLERANCE", "Created", "OpSpec", "SpecError", "create", "ops_where"]

@@ -128,26 +128,23 @@ def _output_type(node, descs: Mapping[str, TensorDesc]) -> str:
     return descs[node.outputs[0]].data_type
 
 
-def ulp(value: float, float16: float | None = None) -> BudgetFn:
-    """A fixed ULP budget (optionally a different one for float16 outputs)."""
-
+def _fixed(metric: str, value: float, float16: float | None) -> BudgetFn:
     def budget(node, descs) -> Budget:
         if float16 is not None and _output_type(node, descs) == "float16":
-            return Budget("ULP", float16)
-        return Budget("ULP", value)
+            return Budget(metric, float16)
+        return Budget(metric, value)
 
     return budget
+
+
+def ulp(value: float, float16: float | None = None) -> BudgetFn:
+    """A fixed ULP budget (optionally a different one for float16 outputs)."""
+    return _fixed("ULP", value, float16)
 
 
 def atol(value: float, float16: float | None = None) -> BudgetFn:
     """A fixed absolute budget (optionally a different one for float16 outputs)."""
-
-    def budget(node, descs) -> Budget:
-        if float16 is not None and _output_type(node, descs) == "float16":
-            return Budget("ATOL", float16)
-        return Budget("ATOL", value)
-
-    return budget
+    return _fixed("ATOL", value, float16)
 
 
 EXACT: BudgetFn = ulp(0)

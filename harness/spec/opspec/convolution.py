@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import Budget, Created, check, counted
-from webnn_harness.spec.opspec.traits import AccuracyPlan, InputValues, OpTraits, ProbePlan, Variation
+from webnn_harness.spec.opspec.traits import AccuracyPlan, InputValues, OpSpec, ProbePlan, Variation, declare
 
 # MLInputOperandLayout: position of (channels, height, width) in the 4-D shape.
 INPUT_LAYOUT_AXES: dict[str, tuple[int, int, int]] = {"nchw": (1, 2, 3), "nhwc": (3, 1, 2)}
@@ -222,9 +222,6 @@ def conv_transpose2d(operands: Mapping[str, Any], attributes: Mapping[str, Any])
     return Created(outputs=(TensorDesc(shape, inp.data_type),), attributes=resolved)
 
 
-CREATE = {"conv2d": conv2d, "convTranspose2d": conv_transpose2d}
-
-
 def conv_budget(node, descs: Mapping[str, TensorDesc]) -> Budget:
     """WPT getConv2dPrecisionTolerance, for both ops: ULP =
     filterHeight * filterWidth * (inputChannels / groups) * 2, with
@@ -235,10 +232,6 @@ def conv_budget(node, descs: Mapping[str, TensorDesc]) -> Budget:
     _, input_channels, _, _ = spatial_input(descs[node.operands["input"]].shape, attrs["inputLayout"])
     f = filter_dims(descs[node.operands["filter"]].shape, attrs["filterLayout"])
     return Budget("ULP", f["h"] * f["w"] * (input_channels // attrs["groups"]) * 2)
-
-
-TOLERANCE = {"conv2d": conv_budget, "convTranspose2d": conv_budget}
-
 
 
 # --- Costs (see base.py "What a Cost counts"). Taps that fall on padding are
@@ -271,10 +264,7 @@ def conv_transpose2d_flops(node, descs) -> int:
     return 2 * descs[node.operands["input"]].size * f["o"] * f["h"] * f["w"] + _bias_adds(node, descs)
 
 
-COST = {"conv2d": conv2d_flops, "convTranspose2d": conv_transpose2d_flops}
-
-
-# Probe plans and the other traits (see traits.py).
+# Probe plans (see traits.py).
 
 # conv2d filter shapes for 2 input channels, 3 output channels, 3x3 kernel.
 CONV_FILTER = {"oihw": (3, 2, 3, 3), "hwio": (3, 3, 2, 3), "ohwi": (3, 3, 3, 2), "ihwo": (2, 3, 3, 3)}
@@ -316,14 +306,18 @@ def conv_transpose2d_arguments(v: Variation):
     return _conv_arguments(v, CONV_T_FILTER, "iohw", 4, (2, 2, 3, 3), [1, 0, 1, 1])
 
 
-TRAITS = {
-    "conv2d": OpTraits(
-        ProbePlan(conv2d_arguments, options=CONV_OPTIONS + tuple(f"filterLayout={x}" for x in CONV_FILTER if x != "oihw")),
-        InputValues("dyadic"), accuracy=AccuracyPlan("CONV2D", (2, 32, 128))),  # k = 18, 288, 1152
-    "convTranspose2d": OpTraits(
-        ProbePlan(conv_transpose2d_arguments, options=CONV_OPTIONS + ("outputPadding",)
-                  + tuple(f"filterLayout={x}" for x in CONV_T_FILTER if x != "iohw")),
-        InputValues("dyadic"), accuracy=AccuracyPlan("TRANSPOSE_CONV2D", (2, 32, 128))),
-}
+# k = 18, 288, 1152 accumulated products at 2, 32, 128 input channels (3x3 kernels).
+ACCURACY_CHANNELS = (2, 32, 128)
 
-__all__ = ["CREATE", "TOLERANCE", "COST", "TRAITS"]
+OPS = declare(
+    OpSpec("conv2d", conv2d, conv_budget, conv2d_flops,
+           ProbePlan(conv2d_arguments,
+                     options=CONV_OPTIONS + tuple(f"filterLayout={x}" for x in CONV_FILTER if x != "oihw")),
+           InputValues("dyadic"), accuracy=AccuracyPlan("CONV2D", ACCURACY_CHANNELS)),
+    OpSpec("convTranspose2d", conv_transpose2d, conv_budget, conv_transpose2d_flops,
+           ProbePlan(conv_transpose2d_arguments, options=CONV_OPTIONS + ("outputPadding",)
+                     + tuple(f"filterLayout={x}" for x in CONV_T_FILTER if x != "iohw")),
+           InputValues("dyadic"), accuracy=AccuracyPlan("TRANSPOSE_CONV2D", ACCURACY_CHANNELS)),
+)
+
+__all__ = ["OPS"]

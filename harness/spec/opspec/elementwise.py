@@ -22,6 +22,7 @@ from webnn_harness.spec.dtypes import DATA_TYPES, integer_range, is_float
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import (
     EXACT,
+    BudgetFn,
     Created,
     atol,
     broadcast_shapes,
@@ -29,7 +30,7 @@ from webnn_harness.spec.opspec.base import (
     per_output_element,
     ulp,
 )
-from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Variation, dims
+from webnn_harness.spec.opspec.traits import InputValues, OpSpec, ProbePlan, Variation, declare, dims
 
 
 def _broadcast(op: str, shape_a, shape_b) -> tuple[int, ...]:
@@ -76,7 +77,7 @@ def cast_number(x: float | int, data_type: str) -> float | int:
 # --- shared shapes of create steps ----------------------------------------
 
 
-def _unary(op: str) -> Callable:
+def _unary_create(op: str) -> Callable:
     """Output is a copy of the input's descriptor; every option is cast to the
     input's data type (elu alpha, hardSigmoid alpha/beta, leakyRelu alpha,
     linear alpha/beta: "Set options.alpha to the result of casting ...")."""
@@ -90,7 +91,7 @@ def _unary(op: str) -> Callable:
     return create
 
 
-def _binary(op: str) -> Callable:
+def _binary_create(op: str) -> Callable:
     """Spec "create an element-wise binary operation": same data types,
     bidirectional broadcast, output of a's data type."""
 
@@ -103,7 +104,7 @@ def _binary(op: str) -> Callable:
     return create
 
 
-def _logical(op: str) -> Callable:
+def _logical_create(op: str) -> Callable:
     """Spec "create an element-wise logical operation": output is uint8; b, when
     the op takes it, must match a's data type and broadcast with a.
 
@@ -175,93 +176,8 @@ def where(operands, attributes) -> Created:
     return Created((TensorDesc(shape, true_value.data_type),), dict(attributes))
 
 
-BINARY = ("add", "sub", "mul", "div", "max", "min", "pow")
-LOGICAL = (
-    "equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual",
-    "logicalNot", "logicalAnd", "logicalOr", "logicalXor", "isNaN", "isInfinite",
-)
-UNARY = (
-    "abs", "ceil", "cos", "erf", "exp", "floor", "identity", "log", "neg", "reciprocal",
-    "roundEven", "sin", "sign", "sqrt", "tan",
-    "elu", "gelu", "hardSigmoid", "hardSwish", "leakyRelu", "linear", "relu",
-    "sigmoid", "softplus", "softsign", "tanh",
-)
-
-CREATE = {
-    **{op: _binary(op) for op in BINARY},
-    **{op: _logical(op) for op in LOGICAL},
-    **{op: _unary(op) for op in UNARY},
-    "cast": cast,
-    "clamp": clamp,
-    "prelu": prelu,
-    "where": where,
-}
-
-
-# Budgets from WPT (see /work/shared/wpt/README.md "Tolerances WPT applies" and
-# each WPT test file's own get*PrecisionTolerance). Integer outputs are exact.
-TOLERANCE = {
-    # Binary: WPT add/sub/mul 1 ULP, div 2 ULP (div.https.any.js),
-    # pow 32 ULP / float16 2 (pow.https.any.js), max/min 0.
-    "add": ulp(1), "sub": ulp(1), "mul": ulp(1), "div": ulp(2),
-    "max": EXACT, "min": EXACT, "pow": ulp(32, float16=2),
-    # Comparisons and logical ops produce uint8: exact.
-    **{op: EXACT for op in LOGICAL},
-    # Unary: exact where the result is a representable input value or an
-    # exact rounding (abs, neg, ceil, floor, identity, roundEven, sign).
-    "abs": EXACT, "neg": EXACT, "ceil": EXACT, "floor": EXACT, "identity": EXACT,
-    "roundEven": EXACT, "sign": EXACT,
-    "cos": atol(2**-10, float16=2**-7),
-    "sin": atol(1 / 1024, float16=1 / 512),
-    "tan": atol(1 / 1024, float16=1 / 512),
-    "erf": atol(1 / 1024, float16=1 / 512),
-    "exp": ulp(32, float16=1),  # exp.https.any.js
-    "log": atol(1 / 1024, float16=1 / 1024),  # log.https.any.js
-    "reciprocal": ulp(2),
-    "sqrt": ulp(1),  # WPT sqrt 1 ULP (IEEE sqrt is correctly rounded)
-    # WPT cast: 1 ULP to a float type (float <-> float, integer -> float);
-    # integer outputs are compared exactly whatever the budget.
-    "cast": ulp(1),
-    "clamp": EXACT, "relu": EXACT,
-    "elu": ulp(18), "gelu": ulp(18), "hardSigmoid": ulp(2), "hardSwish": ulp(4),
-    "leakyRelu": ulp(1, float16=2), "linear": ulp(2), "prelu": ulp(1),
-    "sigmoid": ulp(34, float16=10), "softplus": ulp(18), "softsign": ulp(3),
-    "tanh": ulp(16),
-    # where only selects input values: exact (WPT's old table: where 0 ULP).
-    "where": EXACT,
-}
-
-
-# Costs (see base.py "What a Cost counts"): flops per output element, counting
-# each operation of the spec's formula (its "emulation" note where it has one)
-# once, and a library function (exp, log, erf, tanh, sin, cos, tan, sqrt, pow)
-# as 1.
-ELEMENTWISE_FLOPS = {
-    **{op: 1 for op in BINARY},  # one arithmetic op; pow counts as one function call
-    **{op: 1 for op in LOGICAL},  # one comparison or logical op
-    **{op: 1 for op in UNARY},  # one op or function call; the activations below differ
-    "identity": 0,  # a copy
-    "cast": 1,  # one conversion
-    "clamp": 2,  # min(max(x, minValue), maxValue)
-    "relu": 1,  # max(0, x)
-    "elu": 6,  # max(0, x) + alpha * (exp(min(0, x)) - 1)
-    "gelu": 5,  # 0.5 * x * (1 + erf(x / sqrt(2)))
-    "hardSigmoid": 4,  # max(0, min(1, alpha * x + beta))
-    "hardSwish": 5,  # x * max(0, min(6, x + 3)) / 6
-    "leakyRelu": 4,  # max(0, x) + alpha * min(0, x)
-    "linear": 2,  # alpha * x + beta
-    "sigmoid": 4,  # 1 / (exp(-x) + 1)
-    "softplus": 3,  # log(1 + exp(x))
-    "softsign": 3,  # x / (1 + abs(x))
-    "prelu": 4,  # max(0, x) + slope * min(0, x)
-    "where": 1,  # one select
-}
-
-COST = {op: per_output_element(n) for op, n in ELEMENTWISE_FLOPS.items()}
-
-
-# Probe plans and the other traits (see traits.py). Each builder returns
-# ({member: shape}, {attribute: value}) for one Variation.
+# Probe plans (see traits.py). Each builder returns ({member: shape},
+# {attribute: value}) for one Variation.
 
 
 def unary_arguments(v: Variation):
@@ -299,42 +215,99 @@ UNARY_PLAN = ProbePlan(unary_arguments)
 BINARY_PLAN = ProbePlan(binary_arguments, rank_ties={"b": "a"})
 
 
-def _elementwise(probe: ProbePlan, domain: str = "uniform", specials: bool = False,
-                 members: Mapping[str, str] | None = None, discrete: bool = False,
-                 graph_sweep: int | None = None) -> OpTraits:
-    """Every op of this family is element-wise."""
-    return OpTraits(probe, InputValues(domain, dict(members or {}), specials), elementwise=True,
-                    discrete=discrete, graph_sweep=graph_sweep)
+# --- the ops -------------------------------------------------------------------
+# Tolerances: budgets from WPT (see /work/shared/wpt/README.md "Tolerances WPT
+# applies" and each WPT test file's own get*PrecisionTolerance); integer
+# outputs are exact. Costs (see base.py "What a Cost counts"): flops per output
+# element, counting each operation of the spec's formula (its "emulation" note
+# where it has one) once, and a library function (exp, log, erf, tanh, sin,
+# cos, tan, sqrt, pow) as 1.
 
 
-TRAITS = {
-    "add": _elementwise(BINARY_PLAN, "additive", specials=True),
-    "sub": _elementwise(BINARY_PLAN, "additive", members={"b": "integerDivisor"}),
-    "mul": _elementwise(BINARY_PLAN, "product"),
-    "div": _elementwise(BINARY_PLAN, members={"b": "divisor"}),
-    "max": _elementwise(BINARY_PLAN, "wide"),
-    "min": _elementwise(BINARY_PLAN, "wide"),
-    "pow": _elementwise(BINARY_PLAN, members={"a": "powBase", "b": "powExponent"}),
-    **{op: _elementwise(BINARY_PLAN, "wide", specials=True, discrete=True)
-       for op in ("equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual")},
-    "logicalNot": _elementwise(UNARY_PLAN, "boolean", discrete=True),
-    **{op: _elementwise(BINARY_PLAN, "boolean", discrete=True) for op in ("logicalAnd", "logicalOr", "logicalXor")},
-    "isNaN": _elementwise(UNARY_PLAN, "wide", specials=True, discrete=True),
-    "isInfinite": _elementwise(UNARY_PLAN, "wide", specials=True, discrete=True),
+def _op(name: str, create: Callable, tolerance: BudgetFn, flops: int, probe: ProbePlan, domain: str = "uniform",
+        specials: bool = False, members: Mapping[str, str] | None = None, discrete: bool = False,
+        keeps_zero_sign: bool = False, graph_sweep: int | None = None) -> OpSpec:
+    """Every op of this family is element-wise and costs ``flops`` per output element."""
+    return OpSpec(name, create, tolerance, per_output_element(flops), probe,
+                  InputValues(domain, dict(members or {}), specials), elementwise=True, discrete=discrete,
+                  keeps_zero_sign=keeps_zero_sign, graph_sweep=graph_sweep)
+
+
+def binary(name: str, tolerance: BudgetFn, domain: str = "uniform", **values) -> OpSpec:
+    """An element-wise binary op: one arithmetic op per element (pow: one function call)."""
+    return _op(name, _binary_create(name), tolerance, 1, BINARY_PLAN, domain, **values)
+
+
+def logical(name: str, probe: ProbePlan, domain: str, specials: bool = False) -> OpSpec:
+    """A comparison or logical op: a uint8 output, exact; one comparison or logical op per element."""
+    return _op(name, _logical_create(name), EXACT, 1, probe, domain, specials, discrete=True)
+
+
+def unary(name: str, tolerance: BudgetFn, domain: str, flops: int = 1, specials: bool = False,
+          keeps_zero_sign: bool = False, graph_sweep: int | None = None) -> OpSpec:
+    """An element-wise unary op or activation: one op or function call per element unless ``flops`` says."""
+    return _op(name, _unary_create(name), tolerance, flops, UNARY_PLAN, domain, specials,
+               keeps_zero_sign=keeps_zero_sign, graph_sweep=graph_sweep)
+
+
+OPS = declare(
+    # Binary: WPT add/sub/mul 1 ULP, div 2 ULP (div.https.any.js), pow 32 ULP /
+    # float16 2 (pow.https.any.js), max/min 0.
+    binary("add", ulp(1), "additive", specials=True),
+    binary("sub", ulp(1), "additive", members={"b": "integerDivisor"}),
+    binary("mul", ulp(1), "product"),
+    binary("div", ulp(2), members={"b": "divisor"}),
+    binary("max", EXACT, "wide"),
+    binary("min", EXACT, "wide"),
+    binary("pow", ulp(32, float16=2), members={"a": "powBase", "b": "powExponent"}),
+    # Comparisons and logical ops produce uint8: exact.
+    *(logical(name, BINARY_PLAN, "wide", specials=True)
+      for name in ("equal", "notEqual", "greater", "greaterOrEqual", "lesser", "lesserOrEqual")),
+    logical("logicalNot", UNARY_PLAN, "boolean"),
+    *(logical(name, BINARY_PLAN, "boolean") for name in ("logicalAnd", "logicalOr", "logicalXor")),
+    logical("isNaN", UNARY_PLAN, "wide", specials=True),
+    logical("isInfinite", UNARY_PLAN, "wide", specials=True),
+    # Unary: exact where the result is a representable input value or an exact
+    # rounding (abs, neg, ceil, floor, identity, roundEven, sign).
     # identity first among the graph-level sweep ops: it takes every data type and rank.
-    "identity": _elementwise(UNARY_PLAN, "wide", specials=True, graph_sweep=0),
-    **{op: _elementwise(UNARY_PLAN, "wide", specials=True) for op in ("abs", "neg", "sign")},
-    "relu": _elementwise(UNARY_PLAN, "wide"),
-    **{op: _elementwise(UNARY_PLAN, "smooth", specials=True) for op in ("ceil", "floor", "roundEven", "exp")},
-    **{op: _elementwise(UNARY_PLAN, "smooth") for op in (
-        "cos", "sin", "tan", "erf", "elu", "gelu", "hardSigmoid", "hardSwish", "leakyRelu", "linear",
-        "sigmoid", "softplus", "softsign", "tanh")},
-    "log": _elementwise(UNARY_PLAN, "positive"),
-    "sqrt": _elementwise(UNARY_PLAN, "positive"),
-    "reciprocal": _elementwise(UNARY_PLAN, "nonzero"),
-    "cast": _elementwise(ProbePlan(cast_arguments, typed_outputs=("output",), base_types={"output": "float32"}), "wide"),
-    "clamp": _elementwise(ProbePlan(clamp_arguments), "wide"),
-    "prelu": _elementwise(ProbePlan(prelu_arguments, rank_ties={"slope": "input"}), "wide"),
-    "where": _elementwise(ProbePlan(where_arguments, rank_ties={"trueValue": "condition", "falseValue": "condition"}),
-                          "wide", specials=True, members={"condition": "boolean"}),
-}
+    unary("identity", EXACT, "wide", flops=0, specials=True, keeps_zero_sign=True, graph_sweep=0),  # a copy
+    unary("abs", EXACT, "wide", specials=True),
+    unary("neg", EXACT, "wide", specials=True),
+    unary("sign", EXACT, "wide", specials=True),
+    unary("ceil", EXACT, "smooth", specials=True),
+    unary("floor", EXACT, "smooth", specials=True),
+    unary("roundEven", EXACT, "smooth", specials=True),
+    unary("exp", ulp(32, float16=1), "smooth", specials=True),  # exp.https.any.js
+    unary("cos", atol(2**-10, float16=2**-7), "smooth"),
+    unary("sin", atol(1 / 1024, float16=1 / 512), "smooth"),
+    unary("tan", atol(1 / 1024, float16=1 / 512), "smooth"),
+    unary("erf", atol(1 / 1024, float16=1 / 512), "smooth"),
+    unary("log", atol(1 / 1024, float16=1 / 1024), "positive"),  # log.https.any.js
+    unary("sqrt", ulp(1), "positive"),  # WPT sqrt 1 ULP (IEEE sqrt is correctly rounded)
+    unary("reciprocal", ulp(2), "nonzero"),
+    unary("relu", EXACT, "wide"),  # max(0, x)
+    unary("elu", ulp(18), "smooth", flops=6),  # max(0, x) + alpha * (exp(min(0, x)) - 1)
+    unary("gelu", ulp(18), "smooth", flops=5),  # 0.5 * x * (1 + erf(x / sqrt(2)))
+    unary("hardSigmoid", ulp(2), "smooth", flops=4),  # max(0, min(1, alpha * x + beta))
+    unary("hardSwish", ulp(4), "smooth", flops=5),  # x * max(0, min(6, x + 3)) / 6
+    unary("leakyRelu", ulp(1, float16=2), "smooth", flops=4),  # max(0, x) + alpha * min(0, x)
+    unary("linear", ulp(2), "smooth", flops=2),  # alpha * x + beta
+    unary("sigmoid", ulp(34, float16=10), "smooth", flops=4),  # 1 / (exp(-x) + 1)
+    unary("softplus", ulp(18), "smooth", flops=3),  # log(1 + exp(x))
+    unary("softsign", ulp(3), "smooth", flops=3),  # x / (1 + abs(x))
+    unary("tanh", ulp(16), "smooth"),
+    # WPT cast: 1 ULP to a float type (float <-> float, integer -> float);
+    # integer outputs are compared exactly whatever the budget. One conversion.
+    _op("cast", cast, ulp(1), 1, ProbePlan(cast_arguments, typed_outputs=("output",), base_types={"output": "float32"}),
+        "wide", keeps_zero_sign=True),
+    _op("clamp", clamp, EXACT, 2, ProbePlan(clamp_arguments), "wide"),  # min(max(x, minValue), maxValue)
+    _op("prelu", prelu, ulp(1), 4, ProbePlan(prelu_arguments, rank_ties={"slope": "input"}),
+        "wide"),  # max(0, x) + slope * min(0, x)
+    # where only selects input values: exact (WPT's old table: where 0 ULP); one select.
+    _op("where", where, EXACT, 1,
+        ProbePlan(where_arguments, rank_ties={"trueValue": "condition", "falseValue": "condition"}),
+        "wide", specials=True, members={"condition": "boolean"}),
+)
+
+# The comparisons and logical ops: the family's ops with a discrete output.
+LOGICAL = tuple(name for name, spec in OPS.items() if spec.discrete)

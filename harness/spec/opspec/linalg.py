@@ -21,7 +21,8 @@ from webnn_harness.spec.opspec.base import (
     counted,
     unidirectionally_broadcastable,
 )
-from webnn_harness.spec.opspec.traits import AccuracyPlan, InputValues, OpTraits, ProbePlan, Skip, Variation, dims
+from webnn_harness.spec.opspec.traits import (
+    AccuracyPlan, InputValues, OpSpec, ProbePlan, Skip, Variation, declare, dims)
 
 
 def cast_number(value: float, data_type: str) -> float:
@@ -79,9 +80,6 @@ def triangular(operands, attributes) -> Created:
     return Created((x,), {"upper": bool(attributes["upper"]), "diagonal": diagonal})
 
 
-CREATE = {"matmul": matmul, "gemm": gemm, "triangular": triangular}
-
-
 # --- Tolerances: exactly WPT's (resources/utils.js getMatmulPrecisionTolerance,
 # getGemmPrecisionTolerance): a dot product of K terms costs 2 roundings per term.
 
@@ -102,9 +100,6 @@ def gemm_budget(node, descs) -> Budget:
         if attrs["beta"] != 1.0:
             value += 1  # the beta multiply
     return Budget("ULP", value)
-
-
-TOLERANCE = {"matmul": matmul_budget, "gemm": gemm_budget, "triangular": EXACT}
 
 
 # --- Costs (see base.py "What a Cost counts").
@@ -133,11 +128,7 @@ def gemm_flops(node, descs) -> int:
     return out * per_element
 
 
-# triangular keeps or zeroes elements by position: a masked copy, no arithmetic.
-COST = {"matmul": matmul_flops, "gemm": gemm_flops, "triangular": MOVEMENT}
-
-
-# Probe plans and the other traits (see traits.py).
+# Probe plans (see traits.py).
 
 
 def matmul_arguments(v: Variation):
@@ -168,11 +159,13 @@ def triangular_arguments(v: Variation):
     return {"input": dims(r)}, {"upper": upper, "diagonal": 0}
 
 
-TRAITS = {
-    "matmul": OpTraits(ProbePlan(matmul_arguments), InputValues("dyadic"),
-                       accuracy=AccuracyPlan("MATMUL", (16, 256, 2048))),
+OPS = declare(
+    OpSpec("matmul", matmul, matmul_budget, matmul_flops, ProbePlan(matmul_arguments), InputValues("dyadic"),
+           accuracy=AccuracyPlan("MATMUL", (16, 256, 2048))),
     # TOSA FULLY_CONNECTED: gemm(a, b, {c, bTranspose: true}).
-    "gemm": OpTraits(ProbePlan(gemm_arguments, options=("aTranspose", "bTranspose")), InputValues("dyadic"),
-                     accuracy=AccuracyPlan("FULLY_CONNECTED", (16, 256, 2048))),
-    "triangular": OpTraits(ProbePlan(triangular_arguments, options=("lower",)), InputValues("wide")),
-}
+    OpSpec("gemm", gemm, gemm_budget, gemm_flops, ProbePlan(gemm_arguments, options=("aTranspose", "bTranspose")),
+           InputValues("dyadic"), accuracy=AccuracyPlan("FULLY_CONNECTED", (16, 256, 2048))),
+    # triangular keeps or zeroes elements by position: exact, a masked copy with no arithmetic.
+    OpSpec("triangular", triangular, EXACT, MOVEMENT, ProbePlan(triangular_arguments, options=("lower",)),
+           InputValues("wide")),
+)

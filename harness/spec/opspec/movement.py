@@ -15,7 +15,7 @@ from webnn_harness.spec.dtypes import is_float, numpy_dtype
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.catalog import enum_values
 from webnn_harness.spec.opspec.base import EXACT, MOVEMENT, Created, check, check_axes
-from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Skip, Variation, dims
+from webnn_harness.spec.opspec.traits import InputValues, OpSpec, ProbePlan, Skip, Variation, declare, dims
 
 # "A valid dimension is an integer greater than zero and in the range of long."
 MAX_DIMENSION = 2**31 - 1
@@ -318,34 +318,7 @@ def pad(operands, attributes) -> Created:
                    _resolved(attributes, beginningPadding=beginning, endingPadding=ending, mode=mode, value=value))
 
 
-CREATE = {
-    "reshape": reshape,
-    "transpose": transpose,
-    "concat": concat,
-    "split": split,
-    "slice": slice,
-    "expand": expand,
-    "gather": gather,
-    "gatherElements": gatherElements,
-    "gatherND": gatherND,
-    "scatterElements": scatterElements,
-    "scatterND": scatterND,
-    "tile": tile,
-    "reverse": reverse,
-    "pad": pad,
-}
-
-# Data movement copies values: 0 ULP (WPT: "0 ULP: data movement (concat,
-# expand, gather*, identity, pad, reshape, reverse, scatter*, slice, split,
-# tile, transpose)").
-TOLERANCE = {op: EXACT for op in CREATE}
-
-# Costs: data movement does no arithmetic (scatter* overwrite, they do not
-# accumulate, in WebNN); bytes are what each op reads and writes (see base.py).
-COST = {op: MOVEMENT for op in CREATE}
-
-
-# Probe plans and the other traits (see traits.py).
+# Probe plans (see traits.py).
 
 
 def concat_arguments(v: Variation):
@@ -466,29 +439,37 @@ def tile_arguments(v: Variation):
     return {"input": dims(r)}, {"repetitions": [2 if i == 0 else 1 for i in range(r)]}
 
 
-def _moved(probe: ProbePlan, specials: bool = True, indices: str | None = None,
-           graph_sweep: int | None = None) -> OpTraits:
-    """Data movement takes the full width of every data type; ``specials``:
-    NaN and infinities move bit for bit."""
+# Data movement copies values: 0 ULP (WPT: "0 ULP: data movement (concat,
+# expand, gather*, identity, pad, reshape, reverse, scatter*, slice, split,
+# tile, transpose)"). It does no arithmetic (scatter* overwrite, they do not
+# accumulate, in WebNN); its cost is the bytes each op reads and writes (see base.py).
+
+
+def moved(name: str, create, make, specials: bool = True, indices: str | None = None,
+          graph_sweep: int | None = None, **plan) -> OpSpec:
+    """Data movement takes the full width of every data type and hands on
+    input values (a zero keeps its sign); ``specials``: NaN and infinities
+    move bit for bit."""
     members = {"indices": indices} if indices else {}
-    return OpTraits(probe, InputValues("wide", members, specials), graph_sweep=graph_sweep)
+    return OpSpec(name, create, EXACT, MOVEMENT, ProbePlan(make, **plan), InputValues("wide", members, specials),
+                  keeps_zero_sign=True, graph_sweep=graph_sweep)
 
 
 # graph_sweep: after identity, the data movement every backend has, in the
 # order the probe's graph-level sweeps try them.
-TRAITS = {
-    "reshape": _moved(ProbePlan(reshape_arguments), graph_sweep=1),
-    "transpose": _moved(ProbePlan(input_only_arguments), graph_sweep=2),
-    "concat": _moved(ProbePlan(concat_arguments)),
-    "split": _moved(ProbePlan(split_arguments)),
-    "slice": _moved(ProbePlan(slice_arguments, options=("strides",)), graph_sweep=6),
-    "expand": _moved(ProbePlan(expand_arguments), graph_sweep=3),
-    "gather": _moved(ProbePlan(gather_arguments), indices="axisIndices"),
-    "gatherElements": _moved(ProbePlan(gather_elements_arguments), indices="axisIndices"),
-    "gatherND": _moved(ProbePlan(gather_nd_arguments, extras=(("output", "rank", 0),)), indices="coordinates"),
-    "scatterElements": _moved(ProbePlan(scatter_elements_arguments), specials=False, indices="axisIndices"),
-    "scatterND": _moved(ProbePlan(scatter_nd_arguments), specials=False, indices="coordinates"),
-    "tile": _moved(ProbePlan(tile_arguments), graph_sweep=4),
-    "reverse": _moved(ProbePlan(input_only_arguments), graph_sweep=5),
-    "pad": _moved(ProbePlan(pad_arguments, options=tuple(enum_values("MLPaddingMode")[1:])), specials=False),
-}
+OPS = declare(
+    moved("reshape", reshape, reshape_arguments, graph_sweep=1),
+    moved("transpose", transpose, input_only_arguments, graph_sweep=2),
+    moved("concat", concat, concat_arguments),
+    moved("split", split, split_arguments),
+    moved("slice", slice, slice_arguments, graph_sweep=6, options=("strides",)),
+    moved("expand", expand, expand_arguments, graph_sweep=3),
+    moved("gather", gather, gather_arguments, indices="axisIndices"),
+    moved("gatherElements", gatherElements, gather_elements_arguments, indices="axisIndices"),
+    moved("gatherND", gatherND, gather_nd_arguments, indices="coordinates", extras=(("output", "rank", 0),)),
+    moved("scatterElements", scatterElements, scatter_elements_arguments, specials=False, indices="axisIndices"),
+    moved("scatterND", scatterND, scatter_nd_arguments, specials=False, indices="coordinates"),
+    moved("tile", tile, tile_arguments, graph_sweep=4),
+    moved("reverse", reverse, input_only_arguments, graph_sweep=5),
+    moved("pad", pad, pad_arguments, specials=False, options=tuple(enum_values("MLPaddingMode")[1:])),
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import Budget, Created, check, counted, ulp
 from webnn_harness.spec.opspec.linalg import cast_number
-from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Skip, Variation, dims
+from webnn_harness.spec.opspec.traits import InputValues, OpSpec, ProbePlan, Skip, Variation, declare, dims
 
 LAYOUTS = ("nchw", "nhwc")
 
@@ -66,13 +66,6 @@ def layerNormalization(operands, attributes) -> Created:
     return Created((x,), resolved)
 
 
-CREATE = {
-    "batchNormalization": batchNormalization,
-    "instanceNormalization": instanceNormalization,
-    "layerNormalization": layerNormalization,
-}
-
-
 def layer_normalization_budget(node, descs) -> Budget:
     """840 ULP (float16 8400), the instanceNormalization budget.
 
@@ -87,15 +80,6 @@ def layer_normalization_budget(node, descs) -> Budget:
     if descs[node.outputs[0]].data_type == "float16":
         return Budget("ULP", 8400)
     return Budget("ULP", 840)
-
-
-TOLERANCE = {
-    "batchNormalization": ulp(6),
-    # WPT PR 43891 review: 840 ULP (float16 8400) for the mean/variance reduction.
-    "instanceNormalization": ulp(840, float16=8400),
-    "layerNormalization": layer_normalization_budget,
-}
-
 
 
 # --- Costs (see base.py "What a Cost counts"), from the spec's emulations.
@@ -138,14 +122,7 @@ def layer_normalization_flops(node, descs) -> int:
     return _moments_flops(node, x, x.size // reduced)
 
 
-COST = {
-    "batchNormalization": batch_normalization_flops,
-    "instanceNormalization": instance_normalization_flops,
-    "layerNormalization": layer_normalization_flops,
-}
-
-
-# Probe plans and the other traits (see traits.py).
+# Probe plans (see traits.py).
 
 
 def batch_normalization_arguments(v: Variation):
@@ -187,10 +164,12 @@ def layer_normalization_arguments(v: Variation):
     return shapes, {"axes": axes}
 
 
-TRAITS = {
-    "batchNormalization": OpTraits(ProbePlan(batch_normalization_arguments),
-                                   InputValues("dyadic", {"variance": "positiveUniform"})),
-    "instanceNormalization": OpTraits(ProbePlan(instance_normalization_arguments, options=("layout=nhwc",)),
-                                      InputValues("dyadic")),
-    "layerNormalization": OpTraits(ProbePlan(layer_normalization_arguments), InputValues("dyadic")),
-}
+OPS = declare(
+    OpSpec("batchNormalization", batchNormalization, ulp(6), batch_normalization_flops,
+           ProbePlan(batch_normalization_arguments), InputValues("dyadic", {"variance": "positiveUniform"})),
+    # WPT PR 43891 review: 840 ULP (float16 8400) for the mean/variance reduction.
+    OpSpec("instanceNormalization", instanceNormalization, ulp(840, float16=8400), instance_normalization_flops,
+           ProbePlan(instance_normalization_arguments, options=("layout=nhwc",)), InputValues("dyadic")),
+    OpSpec("layerNormalization", layerNormalization, layer_normalization_budget, layer_normalization_flops,
+           ProbePlan(layer_normalization_arguments), InputValues("dyadic")),
+)

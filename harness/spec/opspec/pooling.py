@@ -35,7 +35,7 @@ from webnn_harness.spec.opspec.convolution import (
     spatial_output_shape,
     unsigned_list,
 )
-from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Variation
+from webnn_harness.spec.opspec.traits import InputValues, OpSpec, ProbePlan, Variation, declare
 
 ROUNDING_TYPES = ("floor", "ceil")
 INTERPOLATION_MODES = ("nearest-neighbor", "linear")
@@ -146,14 +146,6 @@ def resample2d_output_sizes(input_shape, scales, sizes, axes) -> list[int]:
     return [floor(input_shape[axis] * float(np.float32(scale))) for axis, scale in zip(axes, scales)]
 
 
-CREATE = {
-    "averagePool2d": average_pool2d,
-    "l2Pool2d": l2_pool2d,
-    "maxPool2d": max_pool2d,
-    "resample2d": resample2d,
-}
-
-
 def window_budget(node, descs: Mapping[str, TensorDesc]) -> Budget:
     """WPT: averagePool2d / l2Pool2d get windowHeight * windowWidth + 2 ULP
     (the window's sum, plus the division or square root)."""
@@ -169,15 +161,6 @@ def resample2d_budget(node, descs: Mapping[str, TensorDesc]) -> Budget:
     if node.attributes["mode"] == "linear":
         return _LINEAR_RESAMPLE(node, descs)
     return Budget("ULP", 0)
-
-
-TOLERANCE = {
-    "averagePool2d": window_budget,
-    "l2Pool2d": window_budget,
-    "maxPool2d": EXACT,
-    "resample2d": resample2d_budget,
-}
-
 
 
 # --- Costs (see base.py "What a Cost counts"). Window positions on padding
@@ -208,15 +191,7 @@ def resample2d_flops(node, descs) -> int:
     return 0
 
 
-COST = {
-    "averagePool2d": _window_flops(1, 1),  # an add per tap, a divide per output
-    "l2Pool2d": _window_flops(2, 1),  # square and add per tap, sqrt per output
-    "maxPool2d": _window_flops(1, 0),  # a compare per tap
-    "resample2d": resample2d_flops,
-}
-
-
-# Probe plans and the other traits (see traits.py).
+# Probe plans (see traits.py).
 
 POOL_OPTIONS = ("layout=nhwc", "outputShapeRounding=ceil", "dilations=2", "strides=2", "padding", "global")
 
@@ -252,10 +227,14 @@ def resample2d_arguments(v: Variation):
 
 POOL_PLAN = ProbePlan(pool_arguments, options=POOL_OPTIONS)
 
-TRAITS = {
-    "averagePool2d": OpTraits(POOL_PLAN, InputValues("dyadic")),
-    "l2Pool2d": OpTraits(POOL_PLAN, InputValues("dyadic")),
-    "maxPool2d": OpTraits(POOL_PLAN, InputValues("wide")),
-    "resample2d": OpTraits(ProbePlan(resample2d_arguments, options=("mode=linear", "sizes", "axes=[1,2]", "scales=0.5")),
-                           InputValues("wide")),
-}
+OPS = declare(
+    # an add per tap, a divide per output
+    OpSpec("averagePool2d", average_pool2d, window_budget, _window_flops(1, 1), POOL_PLAN, InputValues("dyadic")),
+    # square and add per tap, sqrt per output
+    OpSpec("l2Pool2d", l2_pool2d, window_budget, _window_flops(2, 1), POOL_PLAN, InputValues("dyadic")),
+    # a compare per tap; the maximum is one of the inputs: exact
+    OpSpec("maxPool2d", max_pool2d, EXACT, _window_flops(1, 0), POOL_PLAN, InputValues("wide")),
+    OpSpec("resample2d", resample2d, resample2d_budget, resample2d_flops,
+           ProbePlan(resample2d_arguments, options=("mode=linear", "sizes", "axes=[1,2]", "scales=0.5")),
+           InputValues("wide")),
+)

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from webnn_harness.spec.graph import TensorDesc
 from webnn_harness.spec.opspec.base import EXACT, Created, check, per_output_element, ulp
-from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Variation, dims
+from webnn_harness.spec.opspec.traits import InputValues, OpSpec, ProbePlan, Variation, declare, dims
 
 
 def blockwise_broadcastable(shape_from: Sequence[int], shape_to: Sequence[int]) -> bool:
@@ -56,9 +56,6 @@ def dequantizeLinear(operands, attributes) -> Created:
     return Created((TensorDesc(inp.shape, scale.data_type),), dict(attributes))
 
 
-CREATE = {"quantizeLinear": quantizeLinear, "dequantizeLinear": dequantizeLinear}
-
-
 # dequantizeLinear: 1 ULP, as upstream WPT (dequantizeLinear.https.any.js,
 # float32 and float16; our WPT snapshot has no such file). Reason: in the
 # spec's emulation cast(input) and sub(zeroPoint) are exact while |input| and
@@ -73,17 +70,19 @@ CREATE = {"quantizeLinear": quantizeLinear, "dequantizeLinear": dequantizeLinear
 # quantizeLinear's output is an integer, compared exactly; elements where a
 # float16/float32 division may legitimately round to the other integer are
 # marked implementation-defined by the reference (see its quantizeLinear).
-TOLERANCE = {"quantizeLinear": EXACT, "dequantizeLinear": ulp(1)}
+QUANTIZE_LINEAR_TOLERANCE = EXACT
+DEQUANTIZE_LINEAR_TOLERANCE = ulp(1)
 
 
 # Costs per element (see base.py "What a Cost counts"), from the spec's formulas:
 # quantizeLinear clamp(roundEven(input / scale) + zeroPoint): divide, round,
 # add, and the clamp's max and min; dequantizeLinear (input - zeroPoint) *
 # scale: subtract, multiply (the casts to float are conversions, not counted).
-COST = {"quantizeLinear": per_output_element(5), "dequantizeLinear": per_output_element(2)}
+QUANTIZE_LINEAR_FLOPS = 5
+DEQUANTIZE_LINEAR_FLOPS = 2
 
 
-# Probe plans and the other traits (see traits.py).
+# Probe plans (see traits.py).
 
 
 def quantize_linear_arguments(v: Variation):
@@ -99,8 +98,10 @@ QUANTIZATION_PLAN = ProbePlan(quantize_linear_arguments, options=("per-axis",))
 # {"scale": s, "zeroPoint": z} in one argument object.
 JOINED = ("scale", "zeroPoint")
 
-TRAITS = {
-    "quantizeLinear": OpTraits(QUANTIZATION_PLAN, InputValues("quantization", {"input": "quotients"}),
-                               joined_arguments=JOINED),
-    "dequantizeLinear": OpTraits(QUANTIZATION_PLAN, InputValues("quantization"), joined_arguments=JOINED),
-}
+OPS = declare(
+    OpSpec("quantizeLinear", quantizeLinear, QUANTIZE_LINEAR_TOLERANCE, per_output_element(QUANTIZE_LINEAR_FLOPS),
+           QUANTIZATION_PLAN, InputValues("quantization", {"input": "quotients"}), joined_arguments=JOINED),
+    OpSpec("dequantizeLinear", dequantizeLinear, DEQUANTIZE_LINEAR_TOLERANCE,
+           per_output_element(DEQUANTIZE_LINEAR_FLOPS), QUANTIZATION_PLAN, InputValues("quantization"),
+           joined_arguments=JOINED),
+)

@@ -14,8 +14,8 @@ from typing import Any, Mapping
 
 from webnn_harness.spec.catalog import enum_values
 from webnn_harness.spec.graph import TensorDesc
-from webnn_harness.spec.opspec.base import Budget, Created, check, counted
-from webnn_harness.spec.opspec.traits import InputValues, OpTraits, ProbePlan, Variation
+from webnn_harness.spec.opspec.base import Budget, BudgetFn, Created, check, counted
+from webnn_harness.spec.opspec.traits import InputValues, OpSpec, ProbePlan, Variation, declare
 
 GRU_GATES = 3
 LSTM_GATES = 4
@@ -153,9 +153,6 @@ def lstmCell(operands, attributes) -> Created:
     return Created((state, state), resolved)
 
 
-CREATE = {"gru": gru, "gruCell": gruCell, "lstm": lstm, "lstmCell": lstmCell}
-
-
 # --- Tolerance --------------------------------------------------------------
 # WPT's corpus here has no cases for these ops, so no budget to copy (upstream
 # WPT uses 3 ULP for gru and 1 ULP for lstm float32, fitted to its own
@@ -180,20 +177,23 @@ ULP_AT_ONE = {"float32": 2.0**-23, "float16": 2.0**-10}
 # add/sub/mul on the longest path of one step of the emulation:
 # GRU: z (3 adds), n (3 adds, 1 mul), update (2 mul, 1 sub, 1 add);
 # LSTM: a gate (peephole mul, 4 adds), cell state (2 mul, 1 add), hidden (1 mul).
-ELEMENTWISE_OPS_PER_STEP = {"gru": 11, "gruCell": 11, "lstm": 9, "lstmCell": 9}
+GRU_ELEMENTWISE_OPS_PER_STEP = 11
+LSTM_ELEMENTWISE_OPS_PER_STEP = 9
 
 
-def recurrent_budget(node, descs) -> Budget:
-    data_type = descs[node.outputs[0]].data_type
-    k = descs[node.operands["weight"]].shape[-1] + descs[node.operands["recurrentWeight"]].shape[-1]
-    table = ACTIVATION_ULP_FLOAT16 if data_type == "float16" else ACTIVATION_ULP
-    per_step = 2 * k + sum(table[a] for a in node.attributes["activations"]) + ELEMENTWISE_OPS_PER_STEP[node.op]
-    steps = node.attributes.get("steps", 1)  # cells are one step
-    return Budget("ATOL", steps * per_step * ULP_AT_ONE[data_type])
+def recurrent_budget(elementwise_ops_per_step: int) -> BudgetFn:
+    """The budget of a gru or lstm (network or cell) whose one step has
+    ``elementwise_ops_per_step`` add/sub/mul on its longest path."""
 
+    def budget(node, descs) -> Budget:
+        data_type = descs[node.outputs[0]].data_type
+        k = descs[node.operands["weight"]].shape[-1] + descs[node.operands["recurrentWeight"]].shape[-1]
+        table = ACTIVATION_ULP_FLOAT16 if data_type == "float16" else ACTIVATION_ULP
+        per_step = 2 * k + sum(table[a] for a in node.attributes["activations"]) + elementwise_ops_per_step
+        steps = node.attributes.get("steps", 1)  # cells are one step
+        return Budget("ATOL", steps * per_step * ULP_AT_ONE[data_type])
 
-TOLERANCE = {op: recurrent_budget for op in CREATE}
-
+    return budget
 
 
 # --- Costs (see base.py "What a Cost counts"), from the spec's emulation.
@@ -230,10 +230,7 @@ def recurrent_flops(node, descs) -> int:
     return steps * directions * per_step
 
 
-COST = {op: recurrent_flops for op in CREATE}
-
-
-# Probe plans and the other traits (see traits.py).
+# Probe plans (see traits.py).
 
 # Recurrent networks in the probe: steps 2, batch 2, input size 3, hidden size 4.
 STEPS, BATCH, INPUT_SIZE, HIDDEN = 2, 2, 3, 4
@@ -297,13 +294,18 @@ def recurrent_options(op: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-TRAITS = {
-    "gru": OpTraits(ProbePlan(recurrent_arguments(GRU_GATES, False), options=recurrent_options("gru"),
-                              output_sweeps=("output1",)), InputValues("dyadic")),
-    "lstm": OpTraits(ProbePlan(recurrent_arguments(LSTM_GATES, False), options=recurrent_options("lstm"),
-                               output_sweeps=("output2",)), InputValues("dyadic")),
-    "gruCell": OpTraits(ProbePlan(recurrent_arguments(GRU_GATES, True), options=recurrent_options("gruCell")),
-                        InputValues("dyadic")),
-    "lstmCell": OpTraits(ProbePlan(recurrent_arguments(LSTM_GATES, True), options=recurrent_options("lstmCell")),
-                         InputValues("dyadic")),
-}
+def recurrent(name: str, create, gates: int, elementwise_ops_per_step: int,
+              output_sweeps: tuple[str, ...] = ()) -> OpSpec:
+    cell = name.endswith("Cell")
+    return OpSpec(name, create, recurrent_budget(elementwise_ops_per_step), recurrent_flops,
+                  ProbePlan(recurrent_arguments(gates, cell), options=recurrent_options(name),
+                            output_sweeps=output_sweeps),
+                  InputValues("dyadic"))
+
+
+OPS = declare(
+    recurrent("gru", gru, GRU_GATES, GRU_ELEMENTWISE_OPS_PER_STEP, output_sweeps=("output1",)),
+    recurrent("lstm", lstm, LSTM_GATES, LSTM_ELEMENTWISE_OPS_PER_STEP, output_sweeps=("output2",)),
+    recurrent("gruCell", gruCell, GRU_GATES, GRU_ELEMENTWISE_OPS_PER_STEP),
+    recurrent("lstmCell", lstmCell, LSTM_GATES, LSTM_ELEMENTWISE_OPS_PER_STEP),
+)

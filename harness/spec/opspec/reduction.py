@@ -12,13 +12,9 @@ from typing import Sequence
 
 from webnn_harness.spec.dtypes import integer_range
 from webnn_harness.spec.graph import TensorDesc
-from webnn_harness.spec.opspec.base import EXACT, Budget, Created, check, counted
-from webnn_harness.spec.opspec.traits import AccuracyPlan, InputValues, OpTraits, ProbePlan, Skip, Variation, dims
-
-REDUCE_OPS = (
-    "reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceMax",
-    "reduceMean", "reduceMin", "reduceProduct", "reduceSum", "reduceSumSquare",
-)
+from webnn_harness.spec.opspec.base import EXACT, Budget, BudgetFn, Created, check, counted
+from webnn_harness.spec.opspec.traits import (
+    AccuracyPlan, InputValues, OpSpec, ProbePlan, Skip, Variation, declare, dims)
 
 # argMin/argMax tensor limits: the output's allowed data types.
 ARG_OUTPUT_TYPES = ("int32", "int64")
@@ -93,15 +89,6 @@ def softmax(operands, attributes) -> Created:
     return Created((x,), {"axis": axis})
 
 
-CREATE = {
-    **{op: _create_reduce(op) for op in REDUCE_OPS},
-    "argMin": _create_arg("argMin"),
-    "argMax": _create_arg("argMax"),
-    "cumulativeSum": cumulativeSum,
-    "softmax": softmax,
-}
-
-
 # --- Tolerances: exactly the budgets WPT applies (webnn/resources/utils.js,
 # getReductionOperatorsPrecisionTolerance / getSoftmaxPrecisionTolerance; see
 # /work/shared/wpt/README.md). R is the number of input elements reduced into
@@ -133,25 +120,6 @@ def cumulative_sum_budget(node, descs) -> Budget:
     return Budget("ULP", shape[node.attributes["axis"]] - 1)
 
 
-TOLERANCE = {
-    "reduceL1": _reduce_budget(1, 0),
-    "reduceL2": _reduce_budget(2, 2),
-    "reduceLogSum": _reduce_budget(1, 18),
-    "reduceLogSumExp": _reduce_budget(2, 18),
-    "reduceMax": EXACT,
-    "reduceMean": _reduce_budget(1, 2),
-    "reduceMin": EXACT,
-    "reduceProduct": _reduce_budget(1, 0),
-    "reduceSum": _reduce_budget(1, 0),
-    "reduceSumSquare": _reduce_budget(2, 0),
-    "argMin": EXACT,
-    "argMax": EXACT,
-    "cumulativeSum": cumulative_sum_budget,
-    "softmax": softmax_budget,
-}
-
-
-
 # --- Costs (see base.py "What a Cost counts"): flops per input element (the
 # combining step, counted once per element reduced) plus flops per output
 # element (the final divide, sqrt or log).
@@ -164,29 +132,7 @@ def _reduction_flops(per_input: int, per_output: int):
     return counted(flops)
 
 
-# softmax: exp(x - max(x)) / sum(exp(x - max(x))): per element a compare for
-# the max, a subtract, an exp, an add for the sum and a divide.
-SOFTMAX_FLOPS_PER_ELEMENT = 5
-
-COST = {
-    "reduceL1": _reduction_flops(2, 0),  # abs, add
-    "reduceL2": _reduction_flops(2, 1),  # square, add; sqrt
-    "reduceLogSum": _reduction_flops(1, 1),  # add; log
-    "reduceLogSumExp": _reduction_flops(2, 1),  # exp, add; log
-    "reduceMax": _reduction_flops(1, 0),  # compare
-    "reduceMean": _reduction_flops(1, 1),  # add; divide
-    "reduceMin": _reduction_flops(1, 0),  # compare
-    "reduceProduct": _reduction_flops(1, 0),  # multiply
-    "reduceSum": _reduction_flops(1, 0),  # add
-    "reduceSumSquare": _reduction_flops(2, 0),  # square, add
-    "argMin": _reduction_flops(1, 0),  # compare
-    "argMax": _reduction_flops(1, 0),  # compare
-    "cumulativeSum": _reduction_flops(1, 0),  # add
-    "softmax": _reduction_flops(SOFTMAX_FLOPS_PER_ELEMENT, 0),
-}
-
-
-# Probe plans and the other traits (see traits.py).
+# Probe plans (see traits.py).
 
 
 def reduction_arguments(v: Variation):
@@ -217,23 +163,39 @@ ARG_PLAN = ProbePlan(arg_reduction_arguments, typed_outputs=("output",), extras=
 REDUCE_SUM_ACCURACY = AccuracyPlan("REDUCE_SUM", (16, 256, 4096))
 
 
-def _reduction(domain: str, accuracy: AccuracyPlan | None = None) -> OpTraits:
-    return OpTraits(REDUCTION_PLAN, InputValues(domain), accuracy=accuracy)
+# softmax: exp(x - max(x)) / sum(exp(x - max(x))): per element a compare for
+# the max, a subtract, an exp, an add for the sum and a divide.
+SOFTMAX_FLOPS_PER_ELEMENT = 5
 
 
-TRAITS = {
-    "reduceL1": _reduction("additive"),
-    "reduceL2": _reduction("squares"),
-    "reduceLogSum": _reduction("positive"),
-    "reduceLogSumExp": _reduction("smooth"),
-    "reduceMax": _reduction("wide"),
-    "reduceMean": _reduction("additive", REDUCE_SUM_ACCURACY),
-    "reduceMin": _reduction("wide"),
-    "reduceProduct": _reduction("longProduct"),
-    "reduceSum": _reduction("additive", REDUCE_SUM_ACCURACY),
-    "reduceSumSquare": _reduction("squares"),
-    "argMin": OpTraits(ARG_PLAN, InputValues("wide"), discrete=True),
-    "argMax": OpTraits(ARG_PLAN, InputValues("wide"), discrete=True),
-    "cumulativeSum": OpTraits(ProbePlan(unary_axis_arguments), InputValues("additive")),
-    "softmax": OpTraits(ProbePlan(unary_axis_arguments), InputValues("smooth")),
-}
+def reduce_method(name: str, tolerance: BudgetFn, per_input: int, per_output: int, domain: str,
+           accuracy: AccuracyPlan | None = None) -> OpSpec:
+    """One of the reduce* methods: ``per_input`` / ``per_output`` flops (see "Costs" above)."""
+    return OpSpec(name, _create_reduce(name), tolerance, _reduction_flops(per_input, per_output), REDUCTION_PLAN,
+                  InputValues(domain), accuracy=accuracy)
+
+
+def arg_reduce(name: str) -> OpSpec:
+    """argMin/argMax: an index, exact and discrete; a compare per input element."""
+    return OpSpec(name, _create_arg(name), EXACT, _reduction_flops(1, 0), ARG_PLAN, InputValues("wide"),
+                  discrete=True)
+
+
+OPS = declare(
+    reduce_method("reduceL1", _reduce_budget(1, 0), 2, 0, "additive"),  # abs, add
+    reduce_method("reduceL2", _reduce_budget(2, 2), 2, 1, "squares"),  # square, add; sqrt
+    reduce_method("reduceLogSum", _reduce_budget(1, 18), 1, 1, "positive"),  # add; log
+    reduce_method("reduceLogSumExp", _reduce_budget(2, 18), 2, 1, "smooth"),  # exp, add; log
+    reduce_method("reduceMax", EXACT, 1, 0, "wide"),  # compare
+    reduce_method("reduceMean", _reduce_budget(1, 2), 1, 1, "additive", REDUCE_SUM_ACCURACY),  # add; divide
+    reduce_method("reduceMin", EXACT, 1, 0, "wide"),  # compare
+    reduce_method("reduceProduct", _reduce_budget(1, 0), 1, 0, "longProduct"),  # multiply
+    reduce_method("reduceSum", _reduce_budget(1, 0), 1, 0, "additive", REDUCE_SUM_ACCURACY),  # add
+    reduce_method("reduceSumSquare", _reduce_budget(2, 0), 2, 0, "squares"),  # square, add
+    arg_reduce("argMin"),
+    arg_reduce("argMax"),
+    OpSpec("cumulativeSum", cumulativeSum, cumulative_sum_budget, _reduction_flops(1, 0),  # add
+           ProbePlan(unary_axis_arguments), InputValues("additive")),
+    OpSpec("softmax", softmax, softmax_budget, _reduction_flops(SOFTMAX_FLOPS_PER_ELEMENT, 0),
+           ProbePlan(unary_axis_arguments), InputValues("smooth")),
+)

@@ -1,10 +1,11 @@
-"""What the harness knows about an op beyond its create steps: one
-``OpTraits`` record per op, kept beside the create steps in the family's
-module (each family exports ``TRAITS = {op: OpTraits}``; the package joins
-them). The probe's plan and input values, the fuzz's choice of values, the
-accuracy cases, the reference's element-wise shortcuts and the judge's
-discrete outputs are all read from these records, so a new op states its
-facts in one place and every list elsewhere follows.
+"""One record per op: ``OpSpec`` holds everything the harness knows of an
+op (its create steps, tolerance budget, cost, probe plan, input values and
+the flags below), declared once in its family's module (each family exports
+``OPS = declare(OpSpec(...), ...)``; the package joins them). The create
+steps, tolerance and cost tables, the probe's plan and input values, the
+fuzz's choice of values, the accuracy cases, the reference's element-wise
+shortcuts and the judge's discrete outputs are all read from these records,
+so a new op states its facts in one place and every list elsewhere follows.
 
 The probe's argument builders (``ProbePlan.make``) are written in the family
 modules too: a ``Variation`` (which member is varied, to what) in, operand
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
+
+from webnn_harness.spec.opspec.base import BudgetFn, CostFn, CreateFn
 
 # Dimension sizes for a rank-r probe operand: distinct leading sizes so a
 # transposed or mis-strided result cannot pass; 1152 elements at rank 8.
@@ -118,9 +121,15 @@ class AccuracyPlan:
 
 
 @dataclass(frozen=True)
-class OpTraits:
-    """Everything beyond the create steps that the harness needs of one op."""
+class OpSpec:
+    """One op, declared once: what its create steps compute, how far a
+    backend may stray (tolerance), what it costs, and what the probe, fuzz,
+    accuracy, reference and judge need of it."""
 
+    name: str  # the builder method, as the spec names it
+    create: CreateFn  # the spec's create steps (base.py: CreateFn)
+    tolerance: BudgetFn  # the budget of its float outputs (base.py: "Tolerance budgets")
+    cost: CostFn  # flops and bytes (base.py: "What a Cost counts")
     probe: ProbePlan
     values: InputValues = InputValues()
     # Each output element depends only on the same-position input elements
@@ -130,9 +139,23 @@ class OpTraits:
     # The integer output is one of a few outcomes (a comparison, a logical
     # op, an index), not a rounded float (harness/verdict/tolerance.py).
     discrete: bool = False
+    # The result is one of the input values, converted at most, so a zero
+    # keeps its sign (WPT's zero-ULP list for data movement, and cast;
+    # harness/verdict/judge.py).
+    keeps_zero_sign: bool = False
     # Arguments the probe writes in one object, as WPT's files do (harness/probe/synth.py).
     joined_arguments: tuple[str, ...] = ()
     # Preference (lower first) among the ops the probe's graph-level sweeps
     # may run on: each takes every data type and rank (harness/probe/driver.py).
     graph_sweep: int | None = None
     accuracy: AccuracyPlan | None = None
+
+
+def declare(*specs: OpSpec) -> Mapping[str, OpSpec]:
+    """A family's table, ``{name: OpSpec}``; a name declared twice is a bug."""
+    table: dict[str, OpSpec] = {}
+    for spec in specs:
+        if spec.name in table:
+            raise RuntimeError(f"{spec.name} is declared twice")
+        table[spec.name] = spec
+    return table
