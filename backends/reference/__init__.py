@@ -11,7 +11,7 @@ from typing import Mapping
 import numpy as np
 
 from webnn_harness.backends.base import BackendFacts, BackendInfo, Unsupported
-from webnn_harness.backends.reference.evaluate import ELEMENTWISE, PRECISIONS, evaluate, run_node
+from webnn_harness.backends.reference.evaluate import PRECISIONS, evaluate, run_node
 from webnn_harness.spec.exact import ExactReference, ReferenceOutput
 from webnn_harness.verdict import evaluation_memo
 from webnn_harness import __version__
@@ -65,8 +65,7 @@ def create(options: Mapping[str, str]) -> ReferenceBackend:
 # option's value, so a re-run command cannot repeat it from the settings.
 create.facts = BackendFacts()
 # The exact evaluation the verdict asks for (harness/spec/exact.py): every verdict is measured against it.
-create.exact = ExactReference(evaluate=evaluate, run_node=run_node, elementwise=ELEMENTWISE,
-                              source_folder=Path(__file__).parent)
+create.exact = ExactReference(evaluate=evaluate, run_node=run_node, source_folder=Path(__file__).parent)
 
 
 __all__ = ["ReferenceBackend", "ReferenceOutput", "create", "evaluate"]

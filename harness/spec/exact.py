@@ -1,11 +1,10 @@
 """The spec's exact result, as the verdict asks for it: a small protocol
 that the float64 reference backend implements.
 
-The verdict (harness/verdict/) needs three things of the exact evaluation:
+The verdict (harness/verdict/) needs two things of the exact evaluation:
 a graph's outputs (the expected values, and which elements the spec leaves to
-the implementation), one node run again on moved operands (the chain rule,
-harness/verdict/tolerance.py) and which ops are elementwise. It asks for them
-here, never by importing a backend: backends/reference/ fills in an
+the implementation) and one node run again on moved operands (the chain rule,
+harness/verdict/tolerance.py). It asks for them here, never by importing a backend: backends/reference/ fills in an
 ``ExactReference`` and hangs it on its factory (``create.exact``), and
 ``exact_reference()`` finds that factory by its entry-point name, as every
 backend is found (backends/__init__.py).
@@ -41,8 +40,6 @@ class ExactReference:
     evaluate: Callable[["Graph", Mapping[str, np.ndarray]], dict[str, ReferenceOutput]]
     # node, the values so far (by operand name), graph -> the node's outputs, in its outputs' order
     run_node: Callable[["Node", Mapping[str, np.ndarray], "Graph"], list[ReferenceOutput]]
-    # ops each of whose output elements depends on the same-position operand elements only
-    elementwise: frozenset[str]
     # the source it computes with: what a cached result depends on (harness/verdict/reference_cache.py)
     source_folder: Path
 

@@ -264,7 +264,7 @@ def _elementwise(nodes) -> bool:
     """Every output element of these nodes depends on one element of each
     operand: moving all elements at once moves each output as far as moving
     its own element alone, so the single-element runs add nothing."""
-    return all(node.op in exact_reference().elementwise for node in nodes)
+    return all(node.op in ELEMENTWISE_OPS for node in nodes)
 
 
 def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, lo: np.ndarray, hi: np.ndarray,
@@ -304,6 +304,7 @@ def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, l
 # Ops whose integer output is one of a few outcomes, not a rounded float
 # (comparisons, logical ops, isNaN/isInfinite, argMin/argMax: their traits say so).
 DISCRETE_OPS = frozenset(ops_where(lambda traits: traits.discrete))
+ELEMENTWISE_OPS = frozenset(ops_where(lambda spec: spec.elementwise))
 
 
 def _discrete(graph: Graph, output: str) -> bool:
