@@ -70,6 +70,27 @@ carried interval. Limits: a combination of moves that none of the runs makes
 (three tied argMax candidates, two of them moved by different ancestors) is
 not admitted.
 
+Twins
+-----
+A backend is one function per op: the same op, with the same attributes and
+data types, gives the same value wherever its operands' elements are the
+same. Moving one dequantizeLinear of a comparison's operand by its ULP while
+the other stays (the moves added up above) admits a flip no backend makes:
+the two sides of ``equal(dequantizeLinear(q_a, s, z), dequantizeLinear(q_b,
+s, z))`` are equal wherever ``q_a == q_b``, at the exact value or one ULP off
+together. So for an integer output, a move of a carried elementwise node (or
+a quantizeLinear/dequantizeLinear, blockwise-expanded) brings along every
+element of each *twin* (a carried node with the same op, attributes and data
+types) whose operands there equal those of a moved element, to the same
+value. A backend that folds a quantizeLinear -> dequantizeLinear pair leaves
+one side unrounded, unequal to the other: it fails, as it fails WPT's rule
+(every one of WPT's six "quantized element-wise logical" cases). Limits: a
+backend whose two copies of an op round differently (one constant-folded at
+build time by other code than the kernel's) is failed there; WPT's rule,
+exact for these graphs, fails it too. A float output still adds the moves
+up (its interval is continuous: ``sub`` of the twins is within their two
+ULPs of 0), and twins of more than ``TWIN_ELEMENTS`` elements move alone.
+
 Narrowing casts
 ---------------
 A cast to a narrower float type (float32 to float16) leaves only that type's
@@ -88,7 +109,7 @@ continuous again (tests/test_mutants.py, the mutation audit).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -105,6 +126,10 @@ TOLERANCE: Mapping[str, BudgetFn] = join("webnn_harness.spec.opspec", "TOLERANCE
 # 2-op fuzz graph up to 512 elements, not a 16-cell lstm chain, whose
 # single-element runs took 36 s of CPU to judge.
 COORDINATE_RUNS = 1024
+
+# A move of one intermediate: the overrides it brings along (its twins', see
+# "Twins") and the node the reruns start from; None moves it alone.
+Tie = Callable[[np.ndarray], "tuple[dict[str, np.ndarray], int]"] | None
 
 
 def node_budget(node: Node, graph: Graph) -> Budget:
@@ -259,7 +284,8 @@ def _downstream(graph: Graph, env: Mapping[str, np.ndarray], start: int, overrid
     env = {**env, **overrides}
     for node in graph.nodes[start:]:
         for name, out in zip(node.outputs, run_node(node, env, graph)):
-            env[name] = out.values
+            if name not in overrides:  # a twin moved with the intermediate (see "Twins") stays moved
+                env[name] = out.values
     return np.asarray(env[output], dtype=np.float64)
 
 
@@ -273,10 +299,17 @@ def _elementwise(nodes) -> bool:
 
 
 def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, lo: np.ndarray, hi: np.ndarray,
-           output: str, exact: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+           output: str, exact: np.ndarray, tie: Tie = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
     """(lowest, highest, may be NaN, every run's output) of ``output`` when
-    intermediate ``name`` lies anywhere in [lo, hi]."""
-    runs = [_downstream(graph, env, start, {name: lo}, output), _downstream(graph, env, start, {name: hi}, output)]
+    intermediate ``name`` lies anywhere in [lo, hi]; ``tie`` (see "Twins")
+    gives the overrides a moved ``name`` brings along, and the run's start."""
+    tie = tie or (lambda moved: ({name: moved}, start))
+
+    def rerun(moved: np.ndarray) -> np.ndarray:
+        overrides, first = tie(moved)
+        return _downstream(graph, env, first, overrides, output)
+
+    runs = [rerun(lo), rerun(hi)]
     down, up = np.zeros(exact.shape), np.zeros(exact.shape)
     with np.errstate(invalid="ignore", over="ignore"):
         downstream = graph.nodes[start:]
@@ -288,7 +321,7 @@ def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, l
                         continue
                     moved = x.copy()
                     moved.flat[i] = side.flat[i]
-                    y = _downstream(graph, env, start, {name: moved}, output)
+                    y = rerun(moved)
                     runs.append(y)
                     d = y - exact
                     down += np.where(d < 0, d, 0.0)
@@ -304,6 +337,72 @@ def _moves(graph: Graph, env: Mapping[str, np.ndarray], start: int, name: str, l
         high = np.where(finite, exact + up, np.fmax(exact, np.fmax.reduce(stack, axis=0)))
         nan = np.isnan(stack).any(axis=0) & ~np.isnan(exact)
     return low, high, nan, runs
+
+
+# Ops whose output element is a function of their operands' elements at that
+# position (broadcast, or blockwise-expanded for the quantization ops).
+BLOCKWISE_OPS = frozenset({"quantizeLinear", "dequantizeLinear"})
+# A twin group's elements are matched one by one in Python: beyond this many
+# elements the twins move alone, as before (more lenient, never stricter).
+TWIN_ELEMENTS = 1 << 16
+
+
+def _per_element(node: Node, env: Mapping[str, np.ndarray], graph: Graph) -> np.ndarray | None:
+    """Per output element of ``node``, its operands' values there as one row of
+    bytes (a key), or None where the op's elements are not such a function."""
+    from webnn_harness.backends.reference.evaluate import ELEMENTWISE
+    from webnn_harness.backends.reference.ops.quantization import blockwise_expand
+
+    shape = tuple(graph.descs[node.outputs[0]].shape)
+    if len(node.outputs) != 1 or int(np.prod(shape, dtype=np.int64)) > TWIN_ELEMENTS:
+        return None
+    if node.op in BLOCKWISE_OPS:
+        expand = blockwise_expand
+    elif node.op in ELEMENTWISE:
+        expand = np.broadcast_to
+    else:
+        return None
+    columns = [np.ascontiguousarray(expand(np.asarray(env[n]), shape)).reshape(-1, 1).view(np.uint8)
+               for n in node.operand_names()]
+    return np.concatenate(columns, axis=1) if columns else None
+
+
+def _twin_key(node: Node, graph: Graph) -> tuple:
+    """What makes two nodes one function of their operands' elements."""
+    import json
+
+    return (node.op, json.dumps(dict(node.attributes), sort_keys=True, default=str),
+            tuple(graph.descs[n].data_type for n in node.operand_names()),
+            tuple(graph.descs[n].data_type for n in node.outputs))
+
+
+def _tie(graph: Graph, env: Mapping[str, np.ndarray], position: Mapping[str, int], node: Node,
+         carried: list[Node]) -> Tie:
+    """The overrides a move of ``node``'s output brings along (see "Twins"):
+    every element of a twin whose operands equal those of a moved element
+    takes the same value; None where ``node`` has no twin."""
+    rows = _per_element(node, env, graph)
+    twins = [t for t in carried if t is not node and _twin_key(t, graph) == _twin_key(node, graph)]
+    twin_rows = [(t, _per_element(t, env, graph)) for t in twins]
+    twin_rows = [(t, r) for t, r in twin_rows if r is not None]
+    if rows is None or not twin_rows:
+        return None
+    name = node.outputs[0]
+    first = min(position[t.outputs[0]] - 1 for t, _ in twin_rows + [(node, rows)])
+
+    def tie(moved: np.ndarray) -> tuple[dict[str, np.ndarray], int]:
+        flat, exact = np.asarray(moved).reshape(-1), np.asarray(env[name]).reshape(-1)
+        changed = flat.view(np.uint8).reshape(flat.size, -1) != exact.view(np.uint8).reshape(exact.size, -1)
+        table = {rows[i].tobytes(): flat[i] for i in np.flatnonzero(changed.any(axis=1))}
+        overrides = {name: moved}
+        for twin, keys in twin_rows:
+            values = np.array(env[twin.outputs[0]], copy=True).reshape(-1)
+            for j, key in enumerate(keys):
+                values[j] = table.get(key.tobytes(), values[j])
+            overrides[twin.outputs[0]] = values.reshape(np.shape(env[twin.outputs[0]]))
+        return overrides, first
+
+    return tie
 
 
 # Ops whose integer output is one of a few outcomes, not a rounded float
@@ -372,7 +471,9 @@ def carried_interval(graph: Graph, inputs: Mapping[str, np.ndarray], output: str
                         continue
                     values = np.asarray(env[name], dtype=numpy_dtype(graph.descs[name].data_type))
                     lo, hi = budget_bounds(values, budget)
-                    node_low, node_high, may_be_nan, runs = _moves(graph, env, position[name], name, lo, hi, output, exact)
+                    tie = _tie(graph, env, position, node, carried) if integer else None
+                    node_low, node_high, may_be_nan, runs = _moves(graph, env, position[name], name, lo, hi, output,
+                                                                   exact, tie)
                     if integer:
                         reached.extend(runs)
                     # Errors of several ancestors add up; at an infinite output the widest reach stands.
