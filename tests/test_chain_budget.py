@@ -255,13 +255,28 @@ def test_logical_ops_reach_only_0_or_1(tmp_path):
         assert_only_reached_values_pass(logical_chain(tmp_path, op), (-1, 2, 3))
 
 
-def test_a_tie_the_budgets_allow_to_break_still_passes(tmp_path):
-    # 0.7 dequantized may round either way by its 1 ULP: equal may be 0 where it is 1.
+def test_a_tie_of_twins_does_not_break(tmp_path):
+    # Both sides are dequantizeLinear of the same uint8 value, scale and zero
+    # point (twins): one function, so 1 ULP off together; equal stays 1.
     case = comparison_chain(tmp_path, "equal")
     _, _, expected = verdict(case, 0)
     assert expected.tolist() == [[1, 1], [0, 0]]
-    assert verdict(case, [[0, 1], [0, 0]])[0] == "pass"
+    assert verdict(case, [[0, 1], [0, 0]])[0] == "fail"
     assert verdict(case, [[1, 1], [1, 0]])[0] == "fail"  # 0.9 against 0.1 is far from any budget
+
+
+def test_a_tie_of_two_different_ops_the_budgets_allow_to_break_still_passes(tmp_path):
+    # 0.7 dequantized against 0.7 times 1 (a mul, no twin of a dequantizeLinear):
+    # each may round its own way by its 1 ULP, so equal may be 0 where it is 1.
+    case = one_case(tmp_path, {**dq_inputs(a=[[3, 7], [9, 9]]), "f": ([[0.3, 0.7], [0.1, 0.2]], "float32"),
+                               "one": ([[1.0] * 2] * 2, "float32")}, [
+        dq("a"), {"name": "mul", "arguments": [{"a": "f"}, {"b": "one"}], "outputs": "m"},
+        {"name": "equal", "arguments": [{"a": "dq_a"}, {"b": "m"}], "outputs": "c"},
+        {"name": "cast", "arguments": [{"input": "c"}, {"type": "int32"}], "outputs": "y"}])
+    _, _, expected = verdict(case, 0)
+    assert expected[0].tolist() == [1, 1]
+    assert verdict(case, [[0, 1], [0, 0]])[0] == "pass"
+    assert verdict(case, [[1, 1], [1, 0]])[0] == "fail"
 
 
 def argmax_chain(tmp_path):
