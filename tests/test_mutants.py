@@ -129,3 +129,58 @@ def test_folding_a_qdq_pair_before_a_comparison_fails_both_rules(wpt):
         assert changes(case, "fold_qdq_round_trip")
         assert verdicts(case, "fold_qdq_round_trip") == ("fail", "fail"), op
         assert verdicts(case, None) == ("pass", "pass"), op
+
+
+# --- arithmetic after a narrowing cast (tolerance.py, "Arithmetic on narrowed values")
+# cast_rounding's inputs (1.0003 rounds to 1, 1.0007 to 1.0009765625, ...) and
+# 2049 (to 2048), each folded round trip up to half a float16 spacing off.
+ROUND_TRIP_INPUT = [1.0003, -1.0003, 1.0007, -1.0007, 2049.0, -2051.0, 0.30001, 3 * 2.0 ** -25]
+
+
+def round_trip_then(tmp_path, op, other=None):
+    """op(cast(cast(x, float16), float32), other): ``other`` an input (unmoved)
+    or, when None, a second round trip of x reversed."""
+    import json
+
+    n = len(ROUND_TRIP_INPUT)
+    desc = {"shape": [n], "dataType": "float32"}
+    inputs = {"x": {"data": ROUND_TRIP_INPUT, "descriptor": desc}}
+    ops = [{"name": "cast", "arguments": [{"input": "x"}, {"type": "float16"}], "outputs": "n"},
+           {"name": "cast", "arguments": [{"input": "n"}, {"type": "float32"}], "outputs": "w"}]
+    if other is None:
+        inputs["v"] = {"data": ROUND_TRIP_INPUT[::-1], "descriptor": desc}
+        ops += [{"name": "cast", "arguments": [{"input": "v"}, {"type": "float16"}], "outputs": "vn"},
+                {"name": "cast", "arguments": [{"input": "vn"}, {"type": "float32"}], "outputs": "o"}]
+    else:
+        inputs["o"] = {"data": other, "descriptor": desc}
+    ops.append({"name": op, "arguments": [{"a": "w"}, {"b": "o"}], "outputs": "y"})
+    path = tmp_path / f"{op}.json"
+    path.write_text(json.dumps({"tests": [{"name": op, "graph": {"inputs": inputs, "operators": ops}}]}))
+    (case,) = load_cases([path])
+    return case
+
+
+ARITHMETIC = [(op, other) for op in ("add", "sub", "mul")
+              for other in (None, [0.25, 3.0, -1.5, 0.1, 7.0, 2.0 ** -20, 1.0, -3.0])]
+
+
+@pytest.mark.parametrize("op,other", ARITHMETIC, ids=[f"{op}-{'round trip' if o is None else 'input'}"
+                                                      for op, o in ARITHMETIC])
+def test_folding_a_round_trip_before_arithmetic_fails_both_rules(tmp_path, op, other):
+    case = round_trip_then(tmp_path, op, other)
+    assert changes(case, "fold_cast_round_trip")
+    assert verdicts(case, "fold_cast_round_trip") == ("fail", "fail")
+    assert verdicts(case, None) == ("pass", "pass")
+
+
+def test_arithmetic_on_narrowed_values_admits_what_the_casts_budgets_allow(tmp_path):
+    """The casts may each round to a float16 neighbour (1 ULP of float16): the
+    sum of those neighbours, and 1 float32 ULP of add's own on top, passes; a
+    value between two lattice points, inside the carried interval, fails."""
+    case = round_trip_then(tmp_path, "add", [0.25] * len(ROUND_TRIP_INPUT))
+    exact = evaluate(case.graph, case.inputs)["y"].values
+    narrowed = np.asarray(ROUND_TRIP_INPUT, np.float32).astype(np.float16)
+    neighbour = (np.nextafter(narrowed, np.float16(np.inf)).astype(np.float32) + np.float32(0.25)).astype(np.float32)
+    for actual, status in ((exact, "pass"), (np.nextafter(exact, np.float32(np.inf)), "pass"), (neighbour, "pass"),
+                           (((exact.astype(np.float64) + neighbour) / 2).astype(np.float32), "fail")):
+        assert judge(case, {"y": actual}, {"y": exact}, {})[0] == status, actual
