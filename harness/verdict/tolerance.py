@@ -508,7 +508,7 @@ def _tie(graph: Graph, env: Mapping[str, np.ndarray], position: Mapping[str, int
     first = min(position[t.outputs[0]] - 1 for t, _ in twin_rows + [(node, rows)])
 
     def tie(moved: np.ndarray) -> tuple[dict[str, np.ndarray], int]:
-        flat, exact = np.asarray(moved).reshape(-1), np.asarray(env[name]).reshape(-1)
+        flat, exact = (np.ascontiguousarray(v).reshape(-1) for v in (moved, env[name]))
         changed = flat.view(np.uint8).reshape(flat.size, -1) != exact.view(np.uint8).reshape(exact.size, -1)
         table = {rows[i].tobytes(): flat[i] for i in np.flatnonzero(changed.any(axis=1))}
         overrides = {name: moved}
