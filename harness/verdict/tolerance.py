@@ -297,11 +297,16 @@ def _float_bits(data_type: str) -> int:
     return numpy_dtype(data_type).itemsize * 8
 
 
+def _producers(graph: Graph) -> dict[str, Node]:
+    """Each operand name's producing node."""
+    return {name: node for node in graph.nodes for name in node.outputs}
+
+
 def _narrow_source(graph: Graph, output: str) -> Node | None:
     """The node whose output, of a float type narrower than ``output``'s,
     reaches ``output`` through value-copying ops only (the narrowest such);
     None where there is none."""
-    producer = {name: node for node in graph.nodes for name in node.outputs}
+    producer = _producers(graph)
     if not is_float(graph.descs[output].data_type):
         return None
     narrowest, source, name = _float_bits(graph.descs[output].data_type), None, output
@@ -327,7 +332,7 @@ def narrowed_type(graph: Graph, output: str) -> str | None:
 
 def _ancestors(graph: Graph, name: str) -> set[int]:
     """The ids of the nodes ``name`` is computed from, its producer included."""
-    producer = {out: node for node in graph.nodes for out in node.outputs}
+    producer = _producers(graph)
     seen: set[int] = set()
     stack = [name]
     while stack:
@@ -376,7 +381,7 @@ def lattice_of(graph: Graph, env: Mapping[str, np.ndarray], output: str,
                carried: list[Node]) -> tuple[np.ndarray, np.ndarray] | None:
     """(offset, step) per element of float ``output`` produced by add, sub or
     mul from narrowed values (see "Arithmetic on narrowed values"), or None."""
-    producer = {out: node for node in graph.nodes for out in node.outputs}
+    producer = _producers(graph)
     node = producer.get(output)
     if node is None or node.op not in ("add", "sub", "mul") or not is_float(graph.descs[output].data_type):
         return None
@@ -531,7 +536,7 @@ def _discrete(graph: Graph, output: str) -> bool:
     """Whether integer ``output`` takes its values from a comparison, a logical
     op or argMin/argMax, through ops on integers (data movement, casts,
     integer arithmetic): its carried set is then the reached values alone."""
-    producer = {name: node for node in graph.nodes for name in node.outputs}
+    producer = _producers(graph)
     seen, stack = set(), [output]
     while stack:
         node = producer.get(stack.pop())
