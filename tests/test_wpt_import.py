@@ -373,12 +373,13 @@ copy.data[0] = 3;
 copy.nested.list.push(3);
 const text = new TextDecoder().decode(new TextEncoder().encode('\\u00e9\\u{1F600}'));
 const half = new Float16Array([1.0003, 65519, 2049, 2 ** -25 * 3]);
+const fromBits = new Float16Array(new Uint16Array([0x3c00, 0xfc00, 0x0001, 0x8400]).buffer);
 const big = new BigInt64Array([2n ** 60n]);
 let fired = false;
 setTimeout(() => { fired = true; }, 0);
 const values = [copy.data[0], source.data[0], copy.self === copy ? 1 : 0, copy.nested.list.length,
                 source.nested.list.length, text.length, text.codePointAt(0), text.codePointAt(1),
-                ...half, Math.f16round(1.00146484375), atob(btoa('ab')) === 'ab' ? 1 : 0,
+                ...half, ...fromBits, Math.f16round(1.00146484375), atob(btoa('ab')) === 'ab' ? 1 : 0,
                 Number(big[0] === 2n ** 60n), fired ? 1 : 0, performance.now()];
 let cloneError = '';
 try { structuredClone({f() {}}); } catch (e) { cloneError = e.name; }
@@ -402,5 +403,6 @@ def test_the_standard_globals_a_wpt_file_may_use(tmp_path):
         3, 1.5, 1, 3, 2,  # a deep copy, its cycle kept
         3, 0xE9, 0x1F600,  # UTF-8 there and back (the emoji is two UTF-16 units)
         1, 65504, 2048, 2 ** -23,  # float16 rounding: nearest, ties to even, subnormal
+        1, "-Infinity", 2 ** -24, -(2 ** -14),  # a buffer's binary16 bits read
         1.001953125, 1, 1,
         0, 0]  # a timer never fires; the clock reads 0

@@ -90,14 +90,25 @@ const STANDARD = `
     if (typeof Math.f16round === 'undefined') {
       Object.defineProperty(Math, 'f16round', {value: f16round, writable: true, configurable: true});
     }
+    const fromHalfBits = (bits) => {
+      const sign = bits & 0x8000 ? -1 : 1;
+      const exponent = (bits >> 10) & 31;
+      const fraction = bits & 1023;
+      if (exponent === 31) return fraction ? NaN : sign * Infinity;
+      return exponent ? sign * (1024 + fraction) * 2 ** (exponent - 25) : sign * fraction * 2 ** -24;
+    };
     // A stand-in for ES2025's Float16Array where this node has none: an Array
-    // whose values are rounded to binary16 when it is made (a case's data);
-    // later writes are not rounded, and ArrayBuffer.isView is false for it.
+    // whose values are rounded to binary16 when it is made (a case's data), or
+    // read from a buffer's binary16 bits; later writes are not rounded nor
+    // reach the buffer, and ArrayBuffer.isView is false for it.
     class Float16Array extends Array {
       constructor(source = 0, ...rest) {
         if (typeof source === 'number') {
           super(source);
           this.fill(0);
+        } else if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer) {
+          super();
+          for (const bits of new Uint16Array(source, ...rest)) this.push(fromHalfBits(bits));
         } else {
           super();
           for (const value of Array.from(source)) this.push(f16round(value));
