@@ -177,10 +177,14 @@ def test_arithmetic_on_narrowed_values_admits_what_the_casts_budgets_allow(tmp_p
     """The casts may each round to a float16 neighbour (1 ULP of float16): the
     sum of those neighbours, and 1 float32 ULP of add's own on top, passes; a
     value between two lattice points, inside the carried interval, fails."""
-    case = round_trip_then(tmp_path, "add", [0.25] * len(ROUND_TRIP_INPUT))
+    other = [0.1, 0.25, -0.3, 3.3, 1e-3, -7.7, 0.2, 2.0 ** -20]  # sums rounded to float32 at the interval's ends
+    case = round_trip_then(tmp_path, "add", other)
     exact = evaluate(case.graph, case.inputs)["y"].values
     narrowed = np.asarray(ROUND_TRIP_INPUT, np.float32).astype(np.float16)
-    neighbour = (np.nextafter(narrowed, np.float16(np.inf)).astype(np.float32) + np.float32(0.25)).astype(np.float32)
-    for actual, status in ((exact, "pass"), (np.nextafter(exact, np.float32(np.inf)), "pass"), (neighbour, "pass"),
-                           (((exact.astype(np.float64) + neighbour) / 2).astype(np.float32), "fail")):
-        assert judge(case, {"y": actual}, {"y": exact}, {})[0] == status, actual
+    for side in (np.inf, -np.inf):
+        neighbour = (np.nextafter(narrowed, np.float16(side)).astype(np.float32) + np.float32(other)).astype(np.float32)
+        for actual, status in ((neighbour, "pass"), (np.nextafter(neighbour, np.float32(side)), "pass"),
+                               (((exact.astype(np.float64) + neighbour) / 2).astype(np.float32), "fail")):
+            assert judge(case, {"y": actual}, {"y": exact}, {})[0] == status, (side, actual)
+    assert judge(case, {"y": exact}, {"y": exact}, {})[0] == "pass"
+    assert judge(case, {"y": np.nextafter(exact, np.float32(np.inf))}, {"y": exact}, {})[0] == "pass"

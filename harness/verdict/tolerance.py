@@ -246,15 +246,30 @@ class CarriedInterval:
             near = np.clip(a, low, high)
             if self.narrowed is not None:
                 near = _representable_within(near, low, high, np.dtype(self.narrowed))
+            on_lattice = np.zeros(near.shape, bool)
             if self.lattice is not None:
-                near = _lattice_point_within(near, low, high, self.lattice[0] + shift, self.lattice[1])
+                near, on_lattice = _lattice_within((self.lattice[0] + shift, self.lattice[1]), near, low, high,
+                                                   expected.dtype)
             out = near.astype(expected.dtype)
             # Rounding the interval's end into the output type must not move it inward.
             wide = out.astype(np.float64)
             out = np.where(wide > near, np.nextafter(out, np.array(-np.inf, out.dtype)), out)
             out = np.where(wide < near, np.nextafter(out, np.array(np.inf, out.dtype)), out)
+            # A lattice point is the producer's exact result: rounded to nearest, as the producer rounds it.
+            out = np.where(on_lattice, near.astype(expected.dtype), out)
         out = np.where(np.isnan(e), expected, out)  # an expected NaN is judged as always
         return np.where(self.may_be_nan & np.isnan(a) & ~np.isnan(e), np.array(np.nan, expected.dtype), out)
+
+
+def _lattice_within(lattice: tuple[np.ndarray, np.ndarray], near: np.ndarray, low: np.ndarray,
+                    high: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(the judged point, where it is a lattice point): see "Arithmetic on narrowed values"."""
+    # The interval's ends are the reruns' results rounded into the output type: the
+    # lattice points they round from may lie up to half a step of that type outside.
+    with np.errstate(over="ignore", invalid="ignore"):
+        ulp = np.spacing(np.fmax(np.abs(low), np.abs(high)).astype(dtype)).astype(np.float64)
+    point = _lattice_point_within(near, low - ulp, high + ulp, lattice[0], lattice[1])
+    return point, point != near
 
 
 def _representable_within(near: np.ndarray, low: np.ndarray, high: np.ndarray, narrow: np.dtype) -> np.ndarray:
