@@ -285,6 +285,59 @@ def wrong_findings(raw: Any) -> tuple[WrongFinding, ...]:
 
 
 @dataclass(frozen=True)
+class Certificate:
+    """The spec's required set as a certificate (since spec PR #910 a context
+    MUST support at least each operand's required data types and ranks): the
+    operands short of it, as measured (the probe's limits, and required types
+    accepted but computed wrong) and as declared (the probe's
+    ``declaredConformanceGaps``: the backend's own opSupportLimits, or the
+    table it was compared with). Each entry: "conv2d.input: float16; rank 0"."""
+
+    measured: tuple[str, ...]
+    declared: tuple[str, ...] | None  # None: no declaration was read
+    declared_source: str = ""
+
+    @property
+    def measured_met(self) -> bool:
+        return not self.measured
+
+    @property
+    def declared_met(self) -> bool | None:
+        return None if self.declared is None else not self.declared
+
+
+def _short_of(op: str, m: MemberCapability) -> str | None:
+    """What one measured operand lacks of the required set, or None."""
+    parts = ([", ".join(m.missing_types)] if m.missing_types else []) + ([m.missing_ranks] if m.missing_ranks else [])
+    parts += [f"computes {', '.join(m.wrong_types)} wrong"] if m.wrong_types else []
+    return f"{op}.{m.member}: {'; '.join(parts)}" if parts else None
+
+
+def _declared_short_of(gap: Any) -> str | None:
+    """One ``declaredConformanceGaps`` entry as text (a malformed one: None, it counts for nothing)."""
+    if not isinstance(gap, Mapping) or not isinstance(gap.get("op"), str) or not isinstance(gap.get("member"), str):
+        return None
+    types = [str(t) for t in gap.get("dataTypes") or () if isinstance(t, str)]
+    ranks = [r for r in gap.get("ranks") or () if isinstance(r, int) and not isinstance(r, bool)]
+    parts = ([", ".join(types)] if types else []) + ([rank_text(ranks)] if ranks else [])
+    return f"{gap['op']}.{gap['member']}: {'; '.join(parts)}" if parts else None
+
+
+def certificate(ops: Mapping[str, "OpCapability"], probe: Mapping[str, Any]) -> Certificate:
+    """The backend's certificate: measured over the operators it was probed on."""
+    measured = []
+    for op, c in ops.items():
+        if c.status == "unprobed":
+            continue
+        measured += [text for m in c.members if (text := _short_of(op, m)) is not None]
+        wrong = sorted({e.varied for e in c.wrong_in_spec})
+        measured += [f"{op}: computes wrong values ({', '.join(wrong)})"] if wrong else []
+    raw = probe.get("declaredConformanceGaps")
+    declared = (tuple(t for g in raw if (t := _declared_short_of(g)) is not None) if isinstance(raw, list) else None)
+    return Certificate(tuple(measured), declared, str(probe.get("declaredConformanceGapsSource") or ""))
+
+
+@dataclass(frozen=True)
 class ProbeBackend:
     backend: BackendId
     header: Mapping[str, Any]  # run_header(): backend info, harness version, date, machine
@@ -307,6 +360,7 @@ class ProbeBackend:
     summary: Mapping[str, Any]
     not_tried: int
     harness_problems: tuple[str, ...]
+    certificate: Certificate = Certificate((), None)
 
     @property
     def gap_ops(self) -> tuple[OpCapability, ...]:
@@ -560,6 +614,7 @@ def build_probe_backend(files: ProbeFiles, limits_file: str, ids: BackendIds) ->
         not_tried=len(probe.get("notTried") or ()),
         harness_problems=tuple(f"{p.get('id', '')}: {p.get('error', '')}" if isinstance(p, Mapping) else str(p)
                                for p in probe.get("harnessProblems") or ()),
+        certificate=certificate(ops, probe),
     )
     return pb, (limits or None)
 

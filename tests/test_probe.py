@@ -206,6 +206,16 @@ def test_cli_probe_with_compare(faulty_probe, tmp_path):
     assert evidence["compare"]["counts"]["workingButUndeclared"] > 0
     assert evidence["compare"]["counts"]["declaredButBroken"] == 0
     _check_spec_shape(json.loads((out / "reference-opSupportLimits.json").read_text()))
+    # the required set, measured (relu: met) and as declared (relu to rank 0 only; every other operator left out)
+    assert evidence["conformanceGaps"] == []
+    assert evidence["declaredConformanceGapsSource"] == "declared.json"
+    declared_gaps = {(g["op"], g["member"]): g for g in evidence["declaredConformanceGaps"]}
+    required = operators()["relu"].operands["input"].required_ranks
+    assert declared_gaps["relu", "input"]["ranks"] == list(range(max(required.min, 1), min(required.max or 8, 8) + 1))
+    assert declared_gaps["relu", "input"]["dataTypes"] == [t for t in operators()["relu"].operands["input"].required_data_types
+                                                          if t != "float32"]
+    assert declared_gaps["abs", "input"]["dataTypes"] == list(operators()["abs"].operands["input"].required_data_types)
+    assert evidence["summary"]["declaredConformanceGaps"] == len(declared_gaps)
 
 
 def test_longest_run_keeps_the_contiguous_ranks():

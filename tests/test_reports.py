@@ -295,6 +295,37 @@ def test_capability_model_from_probe_files(inputs):
     assert old.counts["wrong"] == 1 and old.counts["absent"] == 1
 
 
+def test_the_required_set_as_a_certificate_measured_and_declared(inputs, tmp_path):
+    old, new = build_model(inputs).probes
+    # measured: abs lists nothing, clamp computes int32 wrong, softmax misses ranks, 1.1's conv2d float16
+    assert not old.certificate.measured_met and old.certificate.declared is None
+    assert [t for t in old.certificate.measured if t.startswith("clamp")] == [
+        f"clamp: computes wrong values ({old.ops['clamp'].wrong[0].varied})"]
+    assert any(t.startswith("abs.input: ") for t in old.certificate.measured)
+    assert "conv2d.input: float16" in new.certificate.measured and "conv2d.input: float16" not in old.certificate.measured
+    # declared: the probe's declaredConformanceGaps (a malformed entry counts for nothing)
+    folder = tmp_path / "declared"
+    folder.mkdir()
+    doc = probe_doc("1.0")
+    doc["declaredConformanceGaps"] = [{"op": "conv2d", "member": "filter", "dataTypes": ["float16"], "ranks": [],
+                                       "listed": True},
+                                      {"op": "relu", "member": "input", "dataTypes": [], "ranks": [0, 1, 2, 4],
+                                       "listed": True}, {"op": 7}]
+    doc["declaredConformanceGapsSource"] = "chromium-ort-opSupportLimits.json"
+    (folder / "fakert1.0-opSupportLimits.json").write_text(json.dumps(limits_doc()))
+    (folder / "fakert1.0-probe.json").write_text(json.dumps(doc))
+    (p,) = build_model([folder]).probes
+    assert p.certificate.declared == ("conv2d.filter: float16", "relu.input: ranks 0–2, 4")
+    assert p.certificate.declared_met is False and p.certificate.declared_source == "chromium-ort-opSupportLimits.json"
+    doc["declaredConformanceGaps"] = []
+    (folder / "fakert1.0-probe.json").write_text(json.dumps(doc))
+    (p,) = build_model([folder]).probes
+    assert p.certificate.declared_met is True
+    html = (build_site([folder], tmp_path / "site").parent / "index.html").read_text()
+    assert "declared: <strong>met</strong>" in html and f"measured: not met ({len(p.certificate.measured)})" in html
+    assert "<li>softmax.input: spec requires rank 1–5, backend has 2–4</li>" in html
+
+
 def test_limits_file_alone_is_enough(tmp_path):
     path = tmp_path / "declared-opSupportLimits.json"
     path.write_text(json.dumps(limits_doc()))

@@ -3,8 +3,9 @@ run in the sandbox, become case files; a file that reaches for a file, the
 network or a process, or never ends, is refused with one line.
 
 The files here are hand-written in WPT's shape (META lines, a cases array,
-``webnn_conformance_test(tests, buildAndExecuteGraph, toleranceFunc)``); none
-is WPT's code."""
+``webnn_conformance_test(tests, buildAndExecuteGraph, toleranceFunc)``), but
+one: tests/data/wpt_files holds a real WPT file (BSD-3, its README says
+whence), the one that once failed on ``structuredClone``."""
 from __future__ import annotations
 
 import json
@@ -336,3 +337,72 @@ def test_only_the_meta_lines_at_the_top_name_scripts(tmp_path):
     late = LITERAL + "\n// META: script=../../../outside.js\n"
     got = converted(wpt_tree(tmp_path / "wpt", {"late": late}))
     assert isinstance(got["late"], Converted)  # not refused for a script outside the folder: never read
+
+
+# --- the web platform's standard globals (wpt_sandbox.js, STANDARD) ----------------------------
+REAL_FILES = Path(__file__).parent / "data" / "wpt_files"
+# What a real utils.js gives the real file below at load time and in its tolerance function.
+INSTANCE_NORM_UTILS = UTILS + """
+const getInstanceNormPrecisionTolerance = (graphResources) => ({metricType: 'ULP', value: 840});
+"""
+
+
+def test_a_real_wpt_file_that_copies_its_cases_with_structured_clone(tmp_path):
+    name = "instance-normalization-affine-layout"
+    root = wpt_tree(tmp_path, {name: (REAL_FILES / f"{name}.https.any.js").read_text()})
+    (root / "webnn" / "resources" / "utils.js").write_text(INSTANCE_NORM_UTILS)
+    got = converted(root)[name]
+    assert isinstance(got, Converted), got
+    tests = {t["name"]: t for t in got.doc["tests"]}
+    assert len(tests) == 11
+    runtime = tests["instanceNormalization float32 NHWC runtime both"]["graph"]
+    control = tests["instanceNormalization float32 NHWC constant affine control"]["graph"]
+    composed = tests["instanceNormalization float16 NHWC runtime affine then conv2d"]["graph"]
+    # the clones are copies: marking the control's operands constant left the original alone
+    assert control["inputs"]["scale"]["constant"] is True and "constant" not in runtime["inputs"]["scale"]
+    assert [op["name"] for op in composed["operators"]] == ["instanceNormalization", "conv2d"]
+    assert [op["name"] for op in runtime["operators"]] == ["instanceNormalization"]
+    assert {t.get("tolerance", {}).get("value") for t in tests.values()} == {840}
+
+
+STANDARD_GLOBALS = META + """
+const source = {data: new Float32Array([1.5, -2]), shape: [2], nested: {list: [1, 2]}};
+source.self = source;
+const copy = structuredClone(source);
+copy.data[0] = 3;
+copy.nested.list.push(3);
+const text = new TextDecoder().decode(new TextEncoder().encode('\\u00e9\\u{1F600}'));
+const half = new Float16Array([1.0003, 65519, 2049, 2 ** -25 * 3]);
+const fromBits = new Float16Array(new Uint16Array([0x3c00, 0xfc00, 0x0001, 0x8400]).buffer);
+const big = new BigInt64Array([2n ** 60n]);
+let fired = false;
+setTimeout(() => { fired = true; }, 0);
+const values = [copy.data[0], source.data[0], copy.self === copy ? 1 : 0, copy.nested.list.length,
+                source.nested.list.length, text.length, text.codePointAt(0), text.codePointAt(1),
+                ...half, ...fromBits, Math.f16round(1.00146484375), atob(btoa('ab')) === 'ab' ? 1 : 0,
+                Number(big[0] === 2n ** 60n), fired ? 1 : 0, performance.now()];
+let cloneError = '';
+try { structuredClone({f() {}}); } catch (e) { cloneError = e.name; }
+webnn_conformance_test([{
+  name: 'standard globals ' + cloneError + ' ' + typeof DOMException,
+  graph: {
+    inputs: {x: {data: values, descriptor: {shape: [values.length], dataType: 'float32'}}},
+    operators: [{name: 'identity', arguments: [{input: 'x'}], outputs: 'y'}],
+    expectedOutputs: {y: {data: values, descriptor: {shape: [values.length], dataType: 'float32'}}},
+  },
+}], buildAndExecuteGraph, getPrecisionTolerance);
+"""
+
+
+def test_the_standard_globals_a_wpt_file_may_use(tmp_path):
+    got = converted(wpt_tree(tmp_path, {"globals": STANDARD_GLOBALS}))["globals"]
+    assert isinstance(got, Converted), got
+    (case,) = got.doc["tests"]
+    assert case["name"] == "standard globals DataCloneError function"
+    assert case["graph"]["inputs"]["x"]["data"] == [
+        3, 1.5, 1, 3, 2,  # a deep copy, its cycle kept
+        3, 0xE9, 0x1F600,  # UTF-8 there and back (the emoji is two UTF-16 units)
+        1, 65504, 2048, 2 ** -23,  # float16 rounding: nearest, ties to even, subnormal
+        1, "-Infinity", 2 ** -24, -(2 ** -14),  # a buffer's binary16 bits read
+        1.001953125, 1, 1,
+        0, 0]  # a timer never fires; the clock reads 0

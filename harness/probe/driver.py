@@ -414,11 +414,17 @@ def probe(
         if compare_file is not None:
             from webnn_harness.probe.declared import compare_declared
 
-            evidence["compare"] = compare_declared(read_limits_file(compare_file), evidence, Path(compare_file).name)
+            compared = read_limits_file(compare_file)
+            evidence["compare"] = compare_declared(compared, evidence, Path(compare_file).name)
         elif declared is not None:  # without a file, the backend's own declaration is the one to compare
             from webnn_harness.probe.declared import compare_declared
 
             evidence["compare"] = compare_declared(declared, evidence, declared_file.name)
+        # The required set as the backend declares it (its own table, else the table compared with)
+        if declared is not None:
+            _declared_gaps(evidence, declared, declared_file.name)
+        elif compare_file is not None:
+            _declared_gaps(evidence, compared, Path(compare_file).name)
         write_atomic(evidence_path, readable_json(evidence, default=str) + "\n")
         return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
 
@@ -495,6 +501,15 @@ def _option_values(entries: list[dict]) -> dict:
         if e["axis"] == "baseline" and e["op"] in out:
             out[e["op"]]["(defaults)"] = e["outcome"]
     return out
+
+
+def _declared_gaps(evidence: dict, declared: Mapping[str, Any], source: str) -> None:
+    """``declaredConformanceGaps``: the spec's required data types and ranks a
+    declared opSupportLimits lacks (the shape of ``conformanceGaps``; an
+    operator the declaration leaves out lacks all of them), and its source."""
+    evidence["declaredConformanceGaps"] = limits_mod.conformance_gaps(declared, absent_ops=True)
+    evidence["declaredConformanceGapsSource"] = source
+    evidence["summary"]["declaredConformanceGaps"] = len(evidence["declaredConformanceGaps"])
 
 
 def _evidence(header, entries, skipped, not_built, analysis, emulated, layout_evidence, bytes_evidence,

@@ -239,14 +239,19 @@ def wrong_data_types(entries: Iterable[Mapping[str, Any]]) -> dict[str, dict[str
 
 
 def conformance_gaps(limits_doc: Mapping[str, Any],
-                     wrong_types: Mapping[str, Mapping[str, Iterable[str]]] | None = None) -> list[dict]:
-    """One entry per operator member that lacks a required data type or rank."""
+                     wrong_types: Mapping[str, Mapping[str, Iterable[str]]] | None = None,
+                     absent_ops: bool = False) -> list[dict]:
+    """One entry per operator member that lacks a required data type or rank.
+    An operator ``limits_doc`` leaves out is skipped (a probe of some operators
+    only), or with ``absent_ops`` (a declaration: it supports none of them)
+    lacks every required data type."""
     out = []
     for op, spec in operators().items():
-        if op not in limits_doc:
+        if op not in limits_doc and not absent_ops:
             continue
         for member, lim in spec.operands.items():
-            g = member_gaps(lim, limits_doc[op].get(member), ((wrong_types or {}).get(op) or {}).get(member, ()))
+            declared = limits_doc.get(op) if isinstance(limits_doc.get(op), Mapping) else {}
+            g = member_gaps(lim, declared.get(member), ((wrong_types or {}).get(op) or {}).get(member, ()))
             if g["dataTypes"] or g["ranks"]:
                 out.append({"op": op, "member": member, "dataTypes": g["dataTypes"], "ranks": g["ranks"],
                             "listed": g["listed"]})
