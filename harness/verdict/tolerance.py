@@ -139,6 +139,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from webnn_harness.spec.blockwise import blockwise_expand
 from webnn_harness.spec.exact import exact_reference
 from webnn_harness.spec.dtypes import is_float, numpy_dtype
 from webnn_harness.spec.graph import Graph, Node
@@ -482,15 +483,12 @@ TWIN_ELEMENTS = 1 << 16
 def _per_element(node: Node, env: Mapping[str, np.ndarray], graph: Graph) -> np.ndarray | None:
     """Per output element of ``node``, its operands' values there as one row of
     bytes (a key), or None where the op's elements are not such a function."""
-    from webnn_harness.backends.reference.evaluate import ELEMENTWISE
-    from webnn_harness.backends.reference.ops.quantization import blockwise_expand
-
     shape = tuple(graph.descs[node.outputs[0]].shape)
     if len(node.outputs) != 1 or int(np.prod(shape, dtype=np.int64)) > TWIN_ELEMENTS:
         return None
     if node.op in BLOCKWISE_OPS:
         expand = blockwise_expand
-    elif node.op in ELEMENTWISE:
+    elif node.op in ELEMENTWISE_OPS:
         expand = np.broadcast_to
     else:
         return None

@@ -25,14 +25,7 @@ import ml_dtypes
 import numpy as np
 
 from webnn_harness.backends.reference.ops.base import ImplementationDefined
-
-
-def blockwise_expand(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Repeat each element along each axis up to ``shape`` (the spec's
-    blockwiseExpand: [1,2,3] to 6 elements gives [1,1,2,2,3,3])."""
-    for axis, (size_from, size_to) in enumerate(zip(values.shape, shape)):
-        values = np.repeat(values, size_to // size_from, axis=axis)
-    return values
+from webnn_harness.spec.blockwise import blockwise_expand
 
 
 def _bad_scale(scale: np.ndarray) -> np.ndarray:
