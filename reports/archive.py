@@ -59,7 +59,7 @@ from webnn_harness.archive.digest import (
 )
 from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.bench.regressions import is_noisy
-from webnn_harness.archive.store import Archive, ArchiveError, Entry
+from webnn_harness.archive.store import Archive, ArchiveError, Entry, same_machine
 from webnn_harness.loading.caseid import corpus_of
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import _version_key
@@ -73,7 +73,7 @@ STALE_DAYS = 30
 LATENCY_STEP = 0.05  # a latency step smaller than this fraction is not shown: bench --threshold's default
 # Bump when what version_changes or detect_steps computes changes: the site folder's cache of
 # their results (per pair of versions, per series) is then computed again.
-CHANGES_FORMAT = 3  # 2: bench changes judged against the machine noise; 3: the declared tables' entries gained and lost
+CHANGES_FORMAT = 4  # 2: bench changes judged against the machine noise; 3: the declared tables' entries gained and lost; 4: a change of machine said (machine_note)
 CHANGES_PREFIX = "changes-"
 STEPS_FORMAT = 2  # 2: no step at a noisy bench's point
 NO_SCIPY = "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
@@ -174,6 +174,7 @@ class VersionChanges:
     base_date: str
     new_date: str
     machines: str = ""  # the machines the newest outputs of the two versions came from
+    machine_note: str = ""  # the two versions' runs came from different machines (classes): said beside the cases
     runs_compared: bool = False
     newly_failing: tuple[CaseChange, ...] = ()
     newly_passing: tuple[CaseChange, ...] = ()
@@ -414,7 +415,13 @@ def version_changes(name: str, device: str, base: str, new: str,
             fields.update(declared_compared=True, declared_gained=tuple(sorted(after - before)),
                           declared_lost=tuple(sorted(before - after)))
     bench_entries = [newest.get(("bench", name, v, device)) for v in (base, new)]
-    if (benches := pair("bench")) and bench_entries[0][1].machine != bench_entries[1][1].machine:
+    run_entries = [newest.get(("run", name, v, device)) for v in (base, new)]
+    if runs and not same_machine(run_entries[0][1].machine, run_entries[1][1].machine):
+        # Issue #47: a kernel's result can depend on the CPU's instruction set (OpenVINO's gelu on AVX-512).
+        fields["machine_note"] = (f"the two versions ran on different machines ({run_entries[0][1].machine or '?'} "
+                                  f"before, {run_entries[1][1].machine or '?'} now): a case may have changed with "
+                                  f"the machine, not the version")
+    if (benches := pair("bench")) and not same_machine(bench_entries[0][1].machine, bench_entries[1][1].machine):
         # As bench --baseline says of two Ray nodes: times of two machines are no regression.
         fields["bench_note"] = (f"benchmarks not compared: timed on different machines "
                                 f"({bench_entries[0][1].machine or '?'} before, {bench_entries[1][1].machine or '?'} now)")
