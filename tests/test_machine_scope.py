@@ -165,3 +165,12 @@ def test_archive_keeps_machine_classes_apart_and_splits_no_older_history():
     assert not same_machine(native, capped)
     assert same_machine(older, native) and same_machine(older, capped)
     assert not same_machine(older, machine_text({**hardware, "cpu": "Xeon"}))
+
+
+def test_backends_declare_their_runtime_and_settings_in_their_facts():
+    from webnn_harness.backends import recorded_facts
+
+    assert facts("chromium").runtime == "litert"  # Chromium's WebNN on the CPU runs on LiteRT
+    assert facts("openvino").thread_settings == ("inference_num_threads",)
+    assert facts("onnxruntime").thread_settings == ("intra_op_threads",)
+    assert recorded_facts("no-such-backend").thread_settings == ("threads",)  # the defaults
