@@ -174,3 +174,25 @@ def test_backends_declare_their_runtime_and_settings_in_their_facts():
     assert facts("openvino").thread_settings == ("inference_num_threads",)
     assert facts("onnxruntime").thread_settings == ("intra_op_threads",)
     assert recorded_facts("no-such-backend").thread_settings == ("threads",)  # the defaults
+
+
+def test_capability_matrix_keeps_machines_apart_and_marks_where_they_disagree(tmp_path):
+    from test_reports import limits_doc, probe_doc
+
+    from webnn_harness.reports import build_model, build_site
+
+    probe_dir = tmp_path / "probe"
+    probe_dir.mkdir()
+    machines = {"avx512": MachineFacts(AVX512, {}), "capped": MachineFacts(AVX512, {"ONEDNN_MAX_CPU_ISA": "AVX2"})}
+    for stem, machine in machines.items():  # one version, two machine classes; conv2d float16 only on one
+        doc = probe_doc("1.0")
+        doc["header"]["machine"] = {"platform": "test", **machine.to_json()}
+        (probe_dir / f"{stem}-opSupportLimits.json").write_text(json.dumps(limits_doc(drop_conv_f16=stem == "capped")))
+        (probe_dir / f"{stem}-probe.json").write_text(json.dumps(doc))
+    m = build_model([probe_dir])
+    assert sorted(p.machine_class for p in m.probes) == ["AVX512_CORE_BF16", "AVX512_CORE_BF16, ONEDNN_MAX_CPU_ISA=AVX2"]
+    assert {op for _, op in m.machines_disagree} == {"conv2d"}  # both columns marked, each naming the other class
+    assert sorted(m.machines_disagree.values()) == sorted(p.machine_class for p in m.probes)
+    assert m.changed == frozenset()  # one version: a machine's difference is no version change
+    page = build_site([probe_dir], tmp_path / "site").read_text()  # the matrix is the index page
+    assert "differs on another machine class" in page and "ONEDNN_MAX_CPU_ISA=AVX2" in page
