@@ -165,6 +165,15 @@ class MachineFacts:
                 "kernelEnvironment": dict(self.environment)}
 
 
+def machine_summary(facts: MachineFacts | None = None, model: str | None = None) -> str:
+    """This machine in one line for a console: CPU model, class, the tracked features and the kernel settings in
+    force (``AMD EPYC 9R14, AVX512_CORE_BF16 (avx avx2 ... avx512f ...), ONEDNN_MAX_CPU_ISA=AVX2``)."""
+    facts = facts or MachineFacts.here()
+    env = "".join(f", {k}={v}" for k, v in sorted(facts.environment.items()))
+    features = f" ({' '.join(sorted(facts.features))})" if facts.features else ""
+    return f"{model or cpu_model()}, {isa_class(facts.features)}{features}{env}"
+
+
 def machine_class(machine: Mapping) -> str:
     """A header's machine in a few words for a page or a diff: its ISA class and any cap in force
     (``AVX512_CORE_BF16``, ``AVX512_CORE_BF16, ONEDNN_MAX_CPU_ISA=AVX2``); ``unknown`` for an output
