@@ -59,7 +59,7 @@ from webnn_harness.archive.digest import (
 )
 from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.bench.regressions import is_noisy
-from webnn_harness.archive.store import Archive, ArchiveError, Entry, same_machine
+from webnn_harness.archive.store import Archive, ArchiveError, Entry, machine_hardware, same_machine
 from webnn_harness.loading.caseid import corpus_of
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import _version_key
@@ -244,12 +244,30 @@ class Reuse:
 
 
 @dataclass(frozen=True)
+class MachineDisagreement:
+    """One backend version's newest runs on two machine classes (issue #47), and the cases whose status
+    differs between them: as wpt.fyi keeps browsers apart, the changes page keeps machines apart."""
+
+    name: str
+    device: str
+    version: str
+    base_machine: str  # the entries' machine texts, with their class: "AMD EPYC, ... [AVX512_CORE_BF16]"
+    new_machine: str
+    cases: tuple[CaseChange, ...]  # ``base``: the status on base_machine, ``new``: on new_machine
+
+    @property
+    def anchor(self) -> str:
+        return slug(f"machines-{self.name}-{self.device}-{self.version}-{self.base_machine}-{self.new_machine}")
+
+
+@dataclass(frozen=True)
 class ArchiveModel:
     site: SiteModel
     changes: tuple[VersionChanges, ...]
     history: Mapping[str, tuple[Series, ...]]  # op -> its series (ops with any)
     warnings: tuple[str, ...]
     reuse: Reuse | None = None  # build_archive_model's, with the pages once they are drawn
+    machine_disagreements: tuple[MachineDisagreement, ...] = ()
 
     @property
     def steps(self) -> list[tuple[str, Series, Step]]:
@@ -437,6 +455,30 @@ def version_changes(name: str, device: str, base: str, new: str,
     machines = sorted({newest[k][1].machine for k in newest if k[1] == name and k[2] in (base, new) and k[3] == device})
     return VersionChanges(name, device, base, new, max(base_dates, default=""), max(dates, default=""),
                           machines="; ".join(m for m in machines if m), **fields)
+
+
+def machine_disagreements(entries: Sequence[Entry], digest) -> tuple[MachineDisagreement, ...]:
+    """For each backend version run on several machine classes, the newest run of each class against
+    the first class's: the cases whose status differs (entries archived before classes were recorded
+    are not compared)."""
+    newest: dict[tuple[str, str, str], dict[str, Entry]] = defaultdict(dict)
+    for e in entries:  # oldest first: the last one kept per class is the newest
+        if e.kind == "run" and machine_hardware(e.machine) != e.machine:
+            for b in e.backends:
+                newest[(b.name, b.version, b.device)][e.machine.rsplit(" [", 1)[1].rstrip("]")] = e
+    out = []
+    for (name, version, device), by_class in sorted(newest.items()):
+        machines = [by_class[c] for c in sorted(by_class)]
+        for other in machines[1:]:
+            base, new = (_backend_digest(digest(e), name, version, device) for e in (machines[0], other))
+            if base is None or new is None:
+                continue
+            diff = diff_backend(name, case_outcomes(base), case_outcomes(new), base["info"], new["info"])
+            cases = (*diff.regressions, *diff.fixes, *diff.changed)
+            if cases:
+                out.append(MachineDisagreement(name, device, version, machines[0].machine, other.machine,
+                                               tuple(sorted(cases, key=lambda c: c.id))))
+    return tuple(out)
 
 
 def _changes_from_json(doc: Mapping[str, Any]) -> VersionChanges:
@@ -680,7 +722,7 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     site = dataclasses.replace(site, archive=dataclasses.replace(info, history_ops=frozenset(history), lead=lead))
     return ArchiveModel(dataclasses.replace(site, warnings=tuple(dict.fromkeys([*site.warnings, *warnings]))),
                         tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings),
-                        Reuse(len(readers.read), len(entries)))
+                        Reuse(len(readers.read), len(entries)), machine_disagreements(entries, digest))
 
 
 def spark(series: Series, width: int = 320, height: int = 48, pad: int = 4) -> dict[str, Any]:

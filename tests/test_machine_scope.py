@@ -196,3 +196,24 @@ def test_capability_matrix_keeps_machines_apart_and_marks_where_they_disagree(tm
     assert m.changed == frozenset()  # one version: a machine's difference is no version change
     page = build_site([probe_dir], tmp_path / "site").read_text()  # the matrix is the index page
     assert "differs on another machine class" in page and "ONEDNN_MAX_CPU_ISA=AVX2" in page
+
+
+def test_archive_changes_page_shows_where_two_machines_disagree(tmp_path, monkeypatch):
+    from test_reports import rec as run_rec, write_run
+
+    from webnn_harness.cli import main
+    from webnn_harness.reports.archive import build_archive_model
+
+    native = write_run(tmp_path / "native", [run_rec("relu float32 1D"), run_rec("relu float32 2D", status="fail")],
+                       "webnn-harness run --out native")
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")  # the same CPU with the kernels capped: another class
+    capped = write_run(tmp_path / "capped", [run_rec("relu float32 1D"), run_rec("relu float32 2D")],
+                       "webnn-harness run --out capped")
+    arch = tmp_path / "arch"
+    assert main(["archive", "add", str(arch), str(native), str(capped)]) == 0
+    (d,) = build_archive_model(arch).machine_disagreements
+    assert [(c.id, c.base, c.new) for c in d.cases] == [("cases/elementwise/relu.json::relu float32 2D", "fail", "pass")]
+    assert d.new_machine.endswith("ONEDNN_MAX_CPU_ISA=AVX2]") and not d.base_machine.endswith("AVX2]")  # classes sorted
+    assert main(["report", "--archive", str(arch), "--out", str(tmp_path / "site")]) == 0
+    page = (tmp_path / "site" / "changes.html").read_text()
+    assert "Where machines disagree" in page and "relu float32 2D" in page
