@@ -69,6 +69,25 @@ Facts (optional): create.facts = BackendFacts(...)
         side (the chromium backend: ``{"version": "143.0.4"}`` per installed
         browser); ``webnn-harness backends`` makes and lists one backend per
         variant. None (the default): one build, made without options.
+    runtime: str | None
+        the backend (by its registered name) whose runtime this one runs on
+        underneath, where it is another: Chromium's WebNN on the CPU runs on
+        LiteRT (``"litert"``). The performance page sets the two side by side
+        to show the browser's own cost. None: it is its own runtime.
+    thread_settings, precision_settings: tuple of setting names
+        the keys of ``info().settings`` that hold its thread count and its
+        precision, first found first (OpenVINO: ``inference_num_threads``,
+        ``inference_precision_hint``): what the pages and the archive read
+        for an output written before BackendInfo had ``threads`` and
+        ``precision``, or when those are None.
+    isa_cap_variable: str | None
+        the environment variable that caps the instruction set its CPU
+        kernels use, when it honours one (OpenVINO's oneDNN:
+        ``"ONEDNN_MAX_CPU_ISA"``). Every output records the CPU's features and
+        that variable's value (harness/cpu.py); expectation entries scoped by
+        ``cpu`` are matched against the features its kernels can use under
+        the cap. None: its kernels see the CPU's features whatever is set
+        (XNNPACK and MLAS dispatch on CPUID alone).
 
 Methods
     backend.info() -> BackendInfo(name, version, device, settings, host_cpu, threads, precision)
@@ -269,6 +288,10 @@ class BackendFacts:
     rerun_options: tuple[SettingOption, ...] = ()
     unready: Callable[[], str | None] | None = None
     installed_variants: Callable[[], tuple[Mapping[str, str], ...]] | None = None
+    runtime: str | None = None
+    thread_settings: tuple[str, ...] = ("threads",)
+    precision_settings: tuple[str, ...] = ("precision",)
+    isa_cap_variable: str | None = None
 
 
 def declared_facts(factory: Any) -> BackendFacts:

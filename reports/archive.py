@@ -59,7 +59,7 @@ from webnn_harness.archive.digest import (
 )
 from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.bench.regressions import is_noisy
-from webnn_harness.archive.store import Archive, ArchiveError, Entry
+from webnn_harness.archive.store import Archive, ArchiveError, Entry, machine_hardware, same_machine
 from webnn_harness.loading.caseid import corpus_of
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import _version_key
@@ -73,7 +73,7 @@ STALE_DAYS = 30
 LATENCY_STEP = 0.05  # a latency step smaller than this fraction is not shown: bench --threshold's default
 # Bump when what version_changes or detect_steps computes changes: the site folder's cache of
 # their results (per pair of versions, per series) is then computed again.
-CHANGES_FORMAT = 3  # 2: bench changes judged against the machine noise; 3: the declared tables' entries gained and lost
+CHANGES_FORMAT = 4  # 2: bench changes judged against the machine noise; 3: the declared tables' entries gained and lost; 4: a change of machine said (machine_note)
 CHANGES_PREFIX = "changes-"
 STEPS_FORMAT = 2  # 2: no step at a noisy bench's point
 NO_SCIPY = "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
@@ -174,6 +174,7 @@ class VersionChanges:
     base_date: str
     new_date: str
     machines: str = ""  # the machines the newest outputs of the two versions came from
+    machine_note: str = ""  # the two versions' runs came from different machines (classes): said beside the cases
     runs_compared: bool = False
     newly_failing: tuple[CaseChange, ...] = ()
     newly_passing: tuple[CaseChange, ...] = ()
@@ -243,12 +244,30 @@ class Reuse:
 
 
 @dataclass(frozen=True)
+class MachineDisagreement:
+    """One backend version's newest runs on two machine classes (issue #47), and the cases whose status
+    differs between them: as wpt.fyi keeps browsers apart, the changes page keeps machines apart."""
+
+    name: str
+    device: str
+    version: str
+    base_machine: str  # the entries' machine texts, with their class: "AMD EPYC, ... [AVX512_CORE_BF16]"
+    new_machine: str
+    cases: tuple[CaseChange, ...]  # ``base``: the status on base_machine, ``new``: on new_machine
+
+    @property
+    def anchor(self) -> str:
+        return slug(f"machines-{self.name}-{self.device}-{self.version}-{self.base_machine}-{self.new_machine}")
+
+
+@dataclass(frozen=True)
 class ArchiveModel:
     site: SiteModel
     changes: tuple[VersionChanges, ...]
     history: Mapping[str, tuple[Series, ...]]  # op -> its series (ops with any)
     warnings: tuple[str, ...]
     reuse: Reuse | None = None  # build_archive_model's, with the pages once they are drawn
+    machine_disagreements: tuple[MachineDisagreement, ...] = ()
 
     @property
     def steps(self) -> list[tuple[str, Series, Step]]:
@@ -414,7 +433,13 @@ def version_changes(name: str, device: str, base: str, new: str,
             fields.update(declared_compared=True, declared_gained=tuple(sorted(after - before)),
                           declared_lost=tuple(sorted(before - after)))
     bench_entries = [newest.get(("bench", name, v, device)) for v in (base, new)]
-    if (benches := pair("bench")) and bench_entries[0][1].machine != bench_entries[1][1].machine:
+    run_entries = [newest.get(("run", name, v, device)) for v in (base, new)]
+    if runs and not same_machine(run_entries[0][1].machine, run_entries[1][1].machine):
+        # Issue #47: a kernel's result can depend on the CPU's instruction set (OpenVINO's gelu on AVX-512).
+        fields["machine_note"] = (f"the two versions ran on different machines ({run_entries[0][1].machine or '?'} "
+                                  f"before, {run_entries[1][1].machine or '?'} now): a case may have changed with "
+                                  f"the machine, not the version")
+    if (benches := pair("bench")) and not same_machine(bench_entries[0][1].machine, bench_entries[1][1].machine):
         # As bench --baseline says of two Ray nodes: times of two machines are no regression.
         fields["bench_note"] = (f"benchmarks not compared: timed on different machines "
                                 f"({bench_entries[0][1].machine or '?'} before, {bench_entries[1][1].machine or '?'} now)")
@@ -430,6 +455,30 @@ def version_changes(name: str, device: str, base: str, new: str,
     machines = sorted({newest[k][1].machine for k in newest if k[1] == name and k[2] in (base, new) and k[3] == device})
     return VersionChanges(name, device, base, new, max(base_dates, default=""), max(dates, default=""),
                           machines="; ".join(m for m in machines if m), **fields)
+
+
+def machine_disagreements(entries: Sequence[Entry], digest) -> tuple[MachineDisagreement, ...]:
+    """For each backend version run on several machine classes, the newest run of each class against
+    the first class's: the cases whose status differs (entries archived before classes were recorded
+    are not compared)."""
+    newest: dict[tuple[str, str, str], dict[str, Entry]] = defaultdict(dict)
+    for e in entries:  # oldest first: the last one kept per class is the newest
+        if e.kind == "run" and machine_hardware(e.machine) != e.machine:
+            for b in e.backends:
+                newest[(b.name, b.version, b.device)][e.machine.rsplit(" [", 1)[1].rstrip("]")] = e
+    out = []
+    for (name, version, device), by_class in sorted(newest.items()):
+        machines = [by_class[c] for c in sorted(by_class)]
+        for other in machines[1:]:
+            base, new = (_backend_digest(digest(e), name, version, device) for e in (machines[0], other))
+            if base is None or new is None:
+                continue
+            diff = diff_backend(name, case_outcomes(base), case_outcomes(new), base["info"], new["info"])
+            cases = (*diff.regressions, *diff.fixes, *diff.changed)
+            if cases:
+                out.append(MachineDisagreement(name, device, version, machines[0].machine, other.machine,
+                                               tuple(sorted(cases, key=lambda c: c.id))))
+    return tuple(out)
 
 
 def _changes_from_json(doc: Mapping[str, Any]) -> VersionChanges:
@@ -673,7 +722,7 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     site = dataclasses.replace(site, archive=dataclasses.replace(info, history_ops=frozenset(history), lead=lead))
     return ArchiveModel(dataclasses.replace(site, warnings=tuple(dict.fromkeys([*site.warnings, *warnings]))),
                         tuple(changes), {op: tuple(s) for op, s in sorted(history.items())}, tuple(warnings),
-                        Reuse(len(readers.read), len(entries)))
+                        Reuse(len(readers.read), len(entries)), machine_disagreements(entries, digest))
 
 
 def spark(series: Series, width: int = 320, height: int = 48, pad: int = 4) -> dict[str, Any]:

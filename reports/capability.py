@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from webnn_harness.cpu import machine_class
 from webnn_harness.spec.catalog import OperatorSpec, operators
 from webnn_harness.outputs.kinds import ProbeFiles
 from webnn_harness.probe.limits import member_gaps, operator_status, wrong_data_types
@@ -367,6 +368,12 @@ class ProbeBackend:
         """Operators short of the spec: with gaps, wrong or not supported (``counts`` says how many of each)."""
         return tuple(o for o in self.ops.values() if o.status in ("gaps", "wrong", "absent"))
 
+    @property
+    def machine_class(self) -> str:
+        """The probe's machine class (ISA class and any ISA cap in force, issue #47); "unknown" for a probe
+        written before features were recorded."""
+        return machine_class(self.header.get("machine") or {})
+
     @functools.cached_property  # the matrix page asks each column for it once per column (report --archive: 60)
     def counts(self) -> Mapping[str, int]:
         """Operators per cell colour: one status each, so they add up to the operators listed."""
@@ -625,15 +632,38 @@ def _capability_signature(c: OpCapability) -> tuple:
 
 
 def version_changes(probes: Sequence[ProbeBackend]) -> frozenset[tuple[str, str]]:
-    """Cells that differ from the same backend's previous column (probes sorted by name, version)."""
+    """Cells that differ from the same backend's previous column (probes sorted by name, version); one
+    version on two machine classes is a disagreement of machines (``machine_disagreements``), not a change."""
     out = set()
     for prev, cur in zip(probes, probes[1:]):
         if prev.backend.name != cur.backend.name:
+            continue
+        if prev.backend.version == cur.backend.version and prev.machine_class != cur.machine_class:
             continue
         for op, cap in cur.ops.items():
             if _capability_signature(cap) != _capability_signature(prev.ops[op]):
                 out.add((cur.backend.slug, op))
     return frozenset(out)
+
+
+def machine_disagreements(probes: Sequence[ProbeBackend]) -> dict[tuple[str, str], str]:
+    """Cells where one backend version's probes on two machine classes disagree (as wpt.fyi keeps
+    browsers apart, the matrix keeps machines apart): (probe slug, op) -> the other classes, for
+    each column of the pair. Probes of unknown class are not compared."""
+    out: dict[tuple[str, str], set[str]] = defaultdict(set)
+    groups: dict[tuple[str, str], list[ProbeBackend]] = defaultdict(list)
+    for p in probes:
+        if p.machine_class != "unknown":
+            groups[(p.backend.name, p.backend.version)].append(p)
+    for group in groups.values():
+        for a in group:
+            for b in group:
+                if a.machine_class == b.machine_class:
+                    continue
+                for op, cap in a.ops.items():
+                    if op in b.ops and _capability_signature(cap) != _capability_signature(b.ops[op]):
+                        out[(a.backend.slug, op)].add(b.machine_class)
+    return {k: "; ".join(sorted(v)) for k, v in out.items()}
 
 
 def _version_key(version: str) -> tuple:

@@ -31,6 +31,7 @@ from webnn_harness.reports.capability import (
     _version_key,
     build_probe_backend,
     version_changes,
+    machine_disagreements,
 )
 from webnn_harness.outputs.kinds import discover_outputs, read_probe_files
 from webnn_harness.reports.common import BackendIds, reads_inputs
@@ -52,6 +53,8 @@ class SiteModel:
     inputs: tuple[str, ...]
 
     changed: frozenset[tuple[str, str]] = frozenset()  # (probe slug, op) that differ from the previous version
+    # (probe slug, op) -> the machine classes where the same backend version's probe says otherwise (issue #47)
+    machines_disagree: Mapping[tuple[str, str], str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # inputs read in part (unreadable lines), for the CLI to print
     performance: PerformanceModel | None = None  # from bench folders
     speed_tiers: Mapping[tuple[str, str], tuple[SpeedTier, ...]] = field(default_factory=dict)  # (probe slug, op)
@@ -107,6 +110,7 @@ def build_model(inputs: Sequence[str | Path], run_reader=read_run_pieces, probe_
     return SiteModel(
         conformance=conformance, probes=tuple(probes), limits_payloads=payloads, ops=tuple(operators()),
         harness_version=__version__, inputs=tuple(str(i) for i in inputs), changed=version_changes(probes),
+        machines_disagree=machine_disagreements(probes),
         warnings=tuple(dict.fromkeys([*(p for g in groups for p in g.problems), *(findings.warnings if findings else ()),
                                       *(accuracy.warnings if accuracy else ()),
                                       *(performance.problems if performance else ())])),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from webnn_harness.backends import recorded_facts
 from webnn_harness.outputs.bench_records import read_bench_folder
 from webnn_harness.outputs.kinds import BENCH_FILE
 from webnn_harness.outputs.rerun_commands import strip_local_paths
@@ -39,9 +40,9 @@ TRANSPOSED, TRANSPOSED_TO = "nhwcTransposed", "nchw"
 # cost is the nchw graph's median over the nhwc graph's, with its interval.
 PREFERS_NHWC_COST = ("nchw", "nhwc")
 # The browser's own cost beside the runtime it calls: the same whole graph,
-# one dispatch a call, timed in the page (BROWSER) and through our backend
-# on the same runtime (RUNTIME), on the same machine.
-BROWSER, RUNTIME = "chromium", "litert"
+# one dispatch a call, timed in the page (a backend whose facts name the
+# runtime it runs on: BackendFacts.runtime) and through our backend on that
+# runtime, on the same machine.
 ONE_DISPATCH_VARIANTS = ("graph", "fused", "backend")
 # Bootstrap of a difference of medians: resamples and the interval's level.
 RESAMPLES, INTERVAL = 2000, 0.95
@@ -58,10 +59,9 @@ SLOW_TIER_FACTOR = 3.0
 FIRST_RUN_FAST = 0.5
 # A backend says its thread count and precision label in its info (BackendInfo
 # threads and precision, in each record's backend). Records written before it
-# did, which archives keep, say them only in their settings, under one of
-# these keys: read there when the backend says nothing.
-THREAD_KEYS = ("threads", "intra_op_threads", "inference_num_threads", "num_threads")
-PRECISION_KEYS = ("precision", "inference_precision", "inference_precision_hint")
+# did, which archives keep, say them only in their settings, under the keys its
+# facts declare (BackendFacts.thread_settings, precision_settings): read there
+# when the backend says nothing.
 
 # --------------------------------------------------------------------------- records
 
@@ -606,18 +606,27 @@ def layout_costs(records: Iterable[BenchResult]) -> tuple[LayoutCost, ...]:
 
 
 def browser_overheads(records: Iterable[BenchResult], columns: Sequence[BenchColumn]) -> tuple[BrowserOverhead, ...]:
-    """Every whole graph timed on a BROWSER column and a RUNTIME column of
-    the same machine, op benchmarks first, smallest work first."""
+    """Every whole graph timed on a browser's column and a column of the
+    runtime it runs on (its facts' ``runtime``: Chromium on the CPU, LiteRT)
+    of the same machine, op benchmarks first, smallest work first."""
     by_column = {c.backend.slug: c for c in columns}
-    found: dict[tuple[str, str], dict[str, list[BenchResult]]] = defaultdict(lambda: {BROWSER: [], RUNTIME: []})
+    names = {c.backend.name for c in columns}
+    runs_on = {n: rt for n in names if (rt := _runtime_of(n)) in names and rt != n}  # browser -> runtime
+    found: dict[tuple[str, str], dict[str, list[BenchResult]]] = defaultdict(lambda: {"browser": [], "runtime": []})
     for r in records:
         name = by_column[r.column].backend.name if r.column in by_column else ""
-        if name in (BROWSER, RUNTIME) and r.variant in ONE_DISPATCH_VARIANTS and r.is_speed:
-            found[(r.benchmark, r.variant)][name].append(r)
+        if r.variant not in ONE_DISPATCH_VARIANTS or not r.is_speed:
+            continue
+        if name in runs_on:
+            found[(r.benchmark, r.variant)]["browser"].append(r)
+        if name in runs_on.values():
+            found[(r.benchmark, r.variant)]["runtime"].append(r)
     out = []
     for (benchmark, variant), sides in found.items():
-        for browser in sides[BROWSER]:
-            for runtime in sides[RUNTIME]:
+        for browser in sides["browser"]:
+            for runtime in sides["runtime"]:
+                if _runtime_of(by_column[browser.column].backend.name) != by_column[runtime.column].backend.name:
+                    continue
                 if by_column[browser.column].machine != by_column[runtime.column].machine:
                     continue
                 out.append(BrowserOverhead(benchmark, variant, browser.workload, browser.column, runtime.column,
@@ -727,12 +736,19 @@ def _host_cpu(raw: Mapping[str, Any]) -> bool:
 
 def _threads_and_precision(raw: Mapping[str, Any]) -> tuple[str, str]:
     """The thread count and precision label a record's backend said
-    (BackendInfo), each else read from its settings (THREAD_KEYS,
-    PRECISION_KEYS); "" where neither says."""
+    (BackendInfo), each else read from its settings under the keys its facts
+    declare (BackendFacts thread_settings, precision_settings); "" where
+    neither says."""
     backend = raw.get("backend") if isinstance(raw.get("backend"), Mapping) else {}
     settings = backend.get("settings") if isinstance(backend.get("settings"), Mapping) else {}
-    return (_setting(backend, ("threads",)) or _setting(settings, THREAD_KEYS),
-            _setting(backend, ("precision",)) or _setting(settings, PRECISION_KEYS))
+    facts = recorded_facts(str(backend.get("name") or ""))
+    return (_setting(backend, ("threads",)) or _setting(settings, facts.thread_settings),
+            _setting(backend, ("precision",)) or _setting(settings, facts.precision_settings))
+
+
+def _runtime_of(name: str) -> str | None:
+    """The backend whose runtime ``name`` runs on, as its facts declare (None: its own, or not installed)."""
+    return recorded_facts(name).runtime
 
 
 def machine_label(machine: Mapping[str, Any]) -> str:

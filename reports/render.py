@@ -222,7 +222,8 @@ def render_archive_site(model: ArchiveModel, out_dir: Path) -> tuple[Path, int, 
         all_shown = everything(model)
         page = _page_writer(environment(), site, model.site, pages)
         _render_pages(model.site, site, page, all_shown)
-        page(PAGE["changes.html"].template, "changes.html", all_shown, changes=model.changes)
+        page(PAGE["changes.html"].template, "changes.html", all_shown, changes=model.changes,
+             machines=model.machine_disagreements)
         page(PAGE["history.html"].template, "history.html", all_shown, history=model.history, steps=model.steps,
              latency_step=LATENCY_STEP)
         for op, series in model.history.items():

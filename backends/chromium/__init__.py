@@ -297,6 +297,9 @@ create.facts = BackendFacts(  # what the harness reads before making one (backen
                    SettingOption("executable", "executable", "")),
     unready=_unready,
     installed_variants=_installed_variants,
+    # On the CPU, Chromium's WebNN runs the graph on LiteRT (its TFLite backend, XNNPACK delegate):
+    # the performance page sets a chromium column beside a litert one to show the browser's own cost.
+    runtime="litert",
 )
 
 

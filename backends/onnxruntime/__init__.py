@@ -474,6 +474,8 @@ create.facts = BackendFacts(  # what the harness reads before making one (backen
     rerun_options=(SettingOption("provider", "ep", CPU),
                    SettingOption("graph_optimization_level", "opt_level", "all"),
                    SettingOption("intra_op_threads", "threads", "1")),
+    thread_settings=("intra_op_threads",),
+    # MLAS, ORT's CPU kernels, dispatches on CPUID alone: ONEDNN_MAX_CPU_ISA does not change them.
 )
 
 

@@ -346,6 +346,12 @@ create.facts = BackendFacts(  # what the harness reads before making one (backen
     preload=("openvino",),
     threads_option=True,
     rerun_options=(SettingOption("device", "device", "CPU"), SettingOption("precision", "precision", "exact")),
+    thread_settings=("inference_num_threads",),
+    precision_settings=("inference_precision_hint", "precision"),
+    # The CPU plugin's kernels are oneDNN's and its own JIT emitters, which stop at the ISA level this
+    # variable names: on an AVX-512 CPU, ONEDNN_MAX_CPU_ISA=AVX2 gives an AVX2 machine's values
+    # (issue #47; the MVN kernel does not follow it: backends/openvino/known_failures.json).
+    isa_cap_variable="ONEDNN_MAX_CPU_ISA",
 )
 
 

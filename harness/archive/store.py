@@ -38,6 +38,7 @@ from typing import Any, Iterable, Mapping
 
 import filelock
 
+from webnn_harness.cpu import machine_class
 from webnn_harness.outputs.bench_records import BENCH_FILE, BENCH_RECORD_SCHEMA, read_bench_folder
 from webnn_harness.outputs.kinds import (ARCHIVE_MARKER, ARCHIVED_KINDS, DECLARED_SUFFIX, KINDS, OutputHeader, bench_header,
                                          discover_outputs, fuzz_header, probe_header, read_fuzz_folder,
@@ -157,7 +158,23 @@ def machine_text(machine: Any) -> str:
         return str(machine or "")[:200]
     cores = f"{machine['cores']} cores" if machine.get("cores") else ""
     parts = (machine.get("cpu") or machine.get("processor"), cores, machine.get("platform"))
-    return ", ".join(str(p) for p in parts if p)[:200]
+    text = ", ".join(str(p) for p in parts if p)[:200]
+    # Its machine class, where the output recorded the CPU's features (issue #47): the ISA class and
+    # any cap in force, so that an AVX-512 run and an AVX2 one (or one capped to AVX2) are two machines.
+    return f"{text} [{machine_class(machine)}]" if "cpuFeatures" in machine else text
+
+
+def machine_hardware(text: str) -> str:
+    """A machine_text without its class: what an entry archived before classes were recorded says."""
+    return text.split(" [", 1)[0]
+
+
+def same_machine(a: str, b: str) -> bool:
+    """Whether two entries' machine texts name one machine: equal, or equal in their hardware where one
+    of them was archived before machine classes were recorded (so an upgrade splits no history)."""
+    if a == b:
+        return True
+    return (" [" not in a or " [" not in b) and machine_hardware(a) == machine_hardware(b)
 
 
 def _ref(backend: Any) -> BackendRef:

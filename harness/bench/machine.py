@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from webnn_harness.cpu import cpu_model, usable_cores  # noqa: F401 - the bench's names for them
+from webnn_harness.cpu import MachineFacts, cpu_model, usable_cores  # noqa: F401 - the bench's names for them
 
 
 def machine_info() -> dict:
@@ -18,7 +18,8 @@ def machine_info() -> dict:
     except (ValueError, OSError, AttributeError):
         memory = None
     return {"cpu": cpu_model(), "cores": usable_cores(), "platform": platform.platform(),
-            "memoryBytes": memory, "hostname": socket.gethostname()}
+            "memoryBytes": memory, "hostname": socket.gethostname(),
+            **MachineFacts.here().to_json()}  # features and kernel settings, as a run's header has them
 
 
 def _best_seconds(fn, repeats: int, max_seconds: float = float("inf")) -> float:

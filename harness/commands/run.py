@@ -136,6 +136,8 @@ def handle(args) -> int:
     _print_failing(failing, dict(zip((t.backend["name"] for t in result.tallies), requests)), result.corpus_paths)
     if failing:  # a run that fails: the command that runs it again on what did not pass
         _print_rerun_failures_command(out)
+    from webnn_harness.cpu import machine_summary  # the machine is part of the configuration (issue #47)
+    print(printable(f"machine: {machine_summary()}"))
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
     if args.junit:
         from webnn_harness.backends import options_from_settings

@@ -13,17 +13,18 @@ from typing import Iterable, Mapping, Sequence
 
 from webnn_harness.files.writes import write_atomic
 from webnn_harness.outputs.run_folder import check_writable_file, read_records_whole
-from webnn_harness.verdict.expectations import Expectation, ExpectationSet, read_expectations
+from webnn_harness.verdict.expectations import CpuView, Expectation, ExpectationSet, cpu_view, read_expectations
 from webnn_harness.verdict.record import BAD_STATUSES, Record
 
 
 def update_expectations(path: Path, records: Iterable[Record], previous: Sequence[Expectation] = (),
-                        version: str = "", options: Mapping[str, str] | None = None) -> dict:
+                        version: str = "", options: Mapping[str, str] | None = None,
+                        cpu: CpuView | None = None) -> dict:
     """Write ``path`` from one backend's run (its records, made at ``version``
     with ``options``): a previous entry still naming a failing case (fail,
     error, crash, timeout) is kept with its reason, an entry whose cases all
     passed is dropped, an entry whose cases did not run or that is not in force
-    for this version and these options is kept as it was, and each failure no
+    for this version, these options and this machine (``cpu``) is kept as it was, and each failure no
     entry names gets an entry of its own, with the record's status and message
     as a reason to edit. Returns counts."""
     records = list(records)
@@ -31,7 +32,7 @@ def update_expectations(path: Path, records: Iterable[Record], previous: Sequenc
     dropped = 0
     covered: set[str] = set()
     for e in previous:
-        in_force = e.applies_to(version, options or {})
+        in_force = e.applies_to(version, options or {}, cpu)
         hits = [r for r in records if e.matches(r.file, r.case)] if in_force else []
         failing = [r for r in hits if r.status in BAD_STATUSES]
         if hits and not failing:
@@ -76,6 +77,6 @@ def update_from_run(path: Path, results: Path, backend: str, version: str, optio
     as the next one will see it. Raises ExpectationsError when ``path`` holds unreadable expectations."""
     previous = read_expectations(path) if path.exists() else ()
     records = read_records_whole(results).records
-    counts = update_expectations(path, records, previous, version, options)
+    counts = update_expectations(path, records, previous, version, options, cpu_view(backend))
     updated = ExpectationSet.for_backend(backend, version, options, [*given, path])
     return ExpectationsUpdate(counts, sum(updated.apply(r).counts_against for r in records))

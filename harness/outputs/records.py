@@ -20,8 +20,10 @@ from webnn_harness.files.writes import open_append, write_atomic
 
 def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:
     # The CPU model and usable cores as the bench records them (bench/machine.py), so that a run,
-    # a probe and a bench of one machine describe it alike (archive/store.machine_text).
-    from webnn_harness.cpu import cpu_model, usable_cores
+    # a probe and a bench of one machine describe it alike (archive/store.machine_text); its CPU
+    # features and the settings in force that change kernels (ONEDNN_MAX_CPU_ISA, ...), since the
+    # machine is part of the configuration (issue #47).
+    from webnn_harness.cpu import MachineFacts, cpu_model, usable_cores
 
     return {
         "harness": "webnn-harness",
@@ -34,6 +36,7 @@ def run_header(backend_info: Mapping[str, Any] | None = None) -> dict:
             "python": platform.python_version(),
             "cpu": cpu_model(),
             "cores": usable_cores(),
+            **MachineFacts.here().to_json(),
         },
         **({"backend": dict(backend_info)} if backend_info else {}),
     }

@@ -10,7 +10,9 @@ runs may come from different machines, checkouts and installs.
 - new / removed: in one run only.
 
 A backend whose settings (its ``-o`` options and what they imply) differ between the runs is said
-so above its changes: they may come from the settings, not from the backend.
+so above its changes: they may come from the settings, not from the backend. So is a change of
+machine (issue #47): its CPU, ISA class and features, or a setting in force that changes kernels
+(``ONEDNN_MAX_CPU_ISA``): a version's change is told from a machine's.
 """
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ class RunDiff:
     base: str  # the runs' labels
     new: str
     backends: tuple[BackendDiff, ...]
+    machine_changed: tuple[str, ...] = ()  # "what: base -> new" for each machine fact that differs
 
     @property
     def regressions(self) -> int:
@@ -71,7 +74,7 @@ class RunDiff:
 
     def to_json(self) -> dict:
         return {"base": self.base, "new": self.new, "regressions": self.regressions,
-                "backends": [b.to_json() for b in self.backends]}
+                "machineChanged": list(self.machine_changed), "backends": [b.to_json() for b in self.backends]}
 
 
 def _by_backend(run: RunFolder) -> dict[str, tuple[Mapping, dict[str, Record]]]:
@@ -126,6 +129,25 @@ def _setting(settings: Mapping, key) -> str:
     return json.dumps(settings[key], default=str) if key in settings else "(not set)"
 
 
+def machine_changes(base: Mapping | None, new: Mapping | None) -> tuple[str, ...]:
+    """``what: base -> new`` for each fact of two runs' machines (their headers' ``machine``) that
+    differs: the CPU model, its ISA class, its features, and each kernel setting in force. Facts one
+    of them does not record (an output written before they were) are not compared."""
+    base = base if isinstance(base, Mapping) else {}
+    new = new if isinstance(new, Mapping) else {}
+    out = [f"{key}: {base[key]} -> {new[key]}" for key in ("cpu", "isaClass")
+           if key in base and key in new and base[key] != new[key]]
+    b, n = base.get("cpuFeatures"), new.get("cpuFeatures")
+    if isinstance(b, list) and isinstance(n, list) and set(b) != set(n):
+        gained, lost = sorted(set(n) - set(b)), sorted(set(b) - set(n))
+        out.append("cpuFeatures: " + " ".join([*(f"+{f}" for f in gained), *(f"-{f}" for f in lost)]))
+    b, n = base.get("kernelEnvironment"), new.get("kernelEnvironment")
+    if isinstance(b, Mapping) and isinstance(n, Mapping):
+        out += [f"{k}: {b.get(k, '(not set)')} -> {n.get(k, '(not set)')}" for k in sorted({*b, *n})
+                if b.get(k) != n.get(k)]
+    return tuple(out)
+
+
 def _name(run: RunFolder) -> str:
     """The folder's name, and the run's label where that says more (no local path: this goes into PR comments)."""
     return run.path.name if run.label == run.path.name else f"{run.path.name} ({run.label})"
@@ -139,13 +161,14 @@ def diff_runs(base_dir: str | Path, new_dir: str | Path, on_problem: Callable[[s
     return RunDiff(_name(base), _name(new), tuple(
         diff_backend(name, b.get(name, ({}, {}))[1], n.get(name, ({}, {}))[1],
                      b[name][0] if name in b else None, n[name][0] if name in n else None)
-        for name in names))
+        for name in names), machine_changes(base.summary.get("machine"), new.summary.get("machine")))
 
 
 # --------------------------------------------------------------------------- output
 
 SHOWN = 50  # of each kind but regressions, which are always listed in full
 SETTINGS_DIFFER = "the runs' backend settings differ, so changes may come from them"
+MACHINE_DIFFERS = "the runs' machines differ, so changes may come from the machine, not the versions"
 
 
 def _versions(d: BackendDiff) -> str:
@@ -165,6 +188,8 @@ def _status(s: str | None) -> str:
 
 def format_text(diff: RunDiff) -> str:
     lines = [f"diff {diff.base} -> {diff.new}"]
+    if diff.machine_changed:
+        lines.append(f"{MACHINE_DIFFERS}: {'; '.join(diff.machine_changed)}")
     for d in diff.backends:
         lines.append(f"{d.backend} {_versions(d)}: {_counts(d)}")
         if d.settings_changed:
@@ -194,6 +219,8 @@ def format_markdown(diff: RunDiff) -> str:
     lines = [f"### webnn-harness: {_md(diff.new)} against {_md(diff.base)}", "", verdict, "",
              "| Backend | Version | Regressions | Fixes | Changed | New | Removed | Unchanged |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
+    if diff.machine_changed:
+        lines[3:3] = [f"**{MACHINE_DIFFERS}**: {_md('; '.join(diff.machine_changed))}", ""]
     for d in diff.backends:
         lines.append(f"| {_md(d.backend)} | {_md(_versions(d))} | {len(d.regressions)} | {len(d.fixes)} | "
                      f"{len(d.changed)} | {len(d.new)} | {len(d.removed)} | {d.unchanged} |")

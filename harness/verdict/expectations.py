@@ -12,10 +12,23 @@ can be given more with ``run --expectations FILE``. The format (JSON Schema:
      "options": {"ep": "..."},       optional: only under these backend options
                                      ("!V": any but V; [null, "V"]: not given or V)
      "versions": ">=1.32",           optional: only for these backend versions
+     "cpu": {"has": ["avx512f"]},    optional: only on these machines (below)
      "evidence": "what was seen",    optional: the observation behind the reason
      "status": ["fail"],             optional: only records of these statuses,
      "message": "regex",             whose message this searches,
      "actual": 0}                    and whose worst element is this value
+
+``cpu`` scopes an entry by the machine (issue #47: a kernel's result can
+depend on the instruction set it was compiled for): ``has`` and ``lacks``
+list /proc/cpuinfo features (harness/cpu.py TRACKED) that the backend's
+kernels can use, all present and all absent: the CPU's features less those
+above an ISA cap the backend honours (BackendFacts ``isa_cap_variable``:
+OpenVINO's oneDNN reads ``ONEDNN_MAX_CPU_ISA``; LiteRT's XNNPACK ignores
+it); ``hardware`` lists features the CPU itself has, whatever the cap (a
+kernel that crashes only when capped below what the CPU has:
+``{"hardware": ["avx512f"], "lacks": ["avx512f"]}``). An entry whose
+``cpu`` does not hold on the run's machine is not in force: neither applied
+nor stale.
 
 ``status``, ``message`` and ``actual`` pin an entry to the one failure it
 explains: another failure of the same case is not marked known by it.
@@ -47,18 +60,52 @@ from typing import Any, Iterable, Mapping, Sequence
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from webnn_harness.cpu import TRACKED, MachineFacts
 from webnn_harness.loading.caseid import id_matches_file
 from webnn_harness.files import reading
 from webnn_harness.verdict.record import Record
 
 OUTCOMES = ("applied", "stale", "unmatched")
-ENTRY_KEYS = ("file", "case", "match", "reason", "options", "versions", "evidence", "status", "message", "actual")
+ENTRY_KEYS = ("file", "case", "match", "reason", "options", "versions", "cpu", "evidence", "status", "message",
+              "actual")
+CPU_KEYS = ("has", "lacks", "hardware")
 CASE_NOTES = "wpt_case_notes.json"
 CASE_NOTE = "WPT case vs spec: "  # the reason's start of every case note (the file's entries carry it)
 
 
 class ExpectationsError(ValueError):
     """An expectations file that cannot be used: one line naming file, entry and field."""
+
+
+@dataclass(frozen=True)
+class CpuView:
+    """A run's machine as an entry's ``cpu`` is matched against: the features the backend's kernels can use
+    (the CPU's, less those above the ISA cap it honours) and the CPU's own."""
+
+    kernel: frozenset[str]
+    hardware: frozenset[str]
+
+    @classmethod
+    def of(cls, machine: MachineFacts, cap_variable: str | None) -> "CpuView":
+        return cls(machine.kernel_features(cap_variable), machine.features)
+
+
+def cpu_view(backend: str, machine: MachineFacts | None = None) -> CpuView:
+    """The view of ``machine`` (this one, with the environment in force, by default) for ``backend``,
+    by the ISA cap variable its facts declare (none for a backend that cannot be loaded here)."""
+    from webnn_harness.backends import facts_or_defaults  # the backends package imports outputs: not at import
+
+    return CpuView.of(machine or MachineFacts.here(), facts_or_defaults(backend).isa_cap_variable)
+
+
+def cpu_holds(scope: Mapping[str, Sequence[str]], cpu: CpuView | None) -> bool:
+    """Whether an entry's ``cpu`` holds on ``cpu`` (an unknown machine: no scoped entry holds)."""
+    if not scope:
+        return True
+    if cpu is None:
+        return False
+    return (set(scope.get("has", ())) <= cpu.kernel and not set(scope.get("lacks", ())) & cpu.kernel
+            and set(scope.get("hardware", ())) <= cpu.hardware)
 
 
 @dataclass(frozen=True)
@@ -69,6 +116,7 @@ class Expectation:
     match: str | None = None
     options: Mapping[str, str | list[str | None]] = field(default_factory=dict)
     versions: str | None = None
+    cpu: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # {has, lacks, hardware}: CPU features
     evidence: str | None = None
     status: tuple[str, ...] = ()  # () any non-pass
     message: str | None = None  # a regex searched in the record's message
@@ -76,9 +124,12 @@ class Expectation:
     source: str = ""  # the file it came from, as the user named it (or the backend's bundled file)
     index: int = 0  # its position there
 
-    def applies_to(self, version: str, options: Mapping[str, str]) -> bool:
-        """Whether the entry is in force for a backend at ``version`` made with ``options``."""
+    def applies_to(self, version: str, options: Mapping[str, str], cpu: CpuView | None = None) -> bool:
+        """Whether the entry is in force for a backend at ``version`` made with ``options`` on a
+        machine seen as ``cpu`` (None: unknown, where an entry scoped by ``cpu`` is not in force)."""
         if not all(_option_matches(options.get(k), v) for k, v in self.options.items()):
+            return False
+        if not cpu_holds(self.cpu, cpu):
             return False
         if self.versions is None:
             return True
@@ -103,7 +154,8 @@ class Expectation:
         for key in ENTRY_KEYS:
             value = getattr(self, key)
             if value or key == "actual" and value is not None:  # an entry's actual may be 0 or false
-                out[key] = dict(value) if key == "options" else list(value) if key == "status" else value
+                out[key] = ({k: list(v) for k, v in value.items()} if key == "cpu" else dict(value) if key == "options"
+                            else list(value) if key == "status" else value)
         return out
 
     def describe(self) -> str:
@@ -150,9 +202,14 @@ def parse_expectations(doc: Any, source: str) -> tuple[Expectation, ...]:
             except InvalidSpecifier:
                 raise ExpectationsError(f"{source}: [{i}].versions: not a version specifier set such as "
                                         f"\">=1.32\": {raw['versions']!r}") from None
+        unknown = sorted(f for key in CPU_KEYS for f in (raw.get("cpu") or {}).get(key, ()) if f not in TRACKED)
+        if unknown:
+            raise ExpectationsError(f"{source}: [{i}].cpu: not a CPU feature this harness records "
+                                    f"(harness/cpu.py TRACKED, /proc/cpuinfo's names): {', '.join(unknown)}")
         entries.append(Expectation(
             reason=raw["reason"], file=raw.get("file"), case=raw.get("case"), match=raw.get("match"),
-            options=dict(raw.get("options") or {}), versions=raw.get("versions"), evidence=raw.get("evidence"),
+            options=dict(raw.get("options") or {}), versions=raw.get("versions"),
+            cpu={k: tuple(v) for k, v in (raw.get("cpu") or {}).items()}, evidence=raw.get("evidence"),
             status=tuple(raw.get("status") or ()), message=raw.get("message"), actual=raw.get("actual"),
             source=source, index=i,
         ))
@@ -215,10 +272,14 @@ class ExpectationSet:
 
     @classmethod
     def for_backend(cls, backend: str, version: str, options: Mapping[str, str],
-                    files: Iterable[str | Path] = (), bundled: bool = True) -> "ExpectationSet":
+                    files: Iterable[str | Path] = (), bundled: bool = True,
+                    machine: MachineFacts | None = None) -> "ExpectationSet":
+        """The entries in force for ``backend`` at ``version`` with ``options`` on ``machine`` (this
+        one, with the environment in force, by default: its workers inherit it)."""
         entries = [*(bundled_expectations(backend) if bundled else ()), *(case_notes() if bundled else ()),
                    *(e for f in files for e in read_expectations(f))]
-        return cls(tuple(e for e in entries if e.applies_to(version, options)))
+        cpu = cpu_view(backend, machine) if any(e.cpu for e in entries) else None
+        return cls(tuple(e for e in entries if e.applies_to(version, options, cpu)))
 
     def find(self, file_id: str, name: str) -> Expectation | None:
         """The first entry naming this case (no bookkeeping: for a single lookup)."""
