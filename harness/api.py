@@ -8,7 +8,6 @@ The CLI, the pytest plugin and the Ray path build a ``RunRequest``; the
 progress display and other observers are ``RunEvents``."""
 from __future__ import annotations
 
-import shlex
 import sys
 import threading
 import time
@@ -16,24 +15,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Container, Iterator, Mapping, Sequence
 
-from webnn_harness.backends import BackendError, available
+from webnn_harness.backends import BackendError
 from webnn_harness.loading.caseid import BUNDLED_CORPUS, corpus_root
 from webnn_harness.loading.cases import Case, CaseError, bundled_corpus
 from webnn_harness.execution.executors import ExecutorFactory, LocalExecutors
 from webnn_harness.verdict.expectations import ExpectationSet
 from webnn_harness.execution.lifecycle import stop_reason
-from webnn_harness.files.reading import ReadError, read_json
-from webnn_harness.outputs.run_folder import SUMMARY, Mode, OutputFolder, Rerun, record_key, rerun_failures
-from webnn_harness.verdict.record import Record
+from webnn_harness.outputs.rerun_commands import public_command
+from webnn_harness.outputs.run_folder import Mode, OutputFolder, record_key
 from webnn_harness.outputs.records import BackendTally, ResultWriter, write_summary
+from webnn_harness.verdict.record import Record
 from webnn_harness.execution.pool import RunOptions
 from webnn_harness.loading.selection import CaseFilter, Selection
-
-
-@dataclass(frozen=True)
-class BackendRequest:
-    name: str
-    options: Mapping[str, str] = field(default_factory=dict)
+# What a run ran with, and --rerun-failures' plan, have modules of their own; their names stay importable
+# from here, where the CLI, the pytest plugin and users found them.
+from webnn_harness.run_setup import BackendRequest, RunSetup  # noqa: F401
+from webnn_harness.rerun_plan import GivenSetup, RerunError, RerunPlan, rerun_of  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -52,55 +49,6 @@ class RunRequest:
     executor: ExecutorFactory | None = None  # where cases run (default: local worker processes)
     command: str | None = None  # the command line as summary.json records it (default: public_command(sys.argv))
     judge: str = "harness"  # whose verdict is each record's status: "harness" (ours) or "wpt" (harness/verdict/wpt.py)
-
-
-@dataclass(frozen=True)
-class RunSetup:
-    """What a run ran with, as its summary records it (``"request"``), so that ``run --rerun-failures``
-    runs it again the same way: its backends with their options, its corpora and its expectations
-    files, the paths as ``shown_path`` names them (relative to where it ran; () for the bundled corpus)."""
-    backends: tuple[BackendRequest, ...]
-    cases: tuple[str, ...] = ()
-    expectations: tuple[str, ...] = ()
-
-    def to_json(self) -> dict:
-        return {"backends": [{"name": b.name, "options": dict(b.options)} for b in self.backends],
-                "cases": list(self.cases), "expectations": list(self.expectations)}
-
-    @classmethod
-    def of_request(cls, request: "RunRequest") -> "RunSetup":
-        from webnn_harness.outputs.rerun_commands import shown_path
-
-        bundled = bundled_corpus()
-        cases = tuple(shown_path(p)[0] for p in request.cases if corpus_root(Path(p), bundled)[0] != BUNDLED_CORPUS)
-        return cls(tuple(request.backends), cases, tuple(shown_path(p)[0] for p in request.expectations))
-
-    @classmethod
-    def from_summary(cls, summary: Mapping) -> "RunSetup | None":
-        """The setup a summary records; for a folder from before it did, read from its command line."""
-        recorded = summary.get("request")
-        if isinstance(recorded, Mapping):
-            backends = tuple(BackendRequest(str(b.get("name", "")), {str(k): str(v) for k, v in (b.get("options") or {}).items()})
-                             for b in recorded.get("backends") or () if isinstance(b, Mapping))
-            return cls(backends, tuple(map(str, recorded.get("cases") or ())),
-                       tuple(map(str, recorded.get("expectations") or ())))
-        return _setup_from_command(summary)
-
-
-def _setup_from_command(summary: Mapping) -> RunSetup | None:
-    from webnn_harness.backends.base import parse_options
-    from webnn_harness.outputs.rerun_commands import option_values, options_from_command, recorded_run_command
-
-    command = recorded_run_command(summary)
-    if not command:
-        return None
-    try:
-        options = parse_options(options_from_command(command) or [])
-    except ValueError:
-        options = {}
-    names = option_values(command, ("--backend", "-b"))
-    return RunSetup(tuple(BackendRequest(n, options) for n in names), tuple(option_values(command, ("--cases",))),
-                    tuple(option_values(command, ("--expectations",))))
 
 
 @dataclass(frozen=True)
@@ -154,160 +102,6 @@ def corpus_paths(case_paths: Sequence[str | Path]) -> dict[str, str]:
 def default_label(case_paths: Sequence[str | Path]) -> str:
     """A run's name when --label is not given: its corpora, e.g. "wpt" or "cases+wpt"."""
     return "+".join(corpus_paths(case_paths)) or BUNDLED_CORPUS
-
-
-# Options whose values are local paths: the recorded command names them as
-# outputs/rerun_commands.shown_path does (relative as given; an absolute path
-# outside the working folder by its last component only, and says so), so a
-# published header names no folder of this machine and runs as printed.
-PATH_OPTIONS = ("--cases", "--out", "--expectations", "--update-expectations", "--junit")
-
-
-def public_command(argv: Sequence[str], cwd: str | Path | None = None) -> str:
-    from webnn_harness.outputs.rerun_commands import shown_path, with_shortened_note
-
-    out = ["webnn-harness"]
-    args = list(argv[1:])
-    shortened = False
-    i = 0
-    while i < len(args):
-        a = args[i]
-        key, eq, value = a.partition("=")
-        if key in PATH_OPTIONS and eq:
-            shown, cut = shown_path(value, cwd)
-            out.append(f"{key}={shown}")
-        elif a in PATH_OPTIONS and i + 1 < len(args):
-            shown, cut = shown_path(args[i + 1], cwd)
-            out += [a, shown]
-            i += 1
-        else:
-            out.append(a)
-            cut = False
-        shortened |= cut
-        i += 1
-    return with_shortened_note(shlex.join(out), shortened)
-
-
-class RerunError(ValueError):
-    """``--rerun-failures RUN`` that the run it reads does not allow as given: one line, exit code 2."""
-
-
-@dataclass(frozen=True)
-class RerunPlan:
-    """``--rerun-failures OLD``: the same run again on the cases worth re-running, with OLD's backends,
-    options, corpora and expectations unless the user gave their own (``overrides`` says which)."""
-    only: Mapping[str, Container[tuple[str, str]]]  # backend name -> (file, case) to run again
-    files: tuple[str, ...]  # the case file ids those are in (only these are loaded)
-    backends: tuple[BackendRequest, ...]
-    cases: tuple[str, ...]  # () the bundled corpus
-    expectations: tuple[str, ...]
-    overrides: tuple[str, ...]  # one line per setting of OLD that the user's command replaces
-    cases_to_run: int
-
-
-@dataclass(frozen=True)
-class GivenSetup:
-    """What the user's ``run --rerun-failures`` command gives itself (None: not given, OLD's is used)."""
-    backends: Sequence[str] | None = None
-    options: Mapping[str, str] | None = None
-    cases: Sequence[str] | None = None
-    expectations: Sequence[str] | None = None
-
-
-def rerun_of(run_dir: str | Path, out: Path, given: GivenSetup = GivenSetup(),
-             on_problem: Callable[[str], object] = lambda problem: None) -> RerunPlan:
-    """``--rerun-failures RUN``: the required and listed cases that did not pass in ``run_dir`` (not
-    the unsupported ones: the same backend refuses them again), for a new run into ``out``, with
-    RUN's backends, options, corpora and expectations (its summary's ``request``), each replaced by
-    what ``given`` gives. A backend read from RUN is run again only when it is a registered one.
-    Lines of its results.jsonl that cannot be read go to ``on_problem``. Raises OutputFolderError or
-    RerunError (ValueErrors, one line)."""
-    rerun = rerun_failures(Path(run_dir), out)
-    for problem in rerun.problems:
-        on_problem(problem)
-    try:  # a run's summary is not needed to re-run its records (an interrupted run may have none)
-        summary = read_json(Path(run_dir) / SUMMARY)
-    except ReadError:
-        summary = {}
-    old = RunSetup.from_summary(summary if isinstance(summary, Mapping) else {})
-    source = str(run_dir)
-    overrides: list[str] = []
-    backends = _rerun_backends(old, rerun, given, source, overrides)
-    if given.cases is not None:
-        cases = tuple(given.cases)
-        if old is not None and tuple(old.cases) != cases:
-            overrides.append(f"--cases {' '.join(cases)} instead of {source}'s {' '.join(old.cases) or 'bundled corpus'}")
-    else:
-        cases = _old_cases(old, Path(run_dir), rerun.files, summary)
-    if given.expectations is not None:
-        expectations = tuple(given.expectations)
-        if old is not None and tuple(old.expectations) != expectations:
-            overrides.append(f"--expectations {' '.join(expectations)} instead of {source}'s "
-                             f"{' '.join(old.expectations) or 'none'}")
-    else:
-        expectations = tuple(old.expectations) if old is not None else ()
-        missing = [e for e in expectations if not Path(e).is_file()]
-        if missing:
-            raise RerunError(f"{source} ran with --expectations {missing[0]}, which is not here: give it with --expectations")
-    return RerunPlan(rerun.only, tuple(rerun.files), backends, cases, expectations, tuple(overrides),
-                     sum(len(v) for v in rerun.only.values()))
-
-
-def _rerun_backends(old: RunSetup | None, rerun: Rerun, given: GivenSetup, source: str,
-                    overrides: list[str]) -> tuple[BackendRequest, ...]:
-    """OLD's backends that have cases to re-run, with OLD's options, unless the user names others or gives -o."""
-    recorded = {b.name: b for b in old.backends} if old is not None else {}
-    if given.backends:
-        names = list(given.backends)
-        ran = list(recorded) or rerun.backends  # as OLD was asked (a module:factory path), else as its records say
-        if sorted(names) not in (sorted(ran), sorted(rerun.backends)):
-            overrides.append(f"--backend {' '.join(names)} instead of {source}'s {' '.join(ran)}")
-    else:
-        names = [n for n in (recorded or rerun.backends) if n in rerun.only] or rerun.backends
-        _check_registered(names, source)  # first: a results file never chooses code (issue 26)
-    requests = [recorded.get(n, BackendRequest(n)) for n in names]
-    if given.options is not None:
-        if len(requests) > 1:
-            raise RerunError("-o options apply to a single --backend; run each backend separately")
-        before = dict(requests[0].options)
-        if before != dict(given.options):
-            overrides.append(f"-o {_pairs(given.options) or '(none)'} instead of {source}'s {_pairs(before) or 'no options'}")
-        requests = [BackendRequest(requests[0].name, dict(given.options))]
-    return tuple(requests)
-
-
-def _pairs(options: Mapping[str, str]) -> str:
-    return " ".join(f"{k}={v}" for k, v in options.items())
-
-
-def _old_cases(old: RunSetup | None, old_run: Path, files: Sequence[str], summary) -> tuple[str, ...]:
-    """OLD's corpora, as its summary names them, when they are here; else what to give."""
-    if old is not None and old.cases and all(Path(c).exists() for c in old.cases):
-        return tuple(old.cases)
-    _check_rerun_corpora(old_run, files, summary)
-    return ()
-
-
-def _check_registered(names: Sequence[str], source: str) -> None:
-    """Backends named by a file we read must be registered ones: a ``module:factory`` written in a results
-    file is never imported (data does not choose code); the user can still name it with --backend."""
-    foreign = [n for n in names if n not in available()]
-    if foreign:
-        raise RerunError(f"{source}: its records name backend {foreign[0]!r}, which is not installed; "
-                         "give the backend to re-run with --backend")
-
-
-def _check_rerun_corpora(old_run: Path, files: Sequence[str], summary) -> None:
-    """Without OLD's corpora here (nor ``--cases``) the bundled corpus is read: when OLD ran another
-    corpus, say so with OLD's command rather than list every id the bundled corpus lacks. The
-    bundled corpus is named by its id (``cases``) however it is installed (as ``webnn_harness/corpus``
-    from a wheel: issue 41)."""
-    others = sorted({f.split("/", 1)[0] for f in files} - {BUNDLED_CORPUS})
-    if not others:
-        return
-    command = summary.get("command") if isinstance(summary, Mapping) else None  # only to quote it
-    raise RerunError(f"{old_run} ran the corpus {', '.join(others)}, not the bundled one: pass the same --cases as it did"
-                     + (f" (its command: {command})" if isinstance(command, str) else ""))
 
 
 def run(request: RunRequest, events: RunEvents = RunEvents()) -> RunResult:
@@ -378,121 +172,137 @@ def _resolve_backends(requests: Sequence[BackendRequest], expectations: Sequence
 
 def _run_in(folder: OutputFolder, selection: Selection, label: str, resolved, request: RunRequest,
             events: RunEvents, executor: ExecutorFactory) -> RunResult:
-    out_dir = folder.path
-    shard, options, only, case_paths = request.selection.shard, request.options, request.only, request.cases
-    on_record, progress, on_backend, on_total = events.on_record, events.progress, events.on_backend, events.on_total
-    done = folder.done
-    writer = ResultWriter(out_dir, append=folder.mode == "resume")
-    tallies: list[BackendTally] = []
-    reports: dict[str, list[dict]] = {}
-    started = time.perf_counter()
-    started_planned = [0]  # what the backends started so far will have recorded when they finish
-    stopped = ""
-    setup = RunSetup.of_request(request).to_json()
-
-    def load_errors() -> list[CaseError]:
-        return sorted((c for c in selection.items if isinstance(c, CaseError)), key=lambda e: (e.file, e.index))
-
-    def summarise(complete: bool) -> None:
-        loaded = selection.items
-        recorded = sum(sum(t.counts.values()) for t in tallies)
-        # Backends not started yet count every loaded case (an upper bound under --resume/--rerun-failures).
-        planned = started_planned[0] + len(loaded) * (len(resolved) - len(tallies))
-        files_run = sorted({c.file for c in loaded})
-        write_summary(
-            out_dir,
-            tallies,
-            {
-                "complete": complete,
-                **({"stoppedBy": stopped} if stopped else {}),
-                "progress": {"recorded": recorded, "planned": max(planned, recorded),
-                             "backendsStarted": len(tallies), "backends": len(resolved),
-                             # Still loading: "planned" counts only the cases loaded so far.
-                             **({} if selection.finished else {"loading": True})},
-                "label": label,
-                "shard": str(shard) if shard else None,
-                "cases": len(loaded),
-                "caseFiles": len(files_run),
-                "caseFileIds": files_run,
-                "loadErrors": sorted(str(e) for e in load_errors()),
-                "expectations": reports,
-                "seconds": round(time.perf_counter() - started, 3),
-                "command": request.command if request.command is not None else public_command(sys.argv),
-                **({"judge": request.judge} if request.judge != "harness" else {}),
-                "request": setup,
-            },
-        )
-
-    summarise(complete=False)  # what a SIGKILL leaves behind says the run is incomplete
+    progress = _RunInProgress(folder, selection, label, resolved, request, events)
+    progress.summarise(complete=False)  # what a SIGKILL leaves behind says the run is incomplete
     try:
         for req, info, known in resolved:
-            name = str(info.get("name", req.name))
-            tally = BackendTally(info)
-            for r in folder.previous:
-                if str(r.backend.get("name", "")) == name:
-                    tally.add(r)
-            tallies.append(tally)
-            counted = sum(tally.counts.values())
-
-            def emit(record: Record) -> None:
-                if request.judge == "wpt":
-                    record = record.judged_by_wpt()
-                record = known.apply(record)
-                writer.write(record)
-                tally.add(record)
-                if on_record:
-                    on_record(record)
-                if progress:
-                    progress(1)
-
-            def wanted(item: Case | CaseError) -> bool:
-                if record_key(name, item.file, item.name) in done:
-                    return False
-                return only is None or (item.file, item.name) in only.get(name, ())
-
-            def todo(streamed: bool) -> Iterator[Case]:
-                """The cases this backend runs, as they load; the load errors it has not recorded become
-                its error records on the way. Once loading ends, the count is known."""
-                n = 0
-                for item in _timed(selection, tally):
-                    if not wanted(item):
-                        continue
-                    n += 1
-                    if streamed:  # "planned" grows with what has loaded
-                        started_planned[0] += 1
-                    if isinstance(item, CaseError):
-                        emit(error_record(item, info))
-                    else:
-                        yield item
-                if streamed:
-                    summarise(complete=False)  # now with every case loaded
-                    if on_total:
-                        on_total(n)
-
-            if selection.finished:
-                n = sum(map(wanted, selection.items))
-                started_planned[0] += counted + n
-            else:
-                n = None
-                started_planned[0] += counted
-            if on_backend:
-                on_backend(info, n)
-            t0 = time.perf_counter()
-            pool = executor(req.name, req.options, options, info)
-            try:
-                pool.run_cases(todo(streamed=n is None), emit)
-            finally:
-                pool.close()
-                tally.seconds = time.perf_counter() - t0
-            reports[info["name"]] = known.report()
+            progress.run_backend(req, info, known, executor)
     except BaseException as exc:
-        stopped = stop_reason(exc)
+        progress.stopped = stop_reason(exc)
         raise
     finally:
-        writer.close()
-        summarise(complete=not stopped)
-    return RunResult(tallies, load_errors(), reports, out_dir, label, corpus_paths(case_paths),
-                     resumed=len(folder.previous), dropped_lines=folder.problems)
+        progress.writer.close()
+        progress.summarise(complete=not progress.stopped)
+    return RunResult(progress.tallies, progress.load_errors(), progress.reports, folder.path, label,
+                     corpus_paths(request.cases), resumed=len(folder.previous), dropped_lines=folder.problems)
+
+
+class _RunInProgress:
+    """One run into its locked folder: each backend's records written and tallied as they come
+    (``run_backend``), and summary.json rewritten at each step (``summarise``)."""
+
+    def __init__(self, folder: OutputFolder, selection: Selection, label: str, resolved, request: RunRequest,
+                 events: RunEvents):
+        self.folder, self.selection, self.label, self.resolved = folder, selection, label, resolved
+        self.request, self.events = request, events
+        self.writer = ResultWriter(folder.path, append=folder.mode == "resume")
+        self.tallies: list[BackendTally] = []
+        self.reports: dict[str, list[dict]] = {}
+        self.started = time.perf_counter()
+        self.started_planned = 0  # what the backends started so far will have recorded when they finish
+        self.stopped = ""
+        self.setup = RunSetup.of_request(request).to_json()
+
+    def load_errors(self) -> list[CaseError]:
+        return sorted((c for c in self.selection.items if isinstance(c, CaseError)), key=lambda e: (e.file, e.index))
+
+    def summarise(self, complete: bool) -> None:
+        loaded, request, shard = self.selection.items, self.request, self.request.selection.shard
+        recorded = sum(sum(t.counts.values()) for t in self.tallies)
+        # Backends not started yet count every loaded case (an upper bound under --resume/--rerun-failures).
+        planned = self.started_planned + len(loaded) * (len(self.resolved) - len(self.tallies))
+        files_run = sorted({c.file for c in loaded})
+        write_summary(self.folder.path, self.tallies, {
+            "complete": complete,
+            **({"stoppedBy": self.stopped} if self.stopped else {}),
+            "progress": {"recorded": recorded, "planned": max(planned, recorded),
+                         "backendsStarted": len(self.tallies), "backends": len(self.resolved),
+                         # Still loading: "planned" counts only the cases loaded so far.
+                         **({} if self.selection.finished else {"loading": True})},
+            "label": self.label,
+            "shard": str(shard) if shard else None,
+            "cases": len(loaded),
+            "caseFiles": len(files_run),
+            "caseFileIds": files_run,
+            "loadErrors": sorted(str(e) for e in self.load_errors()),
+            "expectations": self.reports,
+            "seconds": round(time.perf_counter() - self.started, 3),
+            "command": request.command if request.command is not None else public_command(sys.argv),
+            **({"judge": request.judge} if request.judge != "harness" else {}),
+            "request": self.setup,
+        })
+
+    def run_backend(self, req: BackendRequest, info: Mapping, known: ExpectationSet, executor: ExecutorFactory) -> None:
+        """``req``'s cases on its executor, each record judged against ``known``, written and tallied."""
+        name = str(info.get("name", req.name))
+        tally = BackendTally(info)
+        for r in self.folder.previous:
+            if str(r.backend.get("name", "")) == name:
+                tally.add(r)
+        self.tallies.append(tally)
+        counted = sum(tally.counts.values())
+        emit = self._emitter(tally, known)
+        wanted = self._wanted(name)
+        if self.selection.finished:
+            n = sum(map(wanted, self.selection.items))
+            self.started_planned += counted + n
+        else:
+            n = None
+            self.started_planned += counted
+        if self.events.on_backend:
+            self.events.on_backend(info, n)
+        t0 = time.perf_counter()
+        pool = executor(req.name, req.options, self.request.options, info)
+        try:
+            pool.run_cases(self._todo(info, tally, wanted, emit, streamed=n is None), emit)
+        finally:
+            pool.close()
+            tally.seconds = time.perf_counter() - t0
+        self.reports[info["name"]] = known.report()
+
+    def _emitter(self, tally: BackendTally, known: ExpectationSet) -> Callable[[Record], None]:
+        judge, writer, events = self.request.judge, self.writer, self.events
+
+        def emit(record: Record) -> None:
+            if judge == "wpt":
+                record = record.judged_by_wpt()
+            record = known.apply(record)
+            writer.write(record)
+            tally.add(record)
+            if events.on_record:
+                events.on_record(record)
+            if events.progress:
+                events.progress(1)
+        return emit
+
+    def _wanted(self, name: str) -> Callable[[Case | CaseError], bool]:
+        """Whether backend ``name`` runs an item: not recorded already (resume), and asked for (re-run)."""
+        done, only = self.folder.done, self.request.only
+
+        def wanted(item: Case | CaseError) -> bool:
+            if record_key(name, item.file, item.name) in done:
+                return False
+            return only is None or (item.file, item.name) in only.get(name, ())
+        return wanted
+
+    def _todo(self, info: Mapping, tally: BackendTally, wanted, emit, streamed: bool) -> Iterator[Case]:
+        """The cases this backend runs, as they load; the load errors it has not recorded become
+        its error records on the way. Once loading ends, the count is known."""
+        n = 0
+        for item in _timed(self.selection, tally):
+            if not wanted(item):
+                continue
+            n += 1
+            if streamed:  # "planned" grows with what has loaded
+                self.started_planned += 1
+            if isinstance(item, CaseError):
+                emit(error_record(item, info))
+            else:
+                yield item
+        if streamed:
+            self.summarise(complete=False)  # now with every case loaded
+            if self.events.on_total:
+                self.events.on_total(n)
 
 
 def _timed(selection: Selection, tally: BackendTally) -> Iterator[Case | CaseError]:

@@ -301,8 +301,7 @@ def problem_rank(p: Problem) -> tuple:
 def _public_command(command: str) -> str:
     """The recorded command with local paths reduced to their last component
     (runs recorded before the harness did that itself)."""
-    from webnn_harness.api import public_command
-    from webnn_harness.outputs.rerun_commands import SHORTENED, with_shortened_note
+    from webnn_harness.outputs.rerun_commands import SHORTENED, public_command, with_shortened_note
 
     try:
         return with_shortened_note(public_command(shlex.split(command, comments=True)), SHORTENED in command) if command else ""

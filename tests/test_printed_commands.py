@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from webnn_harness.api import public_command
+from webnn_harness.outputs.rerun_commands import public_command
 from webnn_harness.cli import main
 from webnn_harness.outputs.rerun_commands import SHORTENED, shown_path
 

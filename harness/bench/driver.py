@@ -32,15 +32,15 @@ from webnn_harness.execution.pool import RunOptions, WorkerPool
 
 
 class BenchExecutor(Protocol):
-    """Runs a bench's tasks somewhere other than a local worker process
-    (harness/bench/ray_cluster.py). ``header`` describes where (summary.json);
-    ``run_backend`` hands each record to ``on_record`` as it completes and
-    returns the backend infos it ran with."""
+    """Where a bench's tasks run: local worker processes (``LocalBench``) or
+    the nodes of a Ray cluster (harness/bench/ray_cluster.py). ``header``
+    describes where (summary.json); ``run_backend`` hands each record, which
+    names its backend info, to ``on_record`` as it completes."""
 
     def header(self, command: str, options: BenchOptions) -> dict[str, Any]: ...
 
     def run_backend(self, name: str, backend_options: Mapping[str, str], tasks: Sequence[Task],
-                    options: BenchOptions, on_record: Callable[[dict], None]) -> list[dict]: ...
+                    options: BenchOptions, on_record: Callable[[dict], None]) -> None: ...
 
 
 class BenchFolderExists(Exception):
@@ -234,37 +234,44 @@ def _run_bench(suite: Suite, backends, out: Path, options: BenchOptions, command
     threads = options.threads or usable_cores()
     tasks = [Task(bench, variant, options.policy, str(out), options.save_artifacts, options.profile_runs)
              for bench in selected for variant in bench.variants]
-    header = (executor.header(command, options) if executor is not None
-              else bench_header(command, measure_peaks(**options.peaks), threads))
+    executor = executor or LocalBench(threads, [n for n, _ in backends])
+    header = executor.header(command, options)
     records: list[dict] = []
-    infos: list[dict] = []
+    infos: list[dict] = []  # every backend info the records name, in the order they first came
     _write_summary(out, header, suite, infos, records, complete=False)
     with open_append(out / "bench.jsonl") as sink:
         def keep(record: dict) -> None:
+            if record["backend"] not in infos:
+                infos.append(record["backend"])
             sink.write(json.dumps(record) + "\n")
             sink.flush()
             records.append(record)
             on_record(record)
 
         for name, backend_options in backends:
-            if executor is not None:
-                try:
-                    infos.extend(executor.run_backend(name, backend_options, tasks, options, keep))
-                finally:
-                    _write_summary(out, header, suite, infos, records, complete=False)
-                continue
-            pool = BenchPool(name, thread_options(name, backend_options, threads), threads, options,
-                             [n for n, _ in backends])
-
-            def keep_with_info(record: dict) -> None:
-                if record["backend"] not in infos:
-                    infos.append(record["backend"])
-                keep(record)
-
             try:
-                pool.run_cases(tasks, keep_with_info)
+                executor.run_backend(name, backend_options, tasks, options, keep)
             finally:
-                pool.close()
                 _write_summary(out, header, suite, infos, records, complete=False)
     _write_summary(out, header, suite, infos, records, complete=True)
     return BenchResult(out, tuple(records), tuple(infos), complete=True)
+
+
+class LocalBench:
+    """The bench's executor on this machine: each backend's tasks on a ``BenchPool``, its worker's
+    threads ``threads``; ``preload``: every backend of the bench, for the fork server."""
+
+    def __init__(self, threads: int, preload: Sequence[str]):
+        self.threads, self.preload = threads, tuple(preload)
+
+    def header(self, command: str, options: BenchOptions) -> dict[str, Any]:
+        return bench_header(command, measure_peaks(**options.peaks), self.threads)
+
+    def run_backend(self, name: str, backend_options: Mapping[str, str], tasks: Sequence[Task],
+                    options: BenchOptions, on_record: Callable[[dict], None]) -> None:
+        pool = BenchPool(name, thread_options(name, backend_options, self.threads), self.threads, options,
+                         self.preload)
+        try:
+            pool.run_cases(tasks, on_record)
+        finally:
+            pool.close()

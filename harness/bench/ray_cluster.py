@@ -180,24 +180,16 @@ class RayBench:
         }
 
     def run_backend(self, name: str, backend_options: Mapping[str, str], tasks: Sequence[Task],
-                    options: BenchOptions, on_record: Callable[[dict], None]) -> list[dict]:
+                    options: BenchOptions, on_record: Callable[[dict], None]) -> None:
         run = RunOptions(workers=len(self.nodes), timeout=options.timeout, batch_size=1,
                          start_timeout=options.start_timeout)
         out_dir = Path(tasks[0].out_dir) if tasks else Path(".")
         executor = RayBenchExecutor(name, backend_options, run, self.nodes, options.threads, out_dir,
                                     self.session.cases_per_node)
-        infos: list[dict] = []
-
-        def keep(record: dict) -> None:
-            if record["backend"] not in infos:
-                infos.append(record["backend"])
-            on_record(record)
-
         try:
-            executor.run_cases(tasks, keep)
+            executor.run_cases(tasks, on_record)
         finally:
             executor.close()
-        return infos
 
 
 def bench_executor(factory: Any) -> RayBench | None:

@@ -147,8 +147,8 @@ def executors(args):
 
 
 def public_argv(args) -> str:
-    """This command line (as ``main`` got it) as a summary records it (api.public_command)."""
-    from webnn_harness.api import public_command
+    """This command line (as ``main`` got it) as a summary records it (outputs/rerun_commands.public_command)."""
+    from webnn_harness.outputs.rerun_commands import public_command
 
     return public_command(args.argv)
 

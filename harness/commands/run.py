@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from webnn_harness.commands.common import (
@@ -58,65 +59,101 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
 
 
 def handle(args) -> int:
-    from webnn_harness.backends import BackendError, UnknownBackend
-    from webnn_harness.loading.cases import DuplicateCaseId, bundled_corpus
-    from webnn_harness.verdict.expectations import ExpectationsError
+    from webnn_harness.loading.cases import bundled_corpus
+
+    plan = _plan(args)
+    requests = plan.requests or backend_requests(args.backend, args.option)
+    if args.update_expectations and len(requests) != 1:
+        raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
+    failing = []
+    result = _run(args, plan, tuple(plan.cases or [bundled_corpus()]), tuple(requests), failing.append)
+    out = Path(args.out)
+    _print_result(args, result, failing, requests, out)
+    if args.junit:
+        _write_junit(out, Path(args.junit))
+    exit_code = result.exit_code
+    if args.update_expectations:
+        exit_code = _update_expectations(Path(args.update_expectations), out, requests[0], result, plan.expectations)
+    if any(e.index == -1 for e in result.load_errors):
+        return EXIT_USAGE
+    return exit_code
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the command line asks to run, checked before anything runs; with ``--rerun-failures``,
+    what the old run ran (api.rerun_of) where the command gives nothing of its own."""
+    shard: object  # a loading.selection.Shard, or None
+    ids: tuple[str, ...]
+    only: object = None  # per backend, the (file, case) pairs to re-run; None: every selected case
+    requests: tuple = ()  # () the command's --backend/-o
+    cases: tuple[str, ...] | None = None  # None: the bundled corpus
+    expectations: tuple[str, ...] = ()
+
+
+def _plan(args) -> _Plan:
     from webnn_harness.outputs.expectations_update import check_updatable
     from webnn_harness.outputs.run_folder import OutputFolderError, check_writable_file
-    from webnn_harness.progress import Progress
-    from webnn_harness.api import RunEvents, RunRequest, rerun_of, run
-    from webnn_harness.execution.pool import RunOptions
-    from webnn_harness.loading.selection import CaseFilter, SelectionError, Shard
+    from webnn_harness.loading.selection import SelectionError, Shard
+    from webnn_harness.rerun_plan import rerun_of
 
     for p in [*(args.cases or []), *(args.expectations or [])]:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file or folder")
-    out = Path(args.out)
-    only, ids, given_cases, expectations = None, args.id or (), args.cases, args.expectations or ()
-    requests = None
     try:
-        shard = Shard.parse(args.shard) if args.shard else None
+        plan = _Plan(Shard.parse(args.shard) if args.shard else None, tuple(args.id or ()),
+                     cases=tuple(args.cases) if args.cases else None, expectations=tuple(args.expectations or ()))
         if args.rerun_failures:
-            plan = rerun_of(args.rerun_failures, out, _given_setup(args), on_problem=warn)
-            only, ids, requests = plan.only, ids or plan.files, list(plan.backends)
-            given_cases, expectations = plan.cases or None, plan.expectations
-            _print_rerun_plan(args.rerun_failures, plan)
+            rerun = rerun_of(args.rerun_failures, Path(args.out), _given_setup(args), on_problem=warn)
+            plan = _Plan(plan.shard, plan.ids or rerun.files, rerun.only, tuple(rerun.backends), rerun.cases or None,
+                         rerun.expectations)
+            _print_rerun_plan(args.rerun_failures, rerun)
         if args.junit:
             check_writable_file(Path(args.junit), "--junit")
         if args.update_expectations:
             check_updatable(Path(args.update_expectations))
     except (SelectionError, OutputFolderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    paths = given_cases or [bundled_corpus()]
-    requests = requests or backend_requests(args.backend, args.option)
+    return plan
+
+
+def _run(args, plan: _Plan, paths: tuple, requests: tuple, on_failing):
+    """The run (api.run) as the command asks, with its progress bar; ``on_failing`` gets each record
+    that counts against the exit code."""
+    from webnn_harness.backends import BackendError, UnknownBackend
+    from webnn_harness.loading.cases import DuplicateCaseId
+    from webnn_harness.verdict.expectations import ExpectationsError
+    from webnn_harness.outputs.run_folder import OutputFolderError
+    from webnn_harness.progress import Progress
+    from webnn_harness.api import RunEvents, RunRequest, run
+    from webnn_harness.execution.pool import RunOptions
+    from webnn_harness.loading.selection import CaseFilter, SelectionError
+
     opts = RunOptions(workers=args.workers, timeout=args.timeout, batch_size=args.batch_size,
                       reference_cache=not args.no_cache)
-    if args.update_expectations and len(requests) != 1:
-        raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
     mode = "resume" if args.resume else "overwrite" if args.overwrite else "new"
     progress = Progress("case", enabled=not args.quiet)
-    failing = []
-
-    def on_record(record) -> None:
-        if record.counts_against:
-            failing.append(record)
-
     try:
         with executors(args) as executor:
-            selection = CaseFilter(ops=tuple(args.op) if args.op else None, name_filter=args.filter, ids=tuple(ids),
-                                   shard=shard, max_case_bytes=args.max_case_bytes)
-            request = RunRequest(cases=tuple(paths), backends=tuple(requests), out_dir=out, selection=selection,
-                                 options=opts, expectations=tuple(expectations), label=args.label,
-                                 mode=mode, only=only, executor=executor, command=public_argv(args),
+            selection = CaseFilter(ops=tuple(args.op) if args.op else None, name_filter=args.filter, ids=plan.ids,
+                                   shard=plan.shard, max_case_bytes=args.max_case_bytes)
+            request = RunRequest(cases=paths, backends=requests, out_dir=Path(args.out), selection=selection,
+                                 options=opts, expectations=plan.expectations, label=args.label,
+                                 mode=mode, only=plan.only, executor=executor, command=public_argv(args),
                                  judge=args.judge)
-            events = RunEvents(on_record=on_record, progress=progress.update, on_total=progress.set_total,
+            events = RunEvents(on_record=lambda r: on_failing(r) if r.counts_against else None,
+                               progress=progress.update, on_total=progress.set_total,
                                on_backend=lambda info, n: progress.start(f"{info['name']} {info['version']}", n))
-            result = run(request, events)
+            return run(request, events)
     except (UnknownBackend, BackendError, SelectionError, ExpectationsError, DuplicateCaseId,
             OutputFolderError) as exc:
         raise UsageError(str(exc)) from None
     finally:
         progress.close()
+
+
+def _print_result(args, result, failing: list, requests, out: Path) -> None:
+    """What the run found, a line per backend, then what failed and how to run it again."""
     for problem in result.dropped_lines:
         warn(problem)
     if result.resumed:
@@ -125,7 +162,7 @@ def handle(args) -> int:
         print(f"error: {printable(err)}", file=sys.stderr)
     if len(result.load_errors) > 20:
         print(f"error: ... and {len(result.load_errors) - 20} more case errors", file=sys.stderr)
-    narrowed = bool(args.op or args.filter or args.id or shard)
+    narrowed = bool(args.op or args.filter or args.id or args.shard)
     for tally in result.tallies:
         b = tally.backend
         counts = ", ".join(f"{n} {s}" for s, n in tally.counts.items() if n)
@@ -139,26 +176,22 @@ def handle(args) -> int:
     from webnn_harness.cpu import machine_summary  # the machine is part of the configuration (issue #47)
     print(printable(f"machine: {machine_summary()}"))
     print(f"results: {out / 'results.jsonl'}, summary: {out / 'summary.json'}")
-    if args.junit:
-        from webnn_harness.backends import options_from_settings
-        from webnn_harness.outputs.junit import write_junit
 
-        try:
-            write_junit(out, Path(args.junit), options_from_settings)
-        except OSError as exc:  # checked before the run; the folder may have gone since
-            raise UsageError(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}") from None
-        print(f"junit: {args.junit}")
-    exit_code = result.exit_code
-    if args.update_expectations:
-        exit_code = _update_expectations(Path(args.update_expectations), out, requests[0], result, tuple(expectations))
-    if any(e.index == -1 for e in result.load_errors):
-        return EXIT_USAGE
-    return exit_code
+
+def _write_junit(out: Path, junit: Path) -> None:
+    from webnn_harness.backends import options_from_settings
+    from webnn_harness.outputs.junit import write_junit
+
+    try:
+        write_junit(out, junit, options_from_settings)
+    except OSError as exc:  # checked before the run; the folder may have gone since
+        raise UsageError(f"{junit}: cannot write JUnit XML: {exc.strerror or exc}") from None
+    print(f"junit: {junit}")
 
 
 def _given_setup(args):
     """What a ``--rerun-failures`` command gives itself; the rest is the old run's."""
-    from webnn_harness.api import GivenSetup
+    from webnn_harness.rerun_plan import GivenSetup
 
     return GivenSetup(backends=args.backend, options=backend_options(args.option) if args.option else None,
                       cases=args.cases, expectations=args.expectations)

@@ -14,29 +14,28 @@ worker is replaced, and the rest of its batch is queued again. A batch that
 dies while being built together is split into single cases, so the one that
 breaks the build is found. Records reach ``on_record`` as they complete.
 
-Worker protocol (harness/execution/worker.py): parent sends ("batch", id, [Case]) or
-("stop",); worker sends ("ready", info) | ("fatal", msg) once, then per
-batch ("building", id), ("start", 0), per case ("record", i, Record), which
-also says that case i + 1 (if any) has started, then ("done", id). A
-("start", i) for a later case is understood too (the bench's workers and Ray actors send
-one per task: harness/bench/worker.py, harness/bench/ray_cluster.py).
+The loop that hands out batches and pins a crash or hang on its case is the
+scheduler's (harness/execution/scheduler.py), shared with the Ray executor;
+this module is its transport over a pipe. The parent sends ("batch", id,
+[Case]) or ("stop",); the worker answers in the worker protocol
+(harness/execution/scheduler.py's docstring, harness/execution/worker.py).
 """
 from __future__ import annotations
 
-import itertools
 import multiprocessing as mp
-import os
 import select
 import signal
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import wait
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping
 
-from webnn_harness.backends.base import BackendError, preferred_batch_size
 from webnn_harness.loading.cases import Case
 from webnn_harness.execution.forkserver import START_METHOD as _START, start_process
+# The scheduler's pieces are named here too: pool is where the run, the bench and the tests import them from.
+from webnn_harness.execution.scheduler import (  # noqa: F401
+    BatchFeed, RunOptions, Scheduler, Slot, advance, batch_size, batches, overdue, requeue_lost,
+)
 from webnn_harness.verdict.record import Record
 from webnn_harness.spec.uniform import register_pickling
 from webnn_harness.verdict.record import base_record
@@ -45,52 +44,43 @@ from webnn_harness.execution.worker import worker_main
 register_pickling()  # a 144 MB one-value tensor goes to a worker as one value
 
 
-@dataclass
-class _Worker:
-    process: mp.Process
-    conn: object
-    info: Mapping | None = None  # the backend info the worker reported when ready
-    batch: list[Case] | None = None
-    phase: str = "idle"  # idle | starting | building | running
-    current: int = -1  # index in batch of the case in progress
-    done: set = field(default_factory=set)
-    since: float = 0.0
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    workers: int = max(1, os.cpu_count() or 1)
-    timeout: float = 60.0  # seconds per case (build of a batch gets this per case)
-    batch_size: int | None = None  # cases per worker batch; None: the backend's preference
-    start_timeout: float = 120.0  # a worker that cannot import its backend in this long is broken
-    reference_cache: bool = True  # keep reference results on disk (harness/verdict/reference_cache.py)
+@dataclass(eq=False)
+class _Worker(Slot):
+    process: mp.Process | None = None
+    conn: object = None
 
 
 class WorkerPool:
-    """Runs cases on worker processes (module docstring).
+    """Runs cases on worker processes (module docstring): the transport of
+    the scheduler (harness/execution/scheduler.py) over a pipe to each worker.
 
-    The loop is written for any work a worker does in the worker protocol:
-    the bench (harness/bench/driver.py) subclasses it, changing only what a
+    The bench (harness/bench/driver.py) subclasses it, changing only what a
     worker process runs (``worker_target``), with what environment
     (``environment``), and what a lost item's record and a received record
-    are (``failure_record``, ``received``), as the Ray executor's subclass
-    does. ``preload``: the backends whose packages the fork server imports if
-    this pool starts it (harness/execution/forkserver.py); this pool's own
-    when empty."""
+    are (``failure_record``, ``received``). ``preload``: the backends whose
+    packages the fork server imports if this pool starts it
+    (harness/execution/forkserver.py); this pool's own when empty."""
+
+    kind = "worker"
+    streams = True  # batches go out while the cases load
 
     def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping,
                  preload: Iterable[str] = ()):
         self.backend, self.options, self.run, self.info = backend, dict(options), run, info
         self.preload = tuple(preload) or (backend,)
-        self.workers: list[_Worker] = []
-        self._poller, self._polled = None, ()
+        self.slots: list[_Worker] = []
+        self._poller, self._polled, self._last_ready = None, (), set()
+
+    @property
+    def workers(self) -> list[_Worker]:
+        return self.slots
 
     def _ready(self, timeout: float) -> set:
         """The workers' connections that have a message (or were closed).
         One poll object kept while the workers stay the same: a wait() per
         message built and tore down a selector each time, more CPU than
         handling the message (about 15,000 calls for both corpora)."""
-        conns = [w.conn for w in self.workers]
+        conns = [w.conn for w in self.slots]
         if not hasattr(select, "poll"):
             return set(wait(conns, timeout=timeout))
         by_fd = {c.fileno(): c for c in conns}
@@ -116,14 +106,24 @@ class WorkerPool:
         """The record to hand on, from what the worker sent."""
         return record
 
-    def _spawn(self) -> _Worker:
+    def counted(self, worker: _Worker) -> None:
+        pass
+
+    def placements(self, batches: int) -> list[None]:
+        """A worker per batch cut so far, up to ``run.workers``."""
+        return [None] * max(1, min(self.run.workers, batches))
+
+    def placement_alive(self, placement) -> bool:
+        return True
+
+    def spawn(self, placement=None) -> _Worker:
         target, args = self.worker_target()
         proc, conn = start_process(target, args, self.preload, self.environment())
-        w = _Worker(proc, conn, phase="starting", since=time.monotonic())
-        self.workers.append(w)
+        w = _Worker(process=proc, conn=conn, phase="starting", since=time.monotonic())
+        self.slots.append(w)
         return w
 
-    def _kill(self, w: _Worker) -> None:
+    def kill(self, w: _Worker) -> None:
         if w.process.is_alive():
             w.process.kill()
         w.process.join(5)
@@ -131,10 +131,40 @@ class WorkerPool:
             w.conn.close()
         except OSError:
             pass
-        self.workers.remove(w)
+        self.slots.remove(w)
+
+    def send(self, w: _Worker, batch: list) -> None:
+        w.conn.send(("batch", 0, batch))
+
+    def messages(self, timeout: float) -> Iterator[tuple[_Worker, tuple]]:
+        """Every message already here, a worker at a time (one wait() per message cost more than the
+        rest of the loop); a closed pipe is ("lost", ...)."""
+        self._last_ready = ready = self._ready(timeout)
+        for w in [w for w in self.slots if w.conn in ready]:
+            while True:
+                try:
+                    msg = w.conn.recv()
+                except (EOFError, OSError):
+                    code = w.process.exitcode if not w.process.is_alive() else None
+                    if w.phase != "starting":
+                        w.process.join(1)
+                        code = w.process.exitcode
+                    yield w, ("lost", _describe_exit(code), f"workers keep dying at start-up (exit code {code})")
+                    break
+                yield w, msg
+                if msg[0] in ("ready", "done", "fatal") or not w.conn.poll():
+                    break  # an idle worker gets its next batch at the top of the loop
+
+    def dead(self, w: _Worker) -> str | None:
+        """Dead, and nothing left to read: a worker that sent "record"/"start" and then died
+        after ``ready`` was taken has those messages read first (next turn, then EOF), so the
+        crash is blamed on the case it had started, not on the one before."""
+        if not w.process.is_alive() and w.conn not in self._last_ready and not w.conn.poll():
+            return _describe_exit(w.process.exitcode)
+        return None
 
     def close(self) -> None:
-        for w in list(self.workers):
+        for w in list(self.slots):
             try:  # a worker whose last record came in is about to say "done": let it stop cleanly
                 if w.batch and len(w.done) == len(w.batch) and w.conn.poll(2) and w.conn.recv()[0] == "done":
                     w.phase, w.batch = "idle", None
@@ -145,118 +175,15 @@ class WorkerPool:
                     w.conn.send(("stop",))
             except (OSError, BrokenPipeError):
                 pass
-        for w in list(self.workers):
+        for w in list(self.slots):
             if w.phase == "idle":  # told to stop; a busy one (hung, or after Ctrl-C) is killed at once
                 w.process.join(2)
-            self._kill(w)
+            self.kill(w)
 
     def run_cases(self, cases: Iterable[Case], on_record: Callable[[Record], None]) -> None:
         """``cases`` may be a generator that loads them (harness/api.py): batches are cut from it
         a turn at a time, so the workers compute the first while the parent loads the rest."""
-        feed = BatchFeed(cases, batch_size(self.run, self.info))
-        queue = feed.queue
-        remaining = 0
-        start_failures = 0
-
-        def n_workers() -> int:
-            return max(1, min(self.run.workers, feed.made))
-
-        def finish(w: _Worker, status: str, message: str) -> None:
-            """Worker ``w`` died or hung: record its case, requeue the rest."""
-            nonlocal remaining
-            culprit = requeue_lost(queue, w.batch or [], w.phase, w.current, w.done)
-            self._kill(w)
-            if culprit is not None:
-                on_record(self.failure_record(culprit, w, status, message))
-                remaining -= 1
-            if queue or any(x.batch for x in self.workers):
-                if len(self.workers) < n_workers():
-                    self._spawn()
-
-        while True:
-            for w in self.workers:
-                if w.phase == "idle" and queue:
-                    w.batch, w.current, w.done = queue.popleft(), -1, set()
-                    w.phase, w.since = "building", time.monotonic()
-                    w.conn.send(("batch", 0, w.batch))
-            remaining += feed.pull()  # while cases load, one batch a turn, between the workers' messages
-            if remaining == 0 and feed.exhausted:
-                break
-            # Workers left idle by an earlier call are reused (the probe runs in passes, the pytest plugin
-            # sends one case per call, and a spawn costs a backend import).
-            for _ in range(n_workers() - len(self.workers)):
-                self._spawn()
-            ready = self._ready(0.25 if feed.exhausted else 0)
-            for w in [w for w in self.workers if w.conn in ready]:
-                while True:  # every message already here: one wait() per message cost more than the rest of the loop
-                    try:
-                        msg = w.conn.recv()
-                    except (EOFError, OSError):
-                        code = w.process.exitcode if not w.process.is_alive() else None
-                        if w.phase == "starting":
-                            start_failures += 1
-                            self._kill(w)
-                            if start_failures > 3:
-                                raise BackendError(f"{self.backend} workers keep dying at start-up (exit code {code})")
-                            self._spawn()
-                            break
-                        w.process.join(1)
-                        code = w.process.exitcode
-                        finish(w, "crash", _describe_exit(code))
-                        break
-                    kind = msg[0]
-                    if kind == "ready":
-                        w.phase, w.info = "idle", msg[1]
-                    elif kind == "fatal":
-                        self._kill(w)
-                        raise BackendError(f"{self.backend} cannot start in a worker: {msg[1]}")
-                    elif (record := advance(w, msg)) is not None:
-                        on_record(self.received(w, record))
-                        remaining -= 1
-                    if kind in ("ready", "done") or not w.conn.poll():
-                        break  # an idle worker gets its next batch at the top of the loop
-            now = time.monotonic()
-            for w in list(self.workers):
-                if hung := overdue(w, self.run.timeout, now):
-                    finish(w, "timeout", hung)
-                elif w.phase == "starting" and now - w.since > self.run.start_timeout:
-                    self._kill(w)
-                    raise BackendError(f"{self.backend} worker did not start within {self.run.start_timeout:g} s")
-                elif w.phase != "starting" and not w.process.is_alive() and w.conn not in ready and not w.conn.poll():
-                    # Dead, and nothing left to read: a worker that sent "record"/"start" and then died
-                    # after ``ready`` was taken has those messages read first (next turn, then EOF), so the
-                    # crash is blamed on the case it had started, not on the one before.
-                    finish(w, "crash", _describe_exit(w.process.exitcode))
-
-
-def advance(slot, msg: tuple) -> Record | None:
-    """One message of the worker protocol (module docstring) applied to the
-    bookkeeping of the worker or Ray actor ``slot`` (phase, current case,
-    cases done, since when): the record, for a "record" message. "ready" and
-    "fatal" are the local pool's own."""
-    kind = msg[0]
-    if kind == "building":
-        slot.since = time.monotonic()
-    elif kind == "start":
-        slot.phase, slot.current, slot.since = "running", msg[1], time.monotonic()
-    elif kind == "record":
-        slot.done.add(msg[1])
-        if msg[1] + 1 < len(slot.batch or ()):  # the next case starts at once (worker.batch_events)
-            slot.phase, slot.current, slot.since = "running", msg[1] + 1, time.monotonic()
-        return msg[2]
-    elif kind == "done":
-        slot.phase, slot.batch = "idle", None
-    return None
-
-
-def overdue(slot, timeout: float, now: float) -> str | None:
-    """Why ``slot``'s batch is hung, or None: its build past ``timeout`` per
-    case of the batch, or its current case past ``timeout``."""
-    if slot.phase == "building" and now - slot.since > timeout * max(1, len(slot.batch or [])):
-        return f"build did not finish within {timeout:g} s"
-    if slot.phase == "running" and now - slot.since > timeout:
-        return f"did not finish within {timeout:g} s"
-    return None
+        Scheduler(self, on_record).run(cases)
 
 
 def describe_in_worker(backend: str, options: Mapping[str, str], preload: Iterable[str] = ()) -> dict | None:
@@ -268,7 +195,7 @@ def describe_in_worker(backend: str, options: Mapping[str, str], preload: Iterab
     if _START != "forkserver":
         return None
     pool = WorkerPool(backend, options, RunOptions(workers=1), {}, preload)
-    worker = pool._spawn()
+    worker = pool.spawn()
     try:
         if worker.conn.poll(pool.run.start_timeout):
             msg = worker.conn.recv()
@@ -280,66 +207,6 @@ def describe_in_worker(backend: str, options: Mapping[str, str], preload: Iterab
     finally:
         pool.close()
     return None
-
-
-def batch_size(run: RunOptions, info: Mapping) -> int:
-    """Cases per worker batch: ``run.batch_size``, or the size the backend
-    prefers (backends/base.py) when the run does not set one."""
-    return run.batch_size or preferred_batch_size(info)
-
-
-def batches(cases: Sequence[Case], run: RunOptions, info: Mapping) -> deque[list[Case]]:
-    """``cases`` in worker batches of ``batch_size``, all cut at once."""
-    feed = BatchFeed(cases, batch_size(run, info))
-    while feed.pull():
-        pass
-    return feed.queue
-
-
-class BatchFeed:
-    """Worker batches of ``size`` cut from ``cases`` a batch at a time
-    (``pull``), into ``queue`` (``batches`` pulls them all). ``cases`` may be
-    a generator that loads each case as it is asked for: then loading happens
-    a batch a turn of the pool's loop, between the workers' messages, while
-    the workers compute."""
-
-    def __init__(self, cases: Iterable[Case], size: int):
-        self._cases: Iterator[Case] | None = iter(cases)
-        self.size = size
-        self.queue: deque[list[Case]] = deque()
-        self.made = 0  # batches cut so far
-
-    @property
-    def exhausted(self) -> bool:
-        return self._cases is None
-
-    def pull(self) -> int:
-        """Cut the next batch into ``queue``: how many cases it holds (0 once exhausted)."""
-        if self._cases is None:
-            return 0
-        batch = list(itertools.islice(self._cases, self.size))
-        if len(batch) < self.size:
-            self._cases = None
-        if batch:
-            self.queue.append(batch)
-            self.made += 1
-        return len(batch)
-
-
-def requeue_lost(queue: deque, batch: list[Case], phase: str, current: int, done: set) -> Case | None:
-    """A worker died or hung on ``batch``: queue again, in front, what it did
-    not finish, and return the case to blame; None when the batch died being
-    built together (each case is then queued alone, to find the culprit)."""
-    if phase == "building" and len(batch) > 1:
-        queue.extendleft([c] for c in reversed(batch))
-        return None
-    if not batch:
-        return None
-    culprit = 0 if phase == "building" else current
-    rest = [c for i, c in enumerate(batch) if i > culprit and i not in done]
-    if rest:
-        queue.appendleft(rest)
-    return batch[culprit]
 
 
 def _describe_exit(code: int | None) -> str:

@@ -14,6 +14,8 @@ for one unit of the custom resource ``webnn_device:GPU.1``, which only the
 nodes that have that device advertise (``ray start --resources
 '{"webnn_device:GPU.1": 1}'``), so the cases run where the device is.
 
+The loop is the scheduler's (harness/execution/scheduler.py), shared with the
+local pool; this module is its transport over Ray actors.
 ``bench --executor ray`` runs on the same loop with its own actors and
 placement (one per node, a node at a time): harness/bench/ray_cluster.py.
 """
@@ -24,13 +26,13 @@ import os
 import socket
 import time
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from webnn_harness.backends.base import BackendError
 from webnn_harness.loading.cases import Case
 from webnn_harness.verdict.record import Record
-from webnn_harness.execution.pool import RunOptions, advance, batches, overdue, requeue_lost
+from webnn_harness.execution.scheduler import RunOptions, Scheduler, Slot
 from webnn_harness.verdict.record import base_record
 
 RESOURCE_PREFIX = "webnn_device:"
@@ -170,29 +172,25 @@ def check_capacity(resources: Mapping[str, float]) -> int:
     return capacity
 
 
-@dataclass
-class _Slot:
-    actor: Any
-    placement: Mapping[str, Any]  # what new_actor starts the actor with; a replacement gets the same
+@dataclass(eq=False)
+class _Slot(Slot):
+    actor: Any = None
     ready_ref: Any = None  # the ready() call while starting
     stream: Any = None  # the run_batch generator while busy
-    where: str = ""
-    info: Mapping | None = None  # the backend info the actor reported when ready
-    batch: list[Case] | None = None
-    phase: str = "starting"  # starting | idle | building | running
-    current: int = -1
-    done: set = field(default_factory=set)
-    since: float = field(default_factory=time.monotonic)
 
 
 class RayExecutor:
-    """Runs cases on Ray actors; the same contract as ``WorkerPool``.
+    """Runs cases on Ray actors; the same contract as ``WorkerPool``: the
+    transport of the scheduler (harness/execution/scheduler.py) over Ray
+    actors' streaming tasks.
 
-    The loop is written for any work a backend actor does in the worker
-    protocol (``run_batch`` yielding building/start/record/done): the bench
-    (harness/bench/ray_cluster.py) subclasses it, changing only where actors go
-    (``placements``), how one is made (``new_actor``), and what a lost item's
-    record and a streamed record are (``failure_record``, ``received``)."""
+    The bench (harness/bench/ray_cluster.py) subclasses it, changing only
+    where actors go (``placements``), how one is made (``new_actor``), and
+    what a lost item's record and a streamed record are (``failure_record``,
+    ``received``)."""
+
+    kind = "actor"
+    streams = False  # how many actors to place depends on how many batches there are
 
     def __init__(self, backend: str, options: Mapping[str, str], run: RunOptions, info: Mapping,
                  cases_per_node: Counter | None = None):
@@ -217,132 +215,79 @@ class RayExecutor:
         """The record to hand on, from what the actor streamed."""
         return payload
 
+    def counted(self, slot: _Slot) -> None:
+        self.cases_per_node[slot.where.split(" pid")[0]] += 1
+
     def placement_alive(self, placement: Mapping[str, Any]) -> bool:
         """Whether an actor can still start with ``placement``: Ray places
         these anywhere; the bench pins its actors to a node, which may be gone."""
         return True
 
-    def _spawn(self, placement: Mapping[str, Any]) -> _Slot:
+    def spawn(self, placement: Mapping[str, Any]) -> _Slot:
         actor = self.new_actor(placement)
-        slot = _Slot(actor, placement, ready_ref=actor.ready.remote())
+        slot = _Slot(placement=placement, actor=actor, ready_ref=actor.ready.remote())
         self.slots.append(slot)
         return slot
 
-    def _kill(self, slot: _Slot) -> None:
+    def kill(self, slot: _Slot) -> None:
         ray_module().kill(slot.actor, no_restart=True)
         self.slots.remove(slot)
 
+    def send(self, slot: _Slot, batch: list) -> None:
+        slot.stream = slot.actor.run_batch.remote(0, batch)
+
+    def dead(self, slot: _Slot) -> str | None:
+        return None  # Ray says so on the actor's stream
+
     def close(self) -> None:
         for slot in list(self.slots):
-            self._kill(slot)
+            self.kill(slot)
 
     def run_cases(self, cases: Iterable[Case], on_record: Callable[[Record], None]) -> None:
+        """A selection still loading (harness/api.py) is loaded whole first (``streams``)."""
+        Scheduler(self, on_record).run(cases)
+
+    def messages(self, timeout: float) -> Iterator[tuple[_Slot, tuple]]:
+        """The actors' answers ready within ``timeout``: a started actor's, as "ready" or "fatal"; a
+        batch's next message; ("done",) at a stream's end; ("lost", ...) for an actor that died."""
         ray = ray_module()
-        # A selection still loading (harness/api.py) is loaded whole first: how many actors to place
-        # depends on how many batches there are.
-        cases = list(cases)
-        queue = batches(cases, self.run, self.info)
-        remaining = len(cases)
-        if not remaining:
+        waiting = {id(s.ready_ref if s.phase == "starting" else s.stream): s
+                   for s in self.slots if s.phase == "starting" or s.stream is not None}
+        refs = [s.ready_ref if s.phase == "starting" else s.stream for s in waiting.values()]
+        if not refs:
+            time.sleep(0.05)
             return
-        placements = self.placements(len(queue))  # a placement whose node is gone is dropped (respawn)
-        for placement in placements:
-            self._spawn(placement)
-        start_failures = 0
+        ready, pending = ray.wait(refs, num_returns=1, timeout=timeout)
+        if pending:
+            ready += ray.wait(pending, num_returns=len(pending), timeout=0)[0]
+        for ref in ready:
+            slot = waiting[id(ref)]
+            yield slot, (self._started(slot) if slot.phase == "starting" else self._next(slot))
 
-        def respawn(slot: _Slot) -> None:
-            """Start an actor in place of ``slot``'s, unless its placement's node is
-            gone: then the other placements carry on without it."""
-            nonlocal remaining
-            if self.placement_alive(slot.placement):
-                self._spawn(slot.placement)
-            elif slot.placement in placements:
-                placements.remove(slot.placement)
-            if not placements and not self.slots:  # every node that could run the rest is gone
-                for batch in queue:
-                    for item in batch:
-                        on_record(self.failure_record(item, slot, "crash", "not run: every Ray node that could run it "
-                                                      "is gone"))
-                        remaining -= 1
-                queue.clear()
+    def _started(self, slot: _Slot) -> tuple:
+        ray = ray_module()
+        try:
+            fatal, info, slot.where = ray.get(slot.ready_ref)
+        except ray.exceptions.RayError as exc:  # died, or cannot be placed (its node is gone)
+            return ("lost", "", f"actors keep dying at start-up: {_reason(exc)}")
+        slot.ready_ref = None
+        if fatal:
+            return ("fatal", f"cannot start in a Ray actor ({slot.where}): {fatal}")
+        return ("ready", info)
 
-        def finish(slot: _Slot, status: str, message: str) -> None:
-            """The actor of ``slot`` died or hung: record its case, requeue the rest (as WorkerPool does)."""
-            nonlocal remaining
-            culprit = requeue_lost(queue, slot.batch or [], slot.phase, slot.current, slot.done)
-            self._kill(slot)
-            if culprit is not None:
-                on_record(self.failure_record(culprit, slot, status, message))
-                self.cases_per_node[slot.where.split(" pid")[0]] += 1
-                remaining -= 1
-            if (queue or any(s.batch for s in self.slots)) and len(self.slots) < len(placements):
-                respawn(slot)
-
-        while remaining > 0:
-            for slot in self.slots:
-                if slot.phase == "idle" and queue:
-                    slot.batch, slot.current, slot.done = queue.popleft(), -1, set()
-                    slot.phase, slot.since = "building", time.monotonic()
-                    slot.stream = slot.actor.run_batch.remote(0, slot.batch)
-            if not self.slots and placements:
-                self._spawn(placements[0])
-            waiting = {id(s.ready_ref if s.phase == "starting" else s.stream): s
-                       for s in self.slots if s.phase == "starting" or s.stream is not None}
-            refs = [s.ready_ref if s.phase == "starting" else s.stream for s in waiting.values()]
-            ready = []
-            if refs:
-                ready, pending = ray.wait(refs, num_returns=1, timeout=0.25)
-                if pending:
-                    ready += ray.wait(pending, num_returns=len(pending), timeout=0)[0]
-            else:
-                time.sleep(0.05)
-            for ref in ready:
-                slot = waiting[id(ref)]
-                if slot.phase == "starting":
-                    try:
-                        fatal, slot.info, slot.where = ray.get(slot.ready_ref)
-                    except ray.exceptions.RayError as exc:  # died, or cannot be placed (its node is gone)
-                        self._kill(slot)
-                        if not self.placement_alive(slot.placement):
-                            respawn(slot)
-                            continue
-                        start_failures += 1
-                        if start_failures > 3:
-                            raise BackendError(f"{self.backend} actors keep dying at start-up: {_reason(exc)}") from None
-                        self._spawn(slot.placement)
-                        continue
-                    if fatal:
-                        self._kill(slot)
-                        raise BackendError(f"{self.backend} cannot start in a Ray actor ({slot.where}): {fatal}")
-                    slot.phase, slot.ready_ref = "idle", None
-                    continue
-                try:
-                    msg = ray.get(next(slot.stream))
-                except StopIteration:
-                    slot.phase, slot.batch, slot.stream = "idle", None, None
-                    continue
-                except ray.exceptions.RayActorError as exc:
-                    finish(slot, "crash", f"worker process died ({slot.where}): {_reason(exc)}")
-                    continue
-                except ray.exceptions.RayError as exc:  # the stream itself failed (e.g. a record Ray cannot pickle)
-                    finish(slot, "crash", f"worker failed ({slot.where}): {str(exc).splitlines()[-1][:300]}")
-                    continue
-                if (record := advance(slot, msg)) is not None:
-                    on_record(self.received(slot, record))
-                    self.cases_per_node[slot.where.split(" pid")[0]] += 1
-                    remaining -= 1
-                elif msg[0] == "done":
-                    slot.stream = None
-            now = time.monotonic()
-            for slot in list(self.slots):
-                if hung := overdue(slot, self.run.timeout, now):
-                    finish(slot, "timeout", hung)
-                elif slot.phase == "starting" and now - slot.since > self.run.start_timeout:
-                    self._kill(slot)
-                    if not self.placement_alive(slot.placement):
-                        respawn(slot)
-                        continue
-                    raise BackendError(f"{self.backend} actor did not start within {self.run.start_timeout:g} s")
+    def _next(self, slot: _Slot) -> tuple:
+        ray = ray_module()
+        try:
+            msg = ray.get(next(slot.stream))
+        except StopIteration:
+            msg = ("done", 0)
+        except ray.exceptions.RayActorError as exc:
+            return ("lost", f"worker process died ({slot.where}): {_reason(exc)}", "")
+        except ray.exceptions.RayError as exc:  # the stream itself failed (e.g. a record Ray cannot pickle)
+            return ("lost", f"worker failed ({slot.where}): {str(exc).splitlines()[-1][:300]}", "")
+        if msg[0] == "done":
+            slot.stream = None
+        return msg
 
 
 def _reason(exc: BaseException) -> str:

@@ -154,3 +154,35 @@ def strip_local_paths(text: str) -> str:
     """``text`` with every absolute path cut to its last component: the pages
     are published, the folders they were made in are nobody's business."""
     return _ABSOLUTE_PATH.sub(lambda m: m.group(1).rstrip("/").rsplit("/", 1)[-1] or "/", text)
+
+
+# Options whose values are local paths: the recorded command names them as
+# outputs/rerun_commands.shown_path does (relative as given; an absolute path
+# outside the working folder by its last component only, and says so), so a
+# published header names no folder of this machine and runs as printed.
+PATH_OPTIONS = ("--cases", "--out", "--expectations", "--update-expectations", "--junit")
+
+
+def public_command(argv: Sequence[str], cwd: str | Path | None = None) -> str:
+    """A command line (``sys.argv``) as a summary records it and a page shows it: ``webnn-harness``
+    and its arguments, each path option's value as ``shown_path`` names it, quoted for a shell."""
+    out = ["webnn-harness"]
+    args = list(argv[1:])
+    shortened = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        key, eq, value = a.partition("=")
+        if key in PATH_OPTIONS and eq:
+            shown, cut = shown_path(value, cwd)
+            out.append(f"{key}={shown}")
+        elif a in PATH_OPTIONS and i + 1 < len(args):
+            shown, cut = shown_path(args[i + 1], cwd)
+            out += [a, shown]
+            i += 1
+        else:
+            out.append(a)
+            cut = False
+        shortened |= cut
+        i += 1
+    return with_shortened_note(shlex.join(out), shortened)

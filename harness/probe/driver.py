@@ -43,7 +43,9 @@ from webnn_harness.probe.synth import key, output_member, to_case
 from webnn_harness.verdict.record import Record
 from webnn_harness.outputs.records import run_header
 from webnn_harness.execution.executors import Executor, ExecutorFactory, LocalExecutors
+from webnn_harness.execution.forkserver import prestart
 from webnn_harness.execution.pool import RunOptions
+from webnn_harness.loading.cases import Case
 
 DEFAULT_MAX_BYTES = 1 << 30
 OUTCOMES = ("supported", "emulated", "rejected", "wrong", "unverified", "crash", "timeout", "error")
@@ -193,8 +195,10 @@ class _Session:
     by_key: dict = field(default_factory=dict)
     count: int = 0
 
-    def queue(self, work: Sequence[tuple[Combo, str | None]]) -> list:
-        """Cases for ``work``; a call already queued shares its outcome."""
+    def queue(self, work: Sequence[tuple[Combo, str | None]]) -> list[Case]:
+        """Cases for ``work``; a call already queued shares its outcome. Made whole before the pass
+        runs: handed to the pool as they were made (streamed), they cost the probe 1.5-2.4 s more
+        system CPU and wall (three interleaved pairs, shared machine) for no gain."""
         out = []
         for combo, role in work:
             k = key(combo) + (role or "")
@@ -240,7 +244,7 @@ class _Session:
                 out.append(case)
         return out
 
-    def run(self, cases: Sequence) -> None:
+    def run(self, cases: Sequence[Case]) -> None:
         def on_record(record: Record) -> None:
             self.collector.on_record(record)
             if self.progress and record.case not in self.collector.retries:
@@ -316,52 +320,18 @@ def probe(
     options = dict(options or {})
     run = run or RunOptions(timeout=20.0, batch_size=64)
     started = time.perf_counter()
-    instance = backends.create(backend, options)
-    info = instance.info().to_json()
-    emulated = emulations(instance)
-    declared = backend_declared(instance)
-    del instance
+    prestart([backend])  # the fork server imports for the workers and ``beside`` while this process does too
+    described = _Described.of(backend, options)
     out_dir = Path(out_dir)
-    # The backend's own name makes the file names: one file name, never a path out of the folder.
-    name = safe_name(info["name"] if ":" not in backend else backend.rsplit(":", 1)[0].rsplit(".", 1)[-1])
-    files = tuple(f"{name}-{suffix}" for suffix in ("probe.jsonl", "opSupportLimits.json",
-                                                      "opSupportLimits.header.json", "probe.json")
-                  + ((DECLARED_SUFFIX,) if declared is not None else ()))
-    with OwnedFolder(out_dir, mode, kind="probe", files=files):
-        collector = _Collector(emulated, out_dir / f"{name}-probe.jsonl")
+    with OwnedFolder(out_dir, mode, kind="probe", files=described.files()):
+        collector = _Collector(described.emulated, out_dir / f"{described.name}-probe.jsonl")
         op_names = list(ops) if ops else list(operators())
-
-        pool = (executor or LocalExecutors())(backend, options, run, info)
+        pool = (executor or LocalExecutors())(backend, options, run, described.info)
         beside = Beside(backend, options, layout, max_bytes if byte_search else None) if layout or byte_search else None
         session = _Session(collector, pool, progress)
         t0 = time.perf_counter()
         try:
-            combos, skipped = plan(op_names, max_rank, sweeps=("types",))
-            session.skipped += skipped
-            work: list[tuple[Combo, str | None]] = [(c, None) for c in combos]
-            if "identity" in op_names:
-                work += graph_level_combos("identity", max_rank, sweeps=("types",))
-            session.run(session.queue(work))
-
-            wrong = sorted({n for n, (c, r) in session.combos.items() if session.outcome(n) == "wrong"},
-                           key=lambda n: int(n[1:]))
-            rank_types = rank_sweep_types(session, op_names)
-            combos, skipped = plan(op_names, max_rank, sweeps=("ranks",), rank_types=rank_types)
-            session.skipped += skipped
-            work = [(c, None) for c in combos]
-            graph_op = graph_sweep_op(session, op_names)
-            if graph_op == "identity":
-                work += graph_level_combos("identity", max_rank, sweeps=("ranks",))
-            elif graph_op is not None:
-                work += graph_level_combos(graph_op, max_rank)
-            session.run(session.queue(work) + session.retries(wrong))
-            # Pass 3: the per-class variants where the plain one worked, and the
-            # plain variants of wrong results met in the rank sweeps (pass 4:
-            # their per-class variants, usually none).
-            late = sorted({n for n in session.combos if session.outcome(n) == "wrong"} - set(wrong), key=lambda n: int(n[1:]))
-            session.run(session.retries(wrong, with_classes=True) + session.retries(late))
-            session.run(session.retries(late, with_classes=True))
-            wrong += late
+            wrong, graph_op = _run_passes(session, op_names, max_rank)
         except BaseException:
             if beside is not None:
                 beside.close()
@@ -374,59 +344,136 @@ def probe(
         if beside is not None:
             beside.start_timing()  # the workers are gone: the machine is quiet
             layout_evidence, bytes_evidence = beside.finish()
-        for case_name in wrong:
-            finding = deviations.classify(deviations.present_classes(session.cases[case_name]),
-                                          collector.retry_outcomes.get(case_name, {}), limits_mod.WORKING)
-            for e in collector.written.get(case_name, []):
-                e["deviation"] = finding
-
+        _classify_wrong(session, wrong)
         limits_members, analysis = limits_mod.derive(collector.entries, graph_op)
-
-        preferred = (layout_evidence or {}).get("preferred") or "nchw"
-        max_len = (bytes_evidence or {}).get("maxTensorByteLength") or 0
-        op_support = {
-            "preferredInputLayout": preferred,
-            "maxTensorByteLength": int(max_len),
-            "input": limits_members.pop("input"),
-            "constant": limits_members.pop("constant"),
-            "output": limits_members.pop("output"),
-            **limits_members,
-        }
+        op_support = _op_support(limits_members, layout_evidence, bytes_evidence)
         seconds = time.perf_counter() - started
-        header = {
-            **run_header(info),
-            "settings": info.get("settings", {}),
-            "device": info.get("device"),
-            "emulations": dict(emulated),
-            "buildSettingsByOp": build_settings_by_op(collector.entries, info.get("settings", {})),
-            "timeBounds": time_bounds(layout_evidence, bytes_evidence),
-            "seconds": round(seconds, 3),
-        }
-        evidence = _evidence(header, collector.entries, session.skipped, session.not_built, analysis, emulated,
-                             layout_evidence, bytes_evidence, combos_seconds, len(session.cases), max_bytes, op_support,
-                             len(collector.retries))
-        limits_path = out_dir / f"{name}-opSupportLimits.json"
-        write_atomic(limits_path, readable_json(op_support) + "\n")
-        write_atomic(out_dir / f"{name}-opSupportLimits.header.json", readable_json(header, default=str) + "\n")
-        evidence_path = out_dir / f"{name}-probe.json"
-        if declared is not None:
-            declared_file = write_declared(declared, out_dir, name)
-        if compare_file is not None:
-            from webnn_harness.probe.declared import compare_declared
-
-            compared = read_limits_file(compare_file)
-            evidence["compare"] = compare_declared(compared, evidence, Path(compare_file).name)
-        elif declared is not None:  # without a file, the backend's own declaration is the one to compare
-            from webnn_harness.probe.declared import compare_declared
-
-            evidence["compare"] = compare_declared(declared, evidence, declared_file.name)
-        # The required set as the backend declares it (its own table, else the table compared with)
-        if declared is not None:
-            _declared_gaps(evidence, declared, declared_file.name)
-        elif compare_file is not None:
-            _declared_gaps(evidence, compared, Path(compare_file).name)
-        write_atomic(evidence_path, readable_json(evidence, default=str) + "\n")
+        header = _header(described, collector.entries, layout_evidence, bytes_evidence, seconds)
+        evidence = _evidence(header, collector.entries, session.skipped, session.not_built, analysis,
+                             described.emulated, layout_evidence, bytes_evidence, combos_seconds, len(session.cases),
+                             max_bytes, op_support, len(collector.retries))
+        limits_path, evidence_path = _write_probe(out_dir, described, op_support, header, evidence, compare_file)
         return ProbeResult(op_support, evidence, limits_path, evidence_path, seconds)
+
+
+@dataclass(frozen=True)
+class _Described:
+    """What the probe asks of the backend itself before any combination: its info, its emulations,
+    its own declared table (None if it declares none), and the name its files take."""
+    info: dict
+    emulated: Mapping[str, str]
+    declared: dict | None
+    name: str
+
+    @classmethod
+    def of(cls, backend: str, options: Mapping[str, str]) -> "_Described":
+        instance = backends.create(backend, options)
+        info = instance.info().to_json()
+        # The backend's own name makes the file names: one file name, never a path out of the folder.
+        name = safe_name(info["name"] if ":" not in backend else backend.rsplit(":", 1)[0].rsplit(".", 1)[-1])
+        return cls(info, emulations(instance), backend_declared(instance), name)
+
+    def files(self) -> tuple[str, ...]:
+        """The files a probe of this backend writes (and owns) in its folder."""
+        return tuple(f"{self.name}-{suffix}" for suffix in ("probe.jsonl", "opSupportLimits.json",
+                                                             "opSupportLimits.header.json", "probe.json")
+                     + ((DECLARED_SUFFIX,) if self.declared is not None else ()))
+
+
+def _run_passes(session: _Session, op_names: Sequence[str], max_rank: int) -> tuple[list[str], str | None]:
+    """The probe's passes (``probe``'s docstring): the wrong cases' names, and the op whose
+    graph-level sweeps ran (None: none worked)."""
+    combos, skipped = plan(op_names, max_rank, sweeps=("types",))
+    session.skipped += skipped
+    work: list[tuple[Combo, str | None]] = [(c, None) for c in combos]
+    if "identity" in op_names:
+        work += graph_level_combos("identity", max_rank, sweeps=("types",))
+    session.run(session.queue(work))
+
+    wrong = sorted({n for n, (c, r) in session.combos.items() if session.outcome(n) == "wrong"},
+                   key=lambda n: int(n[1:]))
+    rank_types = rank_sweep_types(session, op_names)
+    combos, skipped = plan(op_names, max_rank, sweeps=("ranks",), rank_types=rank_types)
+    session.skipped += skipped
+    work = [(c, None) for c in combos]
+    graph_op = graph_sweep_op(session, op_names)
+    if graph_op == "identity":
+        work += graph_level_combos("identity", max_rank, sweeps=("ranks",))
+    elif graph_op is not None:
+        work += graph_level_combos(graph_op, max_rank)
+    session.run(session.queue(work) + session.retries(wrong))
+    # Pass 3: the per-class variants where the plain one worked, and the
+    # plain variants of wrong results met in the rank sweeps (pass 4:
+    # their per-class variants, usually none).
+    late = sorted({n for n in session.combos if session.outcome(n) == "wrong"} - set(wrong), key=lambda n: int(n[1:]))
+    session.run(session.retries(wrong, with_classes=True) + session.retries(late))
+    session.run(session.retries(late, with_classes=True))
+    return wrong + late, graph_op
+
+
+def _classify_wrong(session: _Session, wrong: Sequence[str]) -> None:
+    """Each wrong combination's entries get their deviation: what the special-value retries found."""
+    collector = session.collector
+    for case_name in wrong:
+        finding = deviations.classify(deviations.present_classes(session.cases[case_name]),
+                                      collector.retry_outcomes.get(case_name, {}), limits_mod.WORKING)
+        for e in collector.written.get(case_name, []):
+            e["deviation"] = finding
+
+
+def _op_support(limits_members: dict, layout_evidence: Mapping | None, bytes_evidence: Mapping | None) -> dict:
+    """The MLOpSupportLimits the probe found, in the spec's member order."""
+    preferred = (layout_evidence or {}).get("preferred") or "nchw"
+    max_len = (bytes_evidence or {}).get("maxTensorByteLength") or 0
+    return {
+        "preferredInputLayout": preferred,
+        "maxTensorByteLength": int(max_len),
+        "input": limits_members.pop("input"),
+        "constant": limits_members.pop("constant"),
+        "output": limits_members.pop("output"),
+        **limits_members,
+    }
+
+
+def _header(described: _Described, entries: list[dict], layout_evidence: Mapping | None,
+            bytes_evidence: Mapping | None, seconds: float) -> dict:
+    info = described.info
+    return {
+        **run_header(info),
+        "settings": info.get("settings", {}),
+        "device": info.get("device"),
+        "emulations": dict(described.emulated),
+        "buildSettingsByOp": build_settings_by_op(entries, info.get("settings", {})),
+        "timeBounds": time_bounds(layout_evidence, bytes_evidence),
+        "seconds": round(seconds, 3),
+    }
+
+
+def _write_probe(out_dir: Path, described: _Described, op_support: dict, header: dict, evidence: dict,
+                 compare_file: Path | None) -> tuple[Path, Path]:
+    """The limits, their header, the backend's declared table and the evidence (with the comparison
+    against ``compare_file``, else against the declared table): the limits' and the evidence's paths."""
+    from webnn_harness.probe.declared import compare_declared
+
+    name, declared = described.name, described.declared
+    limits_path = out_dir / f"{name}-opSupportLimits.json"
+    write_atomic(limits_path, readable_json(op_support) + "\n")
+    write_atomic(out_dir / f"{name}-opSupportLimits.header.json", readable_json(header, default=str) + "\n")
+    evidence_path = out_dir / f"{name}-probe.json"
+    if declared is not None:
+        declared_file = write_declared(declared, out_dir, name)
+    compared = read_limits_file(compare_file) if compare_file is not None else None
+    if compared is not None:
+        evidence["compare"] = compare_declared(compared, evidence, Path(compare_file).name)
+    elif declared is not None:  # without a file, the backend's own declaration is the one to compare
+        evidence["compare"] = compare_declared(declared, evidence, declared_file.name)
+    # The required set as the backend declares it (its own table, else the table compared with)
+    if declared is not None:
+        _declared_gaps(evidence, declared, declared_file.name)
+    elif compared is not None:
+        _declared_gaps(evidence, compared, Path(compare_file).name)
+    write_atomic(evidence_path, readable_json(evidence, default=str) + "\n")
+    return limits_path, evidence_path
 
 
 class ProbeRequestError(ValueError):
@@ -455,6 +502,7 @@ def check_probe_request(request: ProbeRequest) -> None:
     backend that is not installed (UnknownBackend) or cannot start (BackendError)."""
     if request.compare_file:
         read_limits_file(request.compare_file)
+    prestart([request.backend])  # the fork server imports for the probe's processes while this one does too
     try:
         backends.create(request.backend, request.options)
     except (ValueError, TypeError) as exc:
