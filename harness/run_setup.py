@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 from webnn_harness.loading.caseid import BUNDLED_CORPUS, corpus_root
 from webnn_harness.loading.cases import bundled_corpus
-
-if TYPE_CHECKING:
-    from webnn_harness.api import RunRequest
 
 
 @dataclass(frozen=True)
@@ -36,7 +33,7 @@ class RunSetup:
                 "cases": list(self.cases), "expectations": list(self.expectations)}
 
     @classmethod
-    def of_request(cls, request: "RunRequest") -> "RunSetup":
+    def of_request(cls, request) -> "RunSetup":  # an api.RunRequest (api imports this module)
         from webnn_harness.outputs.rerun_commands import shown_path
 
         bundled = bundled_corpus()

@@ -323,7 +323,7 @@ def test_fuzz_findings_on_a_read_only_file_system_end_in_one_line(tmp_path, monk
     import errno
 
     from webnn_harness.cli import main
-    from webnn_harness.outputs import writing
+    from webnn_harness.files import writes as writing  # where every file is written (write_atomic)
 
     mkstemp = writing.tempfile.mkstemp
 

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # The stage a folder of the repository is, by the name it imports under (pyproject.toml's package-dir).
 STAGES = {
-    **{name: ROOT / "harness" / name for name in ("spec", "loading", "verdict", "execution", "outputs", "probe",
+    **{name: ROOT / "harness" / name for name in ("files", "spec", "loading", "verdict", "execution", "outputs", "probe",
                                                   "bench", "fuzz", "accuracy", "archive")},
     "reports": ROOT / "reports",
     "backends": ROOT / "backends",
@@ -95,7 +95,7 @@ def cycles(edges) -> list[list[str]]:
 def test_imports_inside_functions_and_relative_imports_are_edges():
     tree = ast.parse("def f():\n    from webnn_harness.reports import common\nfrom ..outputs import reading\n")
     modules = imported_modules(tree, "webnn_harness.archive")
-    assert "webnn_harness.reports.common" in modules and "webnn_harness.files.reading" in modules
+    assert "webnn_harness.reports.common" in modules and "webnn_harness.outputs.reading" in modules
 
 
 def test_a_cycle_is_found():

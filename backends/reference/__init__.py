@@ -13,7 +13,7 @@ import numpy as np
 from webnn_harness.backends.base import BackendFacts, BackendInfo, Unsupported
 from webnn_harness.backends.reference.evaluate import PRECISIONS, evaluate, run_node
 from webnn_harness.spec.exact import ExactReference, ReferenceOutput
-from webnn_harness.verdict import evaluation_memo
+from webnn_harness.spec import evaluation_memo
 from webnn_harness import __version__
 from webnn_harness.spec.graph import Graph
 

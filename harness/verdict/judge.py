@@ -93,7 +93,7 @@ def _trusted_zero_sign(case: Case, name: str, expected: np.ndarray, suspects: np
     trusted: a -0 always; a +0 only where the reference computes +0 too (a
     case file converted from WPT's JavaScript lost its -0s: ../shared/wpt's
     README, "Negative zero became 0")."""
-    from webnn_harness.verdict import evaluation_memo as memo
+    from webnn_harness.spec import evaluation_memo as memo
 
     positive = suspects & ~np.signbit(expected)
     if not positive.any():

@@ -6,7 +6,7 @@ kept at two levels:
 
 - in the worker, for the batch in progress: the reference backend's own
   ``compute`` and the judging of that case share one evaluation (the
-  memo the reference backend's compute shares, harness/verdict/evaluation_memo.py);
+  memo the reference backend's compute shares, harness/spec/evaluation_memo.py);
 - on disk, under ``$XDG_CACHE_HOME/webnn-harness/reference`` (default
   ``~/.cache/webnn-harness``), for the cases whose evaluation is slow (2 ms or
   more: large tensors, recurrent ops), so the next backend of the same run
@@ -38,8 +38,8 @@ import numpy as np
 import webnn_harness
 from webnn_harness import __version__
 from webnn_harness.spec.exact import ReferenceOutput, exact_reference
-from webnn_harness.verdict import evaluation_memo as memo
-from webnn_harness.verdict.evaluation_memo import EvaluationMemo
+from webnn_harness.spec import evaluation_memo as memo
+from webnn_harness.spec.evaluation_memo import EvaluationMemo
 from webnn_harness.files import reading
 from webnn_harness.files.writes import write_atomic
 from webnn_harness.spec.uniform import is_uniform, uniform_value

@@ -3,7 +3,8 @@
 A worker evaluates each case's reference twice over when the backend under
 test is the reference itself: once as that backend's ``compute`` and once
 for the judge's expected values (harness/verdict/reference_cache.py). Both
-ask this memo (the verdict's: the backend's compute reuses the judge's evaluation), so the graph is evaluated once. Entries are keyed by object
+ask this memo, beside the protocol of the exact evaluation it keeps
+(harness/spec/exact.py), so the graph is evaluated once. Entries are keyed by object
 identity (the same graph, the same mapping holding the same arrays) and the
 last ``RECENT`` are kept, more than a worker batch.
 """
