@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from webnn_harness.cli import main
-from webnn_harness.loading.wpt_import import (Converted, NoCases, NotConverted, SandboxLimits, convert_folder, find_node,
-                                              node_command, sandbox_command)
+from webnn_harness.loading.wpt_import import (Converted, NoCases, NotConverted, SandboxLimits, convert_folder,
+                                              find_node, node_command, sandbox_command)
 
 def _node_ok() -> bool:
     try:
