@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from webnn_harness.cli import main
-from webnn_harness.loading.wpt_import import (Converted, NotConverted, SandboxLimits, convert_folder, find_node,
-                                              node_command, sandbox_command)
+from webnn_harness.loading.wpt_import import (Converted, NoCases, NotConverted, SandboxLimits, convert_folder,
+                                              find_node, node_command, sandbox_command)
 
 def _node_ok() -> bool:
     try:
@@ -270,7 +270,54 @@ def test_names_never_lead_outside_the_folders(tmp_path):
 
 def test_a_file_without_the_call_says_so(tmp_path):
     got = converted(wpt_tree(tmp_path, {"nothing": META + "const tests = [];\n"}))["nothing.https.any.js"]
-    assert got.reason == "it never calls webnn_conformance_test"
+    assert isinstance(got, NoCases) and got.reason == "it never calls webnn_conformance_test"
+
+
+# WPT's tensor, device and graph-building files test the API with promise_test of their own.
+NO_CASES = META + """
+promise_test(async () => {
+  const context = await navigator.ml.createContext();
+  webnn_conformance_test([], buildAndExecuteGraph, getPrecisionTolerance);
+}, 'create a tensor');
+"""
+
+
+def test_a_file_that_makes_no_case_is_said_as_no_cases_not_as_an_error(tmp_path, capsys):
+    root = wpt_tree(tmp_path / "wpt", {"relu": LITERAL, "tensor": NO_CASES})
+    out = tmp_path / "out"
+    assert main(["import-wpt", str(root), "--out", str(out), "-q"]) == 0
+    said = capsys.readouterr()
+    assert "no cases: tensor.https.any.js: it never calls webnn_conformance_test" in said.err
+    assert said.out.startswith("1 files converted (1 cases), 1 with no cases, 0 not;")
+    index = json.loads((out / "INDEX.json").read_text())
+    assert {f["file"]: f.get("noCases", False) for f in index["files"]} == {"relu.json": False,
+                                                                            "tensor.https.any.js": True}
+    # A folder whose files all made no case is no success.
+    only = wpt_tree(tmp_path / "only", {"tensor": NO_CASES})
+    assert main(["import-wpt", str(only), "--out", str(tmp_path / "out2"), "-q"]) == 1
+
+
+# WPT's own utils.js declares the call as a constant, a global lexical binding that a later script can
+# neither assign nor shadow; the file calls it once per case (the older signature).
+UTILS_CONST = UTILS.replace("async function webnn_conformance_test(tests, buildAndExecuteGraphFunc, toleranceFunc) {",
+                            "const webnn_conformance_test =\n"
+                            "    (buildAndExecuteGraphFunc, toleranceFunc, testResources) => {")
+
+
+def test_utils_js_declaring_the_call_as_a_const_still_records_it(tmp_path):
+    root = wpt_tree(tmp_path, {"relu": OLDER})
+    (root / "webnn" / "resources" / "utils.js").write_text(UTILS_CONST)
+    got = converted(root)["relu"]
+    assert isinstance(got, Converted), got
+    assert [t["name"] for t in got.doc["tests"]] == ["relu float32 1 values", "relu float32 2 values"]
+
+
+def test_utils_js_whose_call_cannot_be_replaced_says_so(tmp_path):
+    root = wpt_tree(tmp_path, {"relu": LITERAL})
+    (root / "webnn" / "resources" / "utils.js").write_text(
+        UTILS.replace("async function webnn_conformance_test", "class webnn_conformance_test {}\nfunction unused"))
+    got = converted(root)["relu.https.any.js"]
+    assert isinstance(got, NotConverted) and "recorder cannot replace it" in got.reason
 
 
 def test_the_command_writes_a_case_file_per_test_file_and_one_line_per_refusal(tmp_path, capsys):

@@ -28,18 +28,21 @@ def add_arguments(im: argparse.ArgumentParser) -> None:
     im.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds per test file (default 60)")
     add_quiet_argument(im, help="no line per file converted (a file not converted is always said)")
     im.epilog = ("needs Node.js 20 or newer on PATH (its permission model: the file runs with no file, "
-                 "child-process or worker access); exit 1 when a file could not be converted")
+                 "child-process or worker access); exit 1 when a file could not be converted, or none made a case "
+                 "(a file that ran and made no case, such as WPT's tensor tests, is said as 'no cases')")
 
 
 def handle(args) -> int:
     """Each test file run in the sandbox, its cases written as <op>.json; one line per file not converted."""
-    from webnn_harness.loading.wpt_import import ImportSetupError, NotConverted, SandboxLimits, parse_commits
+    from webnn_harness.loading.wpt_import import ImportSetupError, NoCases, NotConverted, SandboxLimits, parse_commits
     from webnn_harness.outputs.wpt_import_folder import import_folder
     from webnn_harness.files.writes import OutputFolderError
 
     def show(item) -> None:
         if isinstance(item, NotConverted):
             print(f"not converted: {item}", file=sys.stderr)
+        elif isinstance(item, NoCases):
+            print(f"no cases: {item}", file=sys.stderr)
         elif not args.quiet:
             print(f"{item.stem}.json: {len(item.doc['tests'])} cases", file=sys.stderr)
 
@@ -49,6 +52,7 @@ def handle(args) -> int:
                                SandboxLimits(seconds=args.timeout), on_file=show)
     except (ValueError, OutputFolderError) as exc:  # ImportSetupError, a bad --commit
         raise UsageError(str(exc)) from None
-    print(f"{result.converted} files converted ({result.cases} cases), {len(result.not_converted)} not; "
-          f"written to {args.out}")
-    return EXIT_FAILURES if result.not_converted else EXIT_OK
+    print(f"{result.converted} files converted ({result.cases} cases), {len(result.no_cases)} with no cases, "
+          f"{len(result.not_converted)} not; written to {args.out}")
+    # A folder that gave no case at all is no success, whatever its files said.
+    return EXIT_FAILURES if result.not_converted or not result.converted else EXIT_OK

@@ -70,6 +70,23 @@ class NotConverted:
         return f"{self.file}: {self.reason}"
 
 
+@dataclass(frozen=True)
+class NoCases:
+    """One test file that ran to its end in the sandbox and made no conformance case: WPT's folder
+    also holds files that test other parts of the API (tensors, devices, graph building) with
+    ``promise_test`` of their own. Not an error; said, with why, in INDEX.json."""
+
+    file: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.reason}"
+
+
+class NoCasesError(ValueError):
+    """The file ran without error and recorded no case."""
+
+
 # -- finding and reading files --------------------------------------------------------
 
 
@@ -294,15 +311,15 @@ def check_case_file(doc: dict[str, Any]) -> None:
 def recorded_calls(result: dict[str, Any]) -> list[dict]:
     calls = result.get("calls")
     if not isinstance(calls, list) or not calls:
-        raise ValueError("it never calls webnn_conformance_test")
+        raise NoCasesError("it never calls webnn_conformance_test")
     if not any(isinstance(c, dict) and c.get("tests") for c in calls):
-        raise ValueError("its webnn_conformance_test calls hold no cases")
+        raise NoCasesError("its webnn_conformance_test calls hold no cases")
     return [c for c in calls if isinstance(c, dict)]
 
 
 def convert_file(root: Path, test_file: Path, command: list[str], limits: SandboxLimits, source_repo: str,
-                 commit: str | None) -> Converted | NotConverted:
-    """One test file, run in the sandbox, as a case file; or why not."""
+                 commit: str | None) -> Converted | NoCases | NotConverted:
+    """One test file, run in the sandbox, as a case file; or why it made none, or why not."""
     name = test_file.name
     stem = output_stem(name)
     if stem is None:
@@ -314,6 +331,8 @@ def convert_file(root: Path, test_file: Path, command: list[str], limits: Sandbo
         calls = recorded_calls(run_in_sandbox(command, scripts, (name, text), limits))
         doc = case_file(f"{source_repo}/{CONFORMANCE_DIR}/{name}", commit, calls)
         check_case_file(doc)
+    except NoCasesError as exc:
+        return NoCases(name, str(exc))
     except (ValueError, OSError) as exc:
         return NotConverted(name, str(exc))
     return Converted(stem, doc)
@@ -327,7 +346,7 @@ def sandbox_command(limits: SandboxLimits) -> list[str]:
 
 def convert_folder(wpt_dir: Path, command: list[str], source_repo: str = "web-platform-tests/wpt",
                    commit: str | Commits | None = None, limits: SandboxLimits = SandboxLimits()
-                   ) -> Iterator[Converted | NotConverted]:
+                   ) -> Iterator[Converted | NoCases | NotConverted]:
     """Every conformance test file of ``wpt_dir``, converted or not, by name; ``commit``: the folder's, or
     ``Commits`` (per file)."""
     root = Path(wpt_dir)
@@ -336,8 +355,10 @@ def convert_folder(wpt_dir: Path, command: list[str], source_repo: str = "web-pl
         yield convert_file(root, test_file, command, limits, source_repo, commits.of(test_file.name))
 
 
-def index_entry(item: Converted | NotConverted) -> dict[str, Any]:
+def index_entry(item: Converted | NoCases | NotConverted) -> dict[str, Any]:
     """A line of the import's INDEX.json."""
+    if isinstance(item, NoCases):
+        return {"file": item.file, "converted": False, "tests": 0, "noCases": True, "reason": item.reason}
     if isinstance(item, NotConverted):
         return {"file": item.file, "converted": False, "reason": item.reason}
     return {"file": f"{item.stem}.json", "source": item.doc["source"], "commit": item.doc.get("commit"),

@@ -251,7 +251,7 @@ const STANDARD = `
 // functions today's utils.js no longer has; the recorder never calls one, so a stand-in will do.
 const RECORDER = `
   globalThis.__calls = [];
-  globalThis.webnn_conformance_test = function(first, second, third) {
+  globalThis.__recorder = globalThis.webnn_conformance_test = function(first, second, third) {
     if (typeof first === 'function') {
       __calls.push({tests: [third], toleranceFunc: second});
     } else {
@@ -260,7 +260,16 @@ const RECORDER = `
   };
   if (typeof buildGraphAndCompute === 'undefined') globalThis.buildGraphAndCompute = function() {};
   if (typeof buildAndExecuteGraph === 'undefined') globalThis.buildAndExecuteGraph = function() {};
+  if (webnn_conformance_test !== __recorder) {
+    throw new Error("utils.js's webnn_conformance_test is declared so that the recorder cannot replace it");
+  }
 `;
+
+// WPT's utils.js declares `const webnn_conformance_test = ...`: a global lexical binding, which
+// a later script can neither assign nor shadow, so the recorder above would never be called and
+// every file would seem to make no case. Declared with var instead, it is a property of the
+// global object, which the recorder replaces. Only that one declaration changes.
+const RECORDABLE = /\b(?:const|let)(\s+webnn_conformance_test\b)/g;
 
 // WPT's JSON-less values in our encoding (harness/schema/cases.schema.json):
 // NaN and the infinities as strings, 64-bit integers beyond 2^53 as {"bigint"},
@@ -332,7 +341,7 @@ function run(request) {
   const inContext = (code, filename) => vm.runInContext(code, context, {filename, timeout});
   inContext(PAGE, 'page');
   inContext(STANDARD, 'standard');
-  for (const script of request.scripts) inContext(script.text, script.name);
+  for (const script of request.scripts) inContext(script.text.replace(RECORDABLE, 'var$1'), script.name);
   inContext(knownTolerances(request.scripts), 'tolerances');
   inContext(RECORDER, 'recorder');
   inContext(request.test.text, request.test.name);
