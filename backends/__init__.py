@@ -81,6 +81,18 @@ def recorded_facts(name: str) -> BackendFacts:
     return facts_or_defaults(name) if name in available() else BackendFacts()
 
 
+def known_failures(name: str, version: str, options: Mapping[str, str], files=(), *, recorded: bool = False,
+                   machine=None):
+    """The expectations in force for backend ``name`` (verdict/expectations.py's ``ExpectationSet``): its
+    shipped known failures, WPT's case notes and ``files``, at ``version`` with ``options``, on ``machine``
+    (this one by default) as the backend's kernels see it, through the ISA cap its facts declare.
+    ``recorded``: ``name`` was read from a file (``recorded_facts``: no module a file names is imported)."""
+    from webnn_harness.verdict.expectations import ExpectationSet
+
+    cap = (recorded_facts(name) if recorded else facts_or_defaults(name)).isa_cap_variable
+    return ExpectationSet.for_backend(name, version, options, files, machine=machine, isa_cap_variable=cap)
+
+
 def default_backends(exclude: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
     """The backends a command runs when none is named: the installed
     DEFAULT_BACKENDS (but ``exclude``) that can be made here, and one line

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Container, Iterator, Mapping, Sequence
 
+from webnn_harness import backends
 from webnn_harness.backends import BackendError
 from webnn_harness.loading.caseid import BUNDLED_CORPUS, corpus_root
 from webnn_harness.loading.cases import Case, CaseError, bundled_corpus
@@ -163,7 +164,7 @@ def _resolve_backends(requests: Sequence[BackendRequest], expectations: Sequence
     try:
         if failed:
             raise failed[0]
-        return [(req, info, ExpectationSet.for_backend(req.name, info["version"], req.options, expectations))
+        return [(req, info, backends.known_failures(req.name, info["version"], req.options, expectations))
                 for req, info in zip(requests, described)]
     except Exception:
         selection.finish()  # raises SelectionError when nothing is selected

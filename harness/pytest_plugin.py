@@ -105,12 +105,11 @@ class WebnnCases:
             del instance
         except Exception as exc:  # noqa: BLE001 - any failure to create the backend is a usage error
             raise pytest.UsageError(f"--webnn-backend {self.backend}: {type(exc).__name__}: {exc}") from None
-        from webnn_harness.verdict.expectations import ExpectationSet
 
         files = config.getoption("webnn_expectations") or []
         try:
             # What run applies: the backend's bundled known failures, then the files given.
-            self.expectations = ExpectationSet.for_backend(self.backend, self.info["version"], self.options, files)
+            self.expectations = backends.known_failures(self.backend, self.info["version"], self.options, files)
         except ValueError as exc:  # ExpectationsError: one line naming file, entry and field
             raise pytest.UsageError(f"--webnn-expectations: {exc}") from None
         self.timeout = config.getoption("webnn_timeout")

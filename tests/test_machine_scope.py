@@ -100,8 +100,9 @@ def test_an_entry_is_in_force_only_where_its_cpu_holds(view, in_force):
 def test_an_entry_not_in_force_here_is_neither_applied_nor_stale(monkeypatch, tmp_path):
     path = tmp_path / "x.json"
     path.write_text(json.dumps(SCOPED))
-    es = ExpectationSet.for_backend("openvino", "1.0", {}, [path], bundled=False,
-                                    machine=MachineFacts(AVX512, {"ONEDNN_MAX_CPU_ISA": "AVX2"}))
+    capped = MachineFacts(AVX512, {"ONEDNN_MAX_CPU_ISA": "AVX2"})
+    es = ExpectationSet.for_backend("openvino", "1.0", {}, [path], bundled=False, machine=capped,
+                                    isa_cap_variable=facts("openvino").isa_cap_variable)
     assert es.apply(rec("without avx512", "fail")).known_failure == "avx2 kernel"
     assert es.apply(rec("on avx512", "fail")).known_failure is None  # the AVX-512 entry is not in force
     assert es.apply(rec("capped", "crash", "SIGSEGV")).known_failure == "capped crash"
@@ -109,8 +110,8 @@ def test_an_entry_not_in_force_here_is_neither_applied_nor_stale(monkeypatch, tm
     assert {e["case"]: e["outcome"] for e in es.report()} == {
         "without avx512": "applied", "capped": "applied", "anywhere": "stale"}  # "on avx512": not reported
     # the same file on litert (no cap variable): the machine's own AVX-512 kernels
-    es = ExpectationSet.for_backend("litert", "1.0", {}, [path], bundled=False,
-                                    machine=MachineFacts(AVX512, {"ONEDNN_MAX_CPU_ISA": "AVX2"}))
+    es = ExpectationSet.for_backend("litert", "1.0", {}, [path], bundled=False, machine=capped,
+                                    isa_cap_variable=facts("litert").isa_cap_variable)
     assert {e.reason for e in es.entries} == {"avx512 kernel", "any machine"}
 
 

@@ -160,7 +160,7 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
     backend = backends.create(config.backend, config.options)
     info = backend.info().to_json()
     del backend
-    known = ExpectationSet.for_backend(config.backend, info["version"], config.options)
+    known = backends.known_failures(config.backend, info["version"], config.options)
     evidence = load_probe_evidence(Path(config.probe), info["name"]) if config.probe else None
     with OwnedFolder(Path(out), mode, kind="fuzz", files=FUZZ_FILES):
         return _fuzz(config, Path(out), on_finding, ops, info, known, evidence)

@@ -22,6 +22,7 @@ from webnn_harness.files.reading import read_json
 from webnn_harness.outputs.writing import OwnedFolder
 from webnn_harness.files.writes import write_atomic
 from webnn_harness.loading.cases import Case, load_file
+from webnn_harness import backends
 from webnn_harness.verdict.expectations import ExpectationSet
 from webnn_harness.fuzz.findings import (agreeing_expectations, finding_counts, finding_value_kinds,
                                          related_expectations)
@@ -70,7 +71,8 @@ def reclassify(source: Path, out: Path) -> Path:
 
 def _reclassified(source: Path, out: Path, summary: dict) -> Path:
     backend = summary["backend"]
-    known = ExpectationSet.for_backend(backend["name"], backend["version"], summary["settings"].get("options", {}))
+    known = backends.known_failures(backend["name"], backend["version"], summary["settings"].get("options", {}),
+                                   recorded=True)
     findings = [reclassify_finding(source, f, known) for f in summary["findings"]]
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source / "findings", out / "findings")

@@ -13,7 +13,7 @@ from typing import Iterable, Mapping, Sequence
 
 from webnn_harness.files.writes import write_atomic
 from webnn_harness.outputs.run_folder import check_writable_file, read_records_whole
-from webnn_harness.verdict.expectations import CpuView, Expectation, ExpectationSet, cpu_view, read_expectations
+from webnn_harness.verdict.expectations import CpuView, Expectation, cpu_view, read_expectations
 from webnn_harness.verdict.record import BAD_STATUSES, Record
 
 
@@ -77,6 +77,9 @@ def update_from_run(path: Path, results: Path, backend: str, version: str, optio
     as the next one will see it. Raises ExpectationsError when ``path`` holds unreadable expectations."""
     previous = read_expectations(path) if path.exists() else ()
     records = read_records_whole(results).records
-    counts = update_expectations(path, records, previous, version, options, cpu_view(backend))
-    updated = ExpectationSet.for_backend(backend, version, options, [*given, path])
+    from webnn_harness import backends
+
+    cap = backends.facts_or_defaults(backend).isa_cap_variable
+    counts = update_expectations(path, records, previous, version, options, cpu_view(cap))
+    updated = backends.known_failures(backend, version, options, [*given, path])
     return ExpectationsUpdate(counts, sum(updated.apply(r).counts_against for r in records))

@@ -90,12 +90,10 @@ class CpuView:
         return cls(machine.kernel_features(cap_variable), machine.features)
 
 
-def cpu_view(backend: str, machine: MachineFacts | None = None) -> CpuView:
-    """The view of ``machine`` (this one, with the environment in force, by default) for ``backend``,
-    by the ISA cap variable its facts declare (none for a backend that cannot be loaded here)."""
-    from webnn_harness.backends import facts_or_defaults  # the backends package imports outputs: not at import
-
-    return CpuView.of(machine or MachineFacts.here(), facts_or_defaults(backend).isa_cap_variable)
+def cpu_view(isa_cap_variable: str | None, machine: MachineFacts | None = None) -> CpuView:
+    """The view of ``machine`` (this one, with the environment in force, by default) for a backend whose
+    kernels honour ``isa_cap_variable`` (its facts say which: backends.known_failures passes it)."""
+    return CpuView.of(machine or MachineFacts.here(), isa_cap_variable)
 
 
 def cpu_holds(scope: Mapping[str, Sequence[str]], cpu: CpuView | None) -> bool:
@@ -273,12 +271,13 @@ class ExpectationSet:
     @classmethod
     def for_backend(cls, backend: str, version: str, options: Mapping[str, str],
                     files: Iterable[str | Path] = (), bundled: bool = True,
-                    machine: MachineFacts | None = None) -> "ExpectationSet":
+                    machine: MachineFacts | None = None, isa_cap_variable: str | None = None) -> "ExpectationSet":
         """The entries in force for ``backend`` at ``version`` with ``options`` on ``machine`` (this
-        one, with the environment in force, by default: its workers inherit it)."""
+        one, with the environment in force, by default: its workers inherit it), whose kernels honour
+        ``isa_cap_variable`` (backends.known_failures: from the backend's facts)."""
         entries = [*(bundled_expectations(backend) if bundled else ()), *(case_notes() if bundled else ()),
                    *(e for f in files for e in read_expectations(f))]
-        cpu = cpu_view(backend, machine) if any(e.cpu for e in entries) else None
+        cpu = cpu_view(isa_cap_variable, machine) if any(e.cpu for e in entries) else None
         return cls(tuple(e for e in entries if e.applies_to(version, options, cpu)))
 
     def find(self, file_id: str, name: str) -> Expectation | None:
