@@ -161,6 +161,9 @@ def _initializers(model: onnx.ModelProto) -> dict[str, np.ndarray]:
 # ---- folding constants ---------------------------------------------------------------------------
 
 _SHAPE_ONLY = {"Unsqueeze", "Squeeze", "Reshape", "Flatten", "Identity", "Dropout", "Expand"}
+# Kept as WebNN ops even on constant inputs: an int4 weight-only matmul is the dequantization of its
+# int4 weights in the graph (as ORT's WebNN EP builds it), not float weights made at import.
+NEVER_FOLDED = {"DequantizeLinear"}
 
 
 def _fold(node: onnx.NodeProto, m: Mapper, model: onnx.ModelProto) -> bool:
@@ -175,7 +178,7 @@ def _fold(node: onnx.NodeProto, m: Mapper, model: onnx.ModelProto) -> bool:
         m.constants[node.output[0]] = np.asarray(m.shapes[node.input[0]][start:end], dtype=np.int64)
         return True
     inputs = [x for x in node.input if x]
-    if not inputs or not all(x in m.constants for x in inputs):
+    if not inputs or not all(x in m.constants for x in inputs) or node.op_type in NEVER_FOLDED:
         return False
     out = node.output[0]
     if node.op_type == "ConstantOfShape":
@@ -311,7 +314,7 @@ def _graph_inputs(model, m: Mapper, stem: str, seed: int | None, input_seed: int
         value, dt = m.constants[name], m.dtypes.get(name) or _dtype_of(m.constants[name])
         shape = value.shape if isinstance(value, Fill) else tuple(np.shape(value))
         desc = {"shape": list(shape), "dataType": dt}
-        if seed is not None and dt.startswith("float") and _constant_filled(value) and prod(shape) > 1:
+        if seed is not None and dt.startswith("float") and _replaced_by_seed(value, op) and prod(shape) > 1:
             spec = {**_seeded_distribution(op, index, node, shape), "seed": seed * 100003 + k}
             seeded[name] = (spec, shape, dt)  # made only for the ONNX Runtime check (VGG-19's take seconds)
             data = {"generate": spec}
@@ -339,6 +342,14 @@ def _constant_filled(value) -> bool:
         return True
     flat = np.asarray(value).reshape(-1)
     return flat.size > 1 and bool(np.all(flat == flat[0]))
+
+
+def _replaced_by_seed(value, op: str) -> bool:
+    """Constant-filled weights; and a BatchNormalization's statistics, whatever they hold: running
+    mean and variance describe the activations of the real weights, not of seeded ones (the light
+    models keep their small BN tensors and fill the large weights: a kept variance of 5e-14 under
+    seeded convolutions sends ShuffleNet's logits to 1e7 and its softmax to one-hot)."""
+    return _constant_filled(value) or op == "BatchNormalization"
 
 
 def _seeded_distribution(op: str, index: int, node, shape: tuple[int, ...]) -> dict:
