@@ -77,6 +77,7 @@ def _import_one(path: Path, folder: Path, seed: int | None, check_ort: bool) -> 
     if converted.sidecar:
         write_atomic(bin_path, converted.sidecar)
     write_atomic(case_path, json.dumps({"tests": [converted.case], "source": "onnx-import"}) + "\n")
+    sidecar = _calibrate_batch_norms(case_path, bin_path, converted) if converted.seeded else converted.sidecar
     case, outputs, ref_s, peak = _reference(case_path)
     if isinstance(case, str):
         line = f"{path.name}: the imported case does not load: {case}"
@@ -85,7 +86,7 @@ def _import_one(path: Path, folder: Path, seed: int | None, check_ort: bool) -> 
             "referencePeakBytes": peak}
     if check_ort:
         info["vsOnnxRuntime"] = _check_against_ort(path, converted, case, outputs)
-    _write_expected(converted, outputs, case_path, bin_path, info)
+    _write_expected(converted, sidecar, outputs, case_path, bin_path, info)
     return ModelResult(converted.stem, {"stem": converted.stem, **info, "refused": None})
 
 
@@ -108,10 +109,10 @@ def _reference(case_path: Path):
         tracemalloc.stop()
 
 
-def _write_expected(converted: Converted, outputs: Mapping[str, np.ndarray], case_path: Path, bin_path: Path,
-                    info: dict) -> None:
+def _write_expected(converted: Converted, sidecar: bytes, outputs: Mapping[str, np.ndarray], case_path: Path,
+                    bin_path: Path, info: dict) -> None:
     """The reference outputs into the case (inline, or appended to the sidecar), and ``info`` as its ``model``."""
-    blob = bytearray(converted.sidecar)
+    blob = bytearray(sidecar)
     expected = converted.case["graph"]["expectedOutputs"]
     for name, values in outputs.items():
         dt = expected[name]["descriptor"]["dataType"]
@@ -121,10 +122,46 @@ def _write_expected(converted: Converted, outputs: Mapping[str, np.ndarray], cas
             raw = tensor_bytes(values, dt)
             expected[name]["data"] = {"sidecar": sidecar_slice(raw, len(blob), bin_path.name)}
             blob += raw
-    if len(blob) != len(converted.sidecar):
+    if len(blob) != len(sidecar):
         write_atomic(bin_path, bytes(blob))
     converted.case["model"] = info
     write_atomic(case_path, json.dumps({"tests": [converted.case], "source": "onnx-import"}) + "\n")
+
+
+def _calibrate_batch_norms(case_path: Path, bin_path: Path, converted: Converted) -> bytes:
+    """Under ``--seed``: each batchNormalization whose mean and variance were seeded gets its input's
+    own per-channel statistics instead, as training would have left them for this input. Seeded
+    statistics do not normalize: ResNet-50's 16 residual sums then double the variance 16 times and
+    its softmax is one-hot (its logits reached 2e4, ShuffleNet's 1e6), which no backend can get wrong.
+    The values are written into the case (sidecar) before its expected outputs are computed."""
+    from webnn_harness.backends.reference.evaluate import run_node
+    from webnn_harness.loading.cases import CaseError, load_file
+
+    (case,) = list(load_file(case_path))
+    graph = case.graph if not isinstance(case, CaseError) else None
+    norms = [n for n in graph.nodes if n.op == "batchNormalization"] if graph else []
+    stats = [(n, n.operands["mean"], n.operands["variance"]) for n in norms
+             if n.operands["mean"] in converted.seeded and n.operands["variance"] in converted.seeded]
+    if not stats:
+        return converted.sidecar
+    users = [name for n in graph.nodes for name in n.operand_names()]
+    todo = {id(n): (mean, var) for n, mean, var in stats if users.count(mean) == 1 and users.count(var) == 1}
+    env = {**graph.constants, **case.inputs}
+    blob, inputs = bytearray(converted.sidecar), converted.case["graph"]["inputs"]
+    for node in graph.nodes:
+        if id(node) in todo:
+            x = np.asarray(env[node.operands["input"]], np.float64)
+            axes = tuple(i for i in range(x.ndim) if i != 1)
+            for name, value in zip(todo[id(node)], (x.mean(axis=axes), x.var(axis=axes))):
+                env[name] = value.astype(np.float32)
+                raw = tensor_bytes(env[name], "float32")
+                inputs[name]["data"] = {"sidecar": sidecar_slice(raw, len(blob), bin_path.name)}
+                blob += raw
+        for name, out in zip(node.outputs, run_node(node, env, graph)):
+            env[name] = out.values
+    write_atomic(bin_path, bytes(blob))
+    write_atomic(case_path, json.dumps({"tests": [converted.case], "source": "onnx-import"}) + "\n")
+    return bytes(blob)
 
 
 def _check_against_ort(path: Path, converted: Converted, case, outputs: Mapping[str, np.ndarray]) -> dict:
