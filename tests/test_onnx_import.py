@@ -277,6 +277,9 @@ def test_the_model_rule_judges_deep_graphs_only_and_names_itself(tmp_path):
     assert ok.passed and ok.metric == METRIC and "model rule" in ok.message
     bad = compare_model(expected, np.array([1.002, 1e-3, 0.0], np.float32), "float32")
     assert not bad.passed and bad.worst_index == (0,)
+    # near zero, the bound is a share of the largest output (cancellation), not of the element
+    assert compare_model(expected, np.array([1.0, 1e-3, 9e-6], np.float32), "float32").passed
+    assert not compare_model(expected, np.array([1.0, 1e-3, 2e-5], np.float32), "float32").passed
 
 
 def test_a_refusal_says_whether_the_tables_predicted_it(tmp_path):

@@ -15,11 +15,24 @@ So a graph of more than ``MODEL_NODES`` operators whose chain rule would pay mor
 non-elementwise op, is judged by this rule instead. No WPT or corpus graph comes near it (the
 largest has 9 operators); the imported ONNX models all do (``webnn-harness import-onnx``).
 
-The rule is the one ONNX's own backend test applies to these same models
+The rule starts from the one ONNX's own backend test applies to these same models
 (onnx/backend/test/loader/__init__.py: ``rtol = 1e-3``, ``atol = 1e-7``, checked by
-``np.testing.assert_allclose``): every element within ``atol + rtol * |expected|``. The record says
-which rule judged it: metric ``MODEL`` with budget 1, the error the worst element's
-``|actual - expected| / (atol + rtol * |expected|)``, and a message naming the rule.
+``np.testing.assert_allclose``), and adds one term, ``NORM * max|expected|`` over the output:
+
+    |actual - expected| <= atol + rtol * |expected| + NORM * max|expected|     (NORM = 1e-5)
+
+Why the added term: a float32 sum of n terms errs by up to about n * 2^-24 * sum |term| (Higham,
+Accuracy and Stability of Numerical Algorithms, 3.1), which scales with the terms, not with the
+result. Where an output cancels to near zero, ``rtol * |expected|`` has nothing to scale with:
+DenseNet-121's fc6 (a 1x1 convolution over 1,024 channels, no softmax after it) has an element at
+-2.5e-4 beside a largest output of 2.07, and ONNX Runtime running the original ONNX file, OpenVINO
+and LiteRT all land 4e-6 away from the float64 value there (10 to 13 times ONNX's bound; 2e-6 of
+the largest output). 1e-5 is 84 float32 ULPs of the largest output; the rule must admit ONNX
+Runtime on the model's own ONNX graph, and does for every model imported so far.
+
+The record says which rule judged it: metric ``MODEL`` with budget 1, the error the worst element's
+``|actual - expected| / (atol + rtol * |expected| + NORM * max|expected|)``, and a message naming
+the rule.
 """
 from __future__ import annotations
 
@@ -33,7 +46,9 @@ MODEL_NODES = 16  # fewer operators: always the chain rule (WPT's largest subgra
 CHAIN_RUNS = 2048  # downstream op runs the chain rule may pay for one output before it is not worth it
 RTOL, ATOL = 1e-3, 1e-7  # onnx/backend/test/loader/__init__.py, the model tests' defaults
 METRIC = "MODEL"
-RULE = f"model rule: |actual - expected| <= {ATOL:g} + {RTOL:g} * |expected| (ONNX's backend model tests)"
+NORM = 1e-5  # of the output's largest magnitude: a sum's rounding scales with its terms (module docstring)
+RULE = (f"model rule: |actual - expected| <= {ATOL:g} + {RTOL:g} * |expected| + {NORM:g} * max|expected| "
+        "(ONNX's backend model tests, plus a term for cancellation)")
 
 
 def judged_by_model_rule(case, output: str) -> bool:
@@ -67,7 +82,9 @@ def compare_model(expected: np.ndarray, actual: np.ndarray, data_type: str,
                                                       f"{list(expected.shape)} {expected.dtype.name}; {RULE}")
     dist = abs_distance(expected, actual)
     if is_float(data_type):
-        dist = dist / (ATOL + RTOL * np.abs(expected.astype(np.float64)))
+        magnitude = np.abs(expected.astype(np.float64))
+        largest = float(np.nanmax(np.where(np.isfinite(magnitude), magnitude, 0.0))) if magnitude.size else 0.0
+        dist = dist / (ATOL + RTOL * magnitude + NORM * largest)
     uncompared = 0
     if undefined is not None and undefined.any():
         dist, uncompared = np.where(undefined, 0.0, dist), int(undefined.sum())
