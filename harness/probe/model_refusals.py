@@ -29,6 +29,7 @@ class RefusalCheck:
     status: str
     message: str
     outside: Mapping[str, str | None]  # table kind ("declared", "probed") -> why the graph is outside it, or None
+    largest_constant: str = ""  # for a message that names no operand (Chromium's "Buffer size is over inline limit")
 
     def verdicts(self) -> dict[str, str]:
         refused = self.status in REFUSED
@@ -45,7 +46,8 @@ class RefusalCheck:
     def line(self) -> str:
         said = "; ".join(f"{k}: {v}" for k, v in self.verdicts().items()) or "no opSupportLimits table given"
         what = f"{self.status}: {self.message[:200]}" if self.status in REFUSED else self.status
-        return f"{self.case} on {self.backend}: {what}; {said}"
+        largest = f" (largest constant: {self.largest_constant})" if self.status in REFUSED and self.largest_constant else ""
+        return f"{self.case} on {self.backend}: {what}{largest}; {said}"
 
 
 def refusal_checks(records: Iterable[Mapping[str, Any]], graphs: Mapping[str, Any],
@@ -62,8 +64,17 @@ def refusal_checks(records: Iterable[Mapping[str, Any]], graphs: Mapping[str, An
             continue
         outside = {kind: outside_declared(graph, doc) for kind, doc in (tables.get(name) or {}).items()}
         if r.get("status") in REFUSED or any(outside.values()):
-            checks.append(RefusalCheck(r.get("case", ""), name, r.get("status", ""), r.get("message", ""), outside))
+            checks.append(RefusalCheck(r.get("case", ""), name, r.get("status", ""), r.get("message", ""), outside,
+                                       _largest_constant(graph)))
     return checks
+
+
+def _largest_constant(graph) -> str:
+    if not graph.constants:
+        return ""
+    name = max(graph.constants, key=lambda n: graph.descs[n].byte_length)
+    consumer = next((n.op for n in graph.nodes if name in n.operand_names()), "?")
+    return f"{name!r}, {graph.descs[name].byte_length:,} bytes, of {consumer}"
 
 
 def read_table(path: Path) -> dict:
