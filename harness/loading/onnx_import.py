@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from webnn_harness.loading.onnx_ops import ONNX_OPS, Unmappable
+from webnn_harness.loading.onnx_ops import ONNX_OPS, Fill, Unmappable
 from webnn_harness.loading.sidecar import sidecar_slice, tensor_bytes
 from webnn_harness.spec.values import encode_array, encode_number, generate
 
@@ -42,20 +42,6 @@ MAX_FOLDED_VALUES = 1 << 26  # a folded node's output beyond this is refused (a 
 
 class Refused(Exception):
     """The model has no WebNN form: one line naming model, node and op."""
-
-
-@dataclass(frozen=True)
-class Fill:
-    """A constant of one value over ``shape`` (ONNX's ConstantOfShape, folded): written as a JSON
-    scalar, loaded as a broadcast view, replaced by seeded values under ``--seed``."""
-
-    value: float | int
-    shape: tuple[int, ...]
-
-    def array(self, data_type: str) -> np.ndarray:
-        from webnn_harness.spec.dtypes import numpy_dtype
-
-        return np.full(self.shape, self.value, dtype=numpy_dtype(data_type))
 
 
 @dataclass

@@ -16,14 +16,30 @@ model with one line naming model, node and op.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 if TYPE_CHECKING:
     from onnx import NodeProto
 
-    from webnn_harness.loading.onnx_import import Mapper
+# harness/loading/onnx_import.py's Mapper: what each function builds with (not imported: it imports this table).
+Mapper = Any
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A constant of one value over ``shape`` (ONNX's ConstantOfShape, folded): written as a JSON
+    scalar, loaded as a broadcast view, replaced by seeded values under ``--seed``."""
+
+    value: float | int
+    shape: tuple[int, ...]
+
+    def array(self, data_type: str) -> np.ndarray:
+        from webnn_harness.spec.dtypes import numpy_dtype
+
+        return np.full(self.shape, self.value, dtype=numpy_dtype(data_type))
 
 
 class Unmappable(ValueError):
@@ -82,8 +98,6 @@ def _variadic(webnn: str) -> Callable:
 
 def identity_at_inference(m: Mapper, node: NodeProto) -> None:
     """Dropout at inference (and Identity): the input itself; Dropout's mask keeps every element."""
-    from webnn_harness.loading.onnx_import import Fill
-
     if len(node.output) > 1 and node.output[1]:
         m.constants[node.output[1]] = Fill(1, m.shape(node.input[0]))
         m.shapes[node.output[1]], m.dtypes[node.output[1]] = m.shape(node.input[0]), "uint8"
