@@ -298,3 +298,13 @@ def test_a_refusal_says_whether_the_tables_predicted_it(tmp_path):
     assert by_backend["b"]["declared"].startswith("not predicted")
     assert by_backend["b"]["probed"].startswith("predicted (matmul is not in")
     assert by_backend["c"]["declared"].startswith("false alarm")
+
+
+def test_a_hostile_fold_is_refused_not_computed(tmp_path):
+    """A ConstantOfShape of 2^40 values feeding a node that would need its values: one refusal line."""
+    huge = _model("huge", [helper.make_node("ConstantOfShape", ["s"], ["k"]),
+                           helper.make_node("Reshape", ["x", "k"], ["y"])],
+                  [("x", F, [1, 4])], [("y", F, None)], {"s": np.array([1 << 20, 1 << 20], np.int64)})
+    onnx.save(huge, tmp_path / "huge.onnx")
+    summary = import_models([tmp_path / "huge.onnx"], tmp_path / "o", check_ort=False)
+    assert summary.imported == 0 and len(summary.refused) == 1 and "huge.onnx: node" in summary.refused[0]

@@ -26,7 +26,7 @@ import numpy as np
 
 from webnn_harness.loading.onnx_ops import ONNX_OPS, Fill, Unmappable
 from webnn_harness.loading.sidecar import sidecar_slice, tensor_bytes
-from webnn_harness.spec.values import encode_array, encode_number, generate
+from webnn_harness.spec.values import encode_array, encode_number
 
 if TYPE_CHECKING:
     import onnx
@@ -69,6 +69,8 @@ class Mapper:
         value = self.constants.get(name)
         if value is None:
             raise Unmappable(f"input {name!r} must be a constant (WebNN takes it as an attribute)")
+        if isinstance(value, Fill) and prod(value.shape) > MAX_FOLDED_VALUES:
+            raise Unmappable(f"constant {name!r} would make {prod(value.shape):,} values")
         return value.array(self.dtypes.get(name, "float32")) if isinstance(value, Fill) else value
 
     def shape(self, name: str) -> tuple[int, ...]:
@@ -176,7 +178,9 @@ def _fold(node: onnx.NodeProto, m: Mapper, model: onnx.ModelProto) -> bool:
     if isinstance(first, Fill) and node.op_type in _SHAPE_ONLY and out in m.shapes:
         m.constants[out] = Fill(first.value, m.shapes[out])
         return True
-    if out in m.shapes and prod(m.shapes[out]) > MAX_FOLDED_VALUES:
+    if out not in m.shapes:  # a size not known before computing it is not computed (a hostile Tile)
+        raise Unmappable("its inputs are constants but its output's shape is not static: not folded")
+    if prod(m.shapes[out]) > MAX_FOLDED_VALUES:
         raise Unmappable(f"folding it would make {prod(m.shapes[out]):,} values")
     values = _evaluate_node(node, {x: m.constant_value(x) for x in inputs}, model)
     for name, value in zip(node.output, values):
