@@ -308,3 +308,12 @@ def test_a_hostile_fold_is_refused_not_computed(tmp_path):
     onnx.save(huge, tmp_path / "huge.onnx")
     summary = import_models([tmp_path / "huge.onnx"], tmp_path / "o", check_ort=False)
     assert summary.imported == 0 and len(summary.refused) == 1 and "huge.onnx: node" in summary.refused[0]
+
+
+def test_a_negative_seed_is_a_usage_error(tmp_path, capsys):
+    from webnn_harness.cli import main
+
+    onnx.save(ONE_OP_MODELS["globalaveragepool"], tmp_path / "m.onnx")
+    with pytest.raises(SystemExit) as exc:
+        main(["import-onnx", str(tmp_path / "m.onnx"), "--seed", "-1", "--out", str(tmp_path / "o")])
+    assert exc.value.code == 2 and "whole number from 0" in capsys.readouterr().err

@@ -9,6 +9,13 @@ from webnn_harness.commands.common import (
     EXIT_FAILURES, EXIT_OK, UsageError, add_out_argument, add_overwrite_argument, add_quiet_argument, folder_mode,
 )
 
+def _seed(text: str) -> int:
+    """``--seed``: a whole number from 0 (numpy's generators take no negative seed)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number from 0")
+    return int(text)
+
+
 HELP = "turn ONNX models into WebNN graph cases (one case file per model, expected outputs from the reference)"
 
 
@@ -17,7 +24,7 @@ def add_arguments(im: argparse.ArgumentParser) -> None:
     add_out_argument(im, "out/onnx-import", help="output folder (default: out/onnx-import): <stem>.json per model, "
                      "<stem>.weights.bin where it has weights to keep, and INDEX.json")
     add_overwrite_argument(im, "replace an earlier import in --out (only the files this import writes)")
-    im.add_argument("--seed", type=int, default=None, metavar="N",
+    im.add_argument("--seed", type=_seed, default=None, metavar="N",
                     help="replace constant-filled weights (ConstantOfShape, one value repeated) with seeded values "
                          "of the same shape, written as generate specs (default: keep them as written)")
     im.add_argument("--no-ort-check", dest="check_ort", action="store_false",
