@@ -12,6 +12,7 @@ from webnn_harness import __version__
 from webnn_harness.commands import (
     accuracy, archive, backends, bench, browsers, diff, fuzz, import_wpt, junit_xml, merge, ops, probe, report, run,
 )
+from webnn_harness.commands import import_onnx
 from webnn_harness.commands.common import EXIT_FAILURES, EXIT_USAGE, UsageError
 from webnn_harness.execution.lifecycle import Terminated, sigterm_raises
 from webnn_harness.outputs.text import printable
@@ -21,6 +22,7 @@ MODULES = {
     "run": run, "ops": ops, "backends": backends, "probe": probe, "fuzz": fuzz, "accuracy": accuracy,
     "report": report, "bench": bench, "diff": diff, "merge": merge, "archive": archive, "junit": junit_xml,
     "browsers": browsers, "import-wpt": import_wpt,
+    "import-onnx": import_onnx,
 }
 COMMANDS: dict[str, tuple[Callable, str]] = {name: (m.handle, m.HELP) for name, m in MODULES.items()}
 

@@ -58,6 +58,12 @@ NOT_RUN = {
     "--cases out/wpt-import": "runs what the import above wrote",
     "--out out/ov-wpt": "tests/test_wpt_accounting.py runs both WPT corpora on all five backends",
     "tools/wpt_accounting.py": "tests/test_wpt_accounting.py accounts for those runs",
+    "tools/onnx_blocks.py": "tests/test_onnx_import.py writes and imports the blocks",
+    "LIGHT=": "a shell variable for the import below",
+    "print(os.path.dirname(onnx.__file__))": "the second half of the LIGHT= line (the splitter cuts it at ';')",
+    "import-onnx $LIGHT": "two minutes of reference runs; tests/test_onnx_import.py imports SqueezeNet and the blocks",
+    "--cases out/models": "runs what the import above wrote",
+    "tools/model_refusals.py": "reads the run above (tests/test_onnx_import.py checks the predictions)",
 }
 # Substrings of README commands run with a stand-in, checked before NOT_RUN: (replacement, why).
 STANDINS = {

@@ -22,6 +22,7 @@ import numpy as np
 from webnn_harness.spec.builder import FieldError, build_graph, is_required
 from webnn_harness.loading.casesize import check_descriptors, check_graph, default_max_case_bytes
 from webnn_harness.loading.caseid import case_id, corpus_root, file_id
+from webnn_harness.loading.sidecar import read_sidecar
 from webnn_harness.spec.graph import Graph, TensorDesc
 from webnn_harness.spec.values import TensorValueError, generate, to_array
 
@@ -171,11 +172,16 @@ def _schema_error_field(error: jsonschema.ValidationError) -> str:
     return "".join(parts) or "(case)"
 
 
-def _tensor(raw: dict, where: str, case_seed: int) -> np.ndarray:
+def _tensor(raw: dict, where: str, case_seed: int, path: str = "") -> np.ndarray:
     desc = raw["descriptor"]
     shape = desc.get("shape", desc.get("dimensions"))
     data = raw.get("data")
     try:
+        if isinstance(data, dict) and "sidecar" in data:  # import-onnx's weights: bytes beside the case file
+            try:
+                return read_sidecar(data["sidecar"], Path(path).parent if path else None, shape, desc["dataType"])
+            except TensorValueError as exc:
+                raise FieldError(f"{where}.data.sidecar", str(exc)) from None
         if isinstance(data, dict) and "generate" in data:
             gen = dict(data["generate"])
             gen.setdefault("seed", case_seed)
@@ -204,7 +210,7 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = 
             where = f"inputs.{in_name}"
             if "data" not in tensor:
                 raise FieldError(f"{where}.data", "an input needs data (a list, a number, or {\"generate\": ...})")
-            value = _tensor(tensor, where, seed * 1000 + i)
+            value = _tensor(tensor, where, seed * 1000 + i, path)
             (constants if tensor.get("constant") else inputs)[in_name] = value
         expected_raw = graph_raw.get("expectedOutputs")
         graph = build_graph(
@@ -226,7 +232,7 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = 
                     f"says {desc['dataType']}{list(shape)} but the graph produces {got}",
                 )
             if "data" in tensor:
-                expected[out_name] = _tensor(tensor, where, 0)
+                expected[out_name] = _tensor(tensor, where, 0, path)
         tol = raw.get("tolerance")
         return Case(
             file=file,

@@ -14,6 +14,7 @@ from webnn_harness.spec.graph import Graph
 from webnn_harness.spec.opspec import ops_where
 from webnn_harness.spec.values import encode_number
 from webnn_harness.verdict.tolerance import carried_interval, node_budget
+from webnn_harness.verdict import model_rule
 
 
 def ancestors(graph: Graph, output: str) -> list:
@@ -134,13 +135,17 @@ def judge(
     for name in case.graph.outputs:
         if name not in actual:
             return "fail", None, name
-        metric, budget, _ = budget_for(case, name)
-        against = _judged_against(case, name, expected[name], actual[name])
-        result = compare(against, actual[name], case.graph.descs[name].data_type, metric, budget, undefined.get(name))
-        if against is not expected[name]:
-            result = replace(result, carried=True)
-            if result.worst_index is not None:  # report the expected value itself
-                result = replace(result, expected_value=encode_number(np.asarray(expected[name])[result.worst_index]))
+        if model_rule.judged_by_model_rule(case, name):  # a deep graph (an imported model): verdict/model_rule.py
+            result = model_rule.compare_model(expected[name], actual[name], case.graph.descs[name].data_type,
+                                              undefined.get(name))
+        else:
+            metric, budget, _ = budget_for(case, name)
+            against = _judged_against(case, name, expected[name], actual[name])
+            result = compare(against, actual[name], case.graph.descs[name].data_type, metric, budget, undefined.get(name))
+            if against is not expected[name]:
+                result = replace(result, carried=True)
+                if result.worst_index is not None:  # report the expected value itself
+                    result = replace(result, expected_value=encode_number(np.asarray(expected[name])[result.worst_index]))
         result = _zero_sign_checked(case, name, expected[name], actual[name], result)
         if worst is None or (not result.passed and worst[0].passed) or (result.passed == worst[0].passed and result.excess > worst[0].excess):
             worst = (result, name)
