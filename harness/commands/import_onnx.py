@@ -36,7 +36,7 @@ def add_arguments(im: argparse.ArgumentParser) -> None:
 
 def handle(args) -> int:
     from webnn_harness.outputs.onnx_import_folder import import_models
-    from webnn_harness.outputs.writing import OutputFolderError
+    from webnn_harness.files.writes import OutputFolderError
 
     models = [Path(m) for m in args.models]
     missing = [str(m) for m in models if not m.is_file()]

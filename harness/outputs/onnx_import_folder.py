@@ -21,7 +21,8 @@ import numpy as np
 
 from webnn_harness.loading.onnx_import import INLINE_OUTPUT_VALUES, Converted, Refused, convert_model, read_model
 from webnn_harness.loading.sidecar import sidecar_slice, tensor_bytes
-from webnn_harness.outputs.writing import OwnedFolder, confined, write_atomic
+from webnn_harness.outputs.writing import OwnedFolder
+from webnn_harness.files.writes import confined, write_atomic
 from webnn_harness.spec.values import encode_array
 
 INDEX = "INDEX.json"

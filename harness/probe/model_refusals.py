@@ -81,7 +81,7 @@ def _largest_constant(graph) -> str:
 
 def read_table(path: Path) -> dict:
     """An opSupportLimits JSON file (spec-shaped, as ``probe`` and the declared tables write it)."""
-    from webnn_harness.outputs.reading import read_json
+    from webnn_harness.files.reading import read_json
 
     doc = read_json(path, max_bytes=8 << 20)
     if not isinstance(doc, dict):
