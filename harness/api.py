@@ -28,10 +28,8 @@ from webnn_harness.outputs.records import BackendTally, ResultWriter, write_summ
 from webnn_harness.verdict.record import Record
 from webnn_harness.execution.pool import RunOptions
 from webnn_harness.loading.selection import CaseFilter, Selection
-# What a run ran with, and --rerun-failures' plan, have modules of their own; their names stay importable
-# from here, where the CLI, the pytest plugin and users found them.
-from webnn_harness.run_setup import BackendRequest, RunSetup  # noqa: F401
-from webnn_harness.rerun_plan import GivenSetup, RerunError, RerunPlan, rerun_of  # noqa: F401
+# What a run ran with has a module of its own (harness/run_setup.py); a BackendRequest is part of a RunRequest.
+from webnn_harness.run_setup import BackendRequest, RunSetup  # noqa: F401 - BackendRequest: the API's
 
 
 @dataclass(frozen=True)

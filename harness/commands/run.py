@@ -82,7 +82,7 @@ def handle(args) -> int:
 @dataclass(frozen=True)
 class _Plan:
     """What the command line asks to run, checked before anything runs; with ``--rerun-failures``,
-    what the old run ran (api.rerun_of) where the command gives nothing of its own."""
+    what the old run ran (rerun_plan.rerun_of) where the command gives nothing of its own."""
     shard: object  # a loading.selection.Shard, or None
     ids: tuple[str, ...]
     only: object = None  # per backend, the (file, case) pairs to re-run; None: every selected case
