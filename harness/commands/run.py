@@ -61,7 +61,7 @@ def handle(args) -> int:
     from webnn_harness.backends import BackendError, UnknownBackend
     from webnn_harness.loading.cases import DuplicateCaseId, bundled_corpus
     from webnn_harness.outputs.expectations import ExpectationsError, check_updatable
-    from webnn_harness.outputs.run_folder import OutputFolderError, check_writable_file
+    from webnn_harness.outputs.run_folder import NothingToRerun, OutputFolderError, check_writable_file
     from webnn_harness.progress import Progress
     from webnn_harness.api import RunEvents, RunRequest, rerun_of, run
     from webnn_harness.execution.pool import RunOptions
@@ -84,6 +84,9 @@ def handle(args) -> int:
             check_writable_file(Path(args.junit), "--junit")
         if args.update_expectations:
             check_updatable(Path(args.update_expectations))
+    except NothingToRerun as exc:  # a retry step after a green run: no mistake, nothing to do
+        print(printable(str(exc)))
+        return EXIT_OK
     except (SelectionError, OutputFolderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     paths = given_cases or [bundled_corpus()]

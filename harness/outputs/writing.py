@@ -101,6 +101,19 @@ def unlinked(root: Path, path: Path) -> Path:
     return path
 
 
+def no_links_below(root: Path, folder: Path) -> Path:
+    """``folder`` (under ``root``), or an OutputFolderError when it, a folder on the way to it, or anything at
+    any depth inside it is a symbolic link: for a folder a library writes into by names of its own (a
+    Hypothesis example database), where no single path can be checked before it writes."""
+    unlinked(root, folder / "entry")
+    for top, folders, files in os.walk(folder):  # never follows a link: each is met as an entry
+        for name in [*folders, *files]:
+            if os.path.islink(os.path.join(top, name)):
+                raise OutputFolderError(f"{os.path.join(top, name)}: a symbolic link inside {root}; webnn-harness "
+                                        "never writes or deletes through one (remove it, or choose another folder)")
+    return folder
+
+
 def confined(folder: Path, name: str) -> Path:
     """``folder/name``, or a ValueError when ``name`` (read from a file, or made of one) would leave
     ``folder``: an absolute name, ``..``, a NUL, or a symbolic link on the way (``unlinked``)."""
