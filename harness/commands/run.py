@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from webnn_harness.commands.common import (
-    EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError, add_backend_arguments, add_executor_arguments,
+    EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError, add_backend_arguments, add_executor_arguments, check_inputs,
     add_judge_argument, add_out_argument, add_overwrite_argument, add_quiet_argument, add_workers_argument,
     backend_options, backend_requests,
     executors, public_argv, warn,
@@ -67,9 +67,7 @@ def handle(args) -> int:
     from webnn_harness.execution.pool import RunOptions
     from webnn_harness.loading.selection import CaseFilter, SelectionError, Shard
 
-    for p in [*(args.cases or []), *(args.expectations or [])]:
-        if not Path(p).exists():
-            raise UsageError(f"{p}: no such file or folder")
+    check_inputs([*(args.cases or []), *(args.expectations or [])])
     out = Path(args.out)
     only, ids, given_cases, expectations = None, args.id or (), args.cases, args.expectations or ()
     requests = None

@@ -72,6 +72,28 @@ def describe_write_error(exc: OSError, path: str | Path | None = None) -> str:
     return f"{text}: cannot write: {why}"
 
 
+def input_problem(path: str | Path) -> str | None:
+    """Why an input path cannot be looked up, in words (None when it can): a link loop or a link to nothing
+    is said as such, not as a bare "no such file", and a name too long is no traceback."""
+    try:
+        os.stat(path)
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link loop (it leads back to itself); not read"
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return f"a symbolic link to {os.readlink(path)!r}, which does not exist; not read"
+        return WRITE_ERRNOS.get(exc.errno or 0) or exc.strerror or str(exc)
+    except ValueError:  # a NUL in the name
+        return "not a path (it holds a NUL character)"
+
+
+def shown_path(path: str | Path) -> str:
+    """``path`` as one error line shows it: a path longer than PATH_MAX would fill the terminal."""
+    text = str(path)
+    return text[:140] + "..." + text[-140:] if len(text) > 300 else text
+
+
 def linked_part(root: Path, path: Path) -> Path | None:
     """The first folder on the way from ``root`` (not itself: the user named it) down to ``path``, or
     ``path`` itself, that is a symbolic link; None when none is. Every component, not only the last: a
