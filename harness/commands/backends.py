@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 
 from webnn_harness.commands.common import EXIT_OK
 
@@ -43,7 +44,7 @@ def backend_row(name: str, target: str, by_target: bool = False, options: dict[s
     try:
         info = backends.create(target if by_target else name, options).info()
         row = {"name": name, "version": info.version, "device": info.device, "options": options,
-               "settings": dict(info.settings), "entryPoint": target}
+               "settings": info.settings, "entryPoint": target}
     except Exception as exc:  # noqa: BLE001 - list what can't load, with why
         return {"name": name, "error": f"{type(exc).__name__}: {exc}", "options": options, "entryPoint": target}
     return checked_row(row, name, target)
@@ -63,9 +64,9 @@ def checked_row(row: object, name: str, target: str) -> dict:
     options, settings = row.get("options"), row.get("settings")
     if not isinstance(options, dict) or not all(isinstance(v, str) for v in [*options, *options.values()]):
         return _failed(name, target, "its options are not names and values")
-    if not isinstance(settings, dict):
+    if not isinstance(settings, Mapping):
         return _failed(name, target, f"its info() gave settings of type {type(settings).__name__}, not a mapping")
-    return row
+    return {**row, "settings": dict(settings)}
 
 
 def _failed(name: str, target: str, why: str) -> dict:
