@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from test_bad_inputs import GOOD, QUICK_BENCH, _quietly, _tiny_suite, outputs  # noqa: F401 - the shared folders
+from test_bad_inputs import GOOD, QUICK_BENCH, _quietly, outputs  # noqa: F401 - the shared folders
+from test_wpt_import import _node_ok
 
 REPO = Path(__file__).resolve().parents[1]
 LONG = "n" * 300  # a name longer than any file system's NAME_MAX (255)
@@ -424,41 +425,42 @@ PAGE_REQUESTS = {  # (request bytes, the status it gets); HOST is the server's o
 }
 
 
-def test_the_page_server_answers_hostile_requests_with_nothing_but_an_error():
+def _exchange(port: int, request: bytes) -> bytes:
+    """What the server says to ``request``, read to the end (it closes the connection after one answer)."""
     import socket
 
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        try:
+            sock.sendall(request)
+        except (BrokenPipeError, ConnectionResetError):  # it may answer (414) before the request is all sent
+            pass
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply
+
+
+def test_the_page_server_answers_hostile_requests_with_nothing_but_an_error():
     from webnn_harness.backends.chromium.browser import LoopbackServer
 
     server = LoopbackServer(b"<!doctype html>page")
     try:
         host = server.url.split("/")[2].encode()
+        port = int(host.split(b":")[1])
         served = server.serve(b"tensor bytes")
         for name, (request, status) in PAGE_REQUESTS.items():
-            with socket.create_connection(("127.0.0.1", int(host.split(b":")[1])), timeout=10) as sock:
-                sock.sendall(request.replace(b"HOST", host))
-                reply = sock.recv(4096)
+            reply = _exchange(port, request.replace(b"HOST", host))
             # the status line, or for a request too broken to be HTTP/1.x (junk) the error page's code
             first = reply.split(b"\r\n")[0] if reply.startswith(b"HTTP/") else reply
             assert str(status).encode() in first and b" 200 " not in first, (name, reply[:100])
             assert b"page" not in reply and b"tensor bytes" not in reply, name
-        with socket.create_connection(("127.0.0.1", int(host.split(b":")[1])), timeout=10) as sock:
-            sock.sendall(b"GET " + served.encode() + b" HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")
-            assert sock.recv(4096).endswith(b"tensor bytes")  # and its own request is still answered
+        own = _exchange(port, b"GET " + served.encode() + b" HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")
+        assert own.endswith(b"\r\n\r\ntensor bytes")  # and its own request is still answered
     finally:
         server.close()
 
 
 # ------------------------------------------------------------------ hostile WPT files
-
-def _node_ok() -> bool:
-    from webnn_harness.loading.wpt_import import find_node
-
-    try:
-        find_node()
-    except ValueError:
-        return False
-    return True
-
 
 node = pytest.mark.skipif(not _node_ok(), reason="import-wpt needs Node.js 20 or newer")
 HOSTILE_WPT = {  # file -> a word of the one line that says why it was not converted (None: converted)
@@ -478,10 +480,12 @@ def _hostile_wpt_tree(root: Path) -> Path:
         "throwing_object": META + "throw {toString() { throw 1; }};\n",
         "deep_source": META + "const x = " + "[" * 100_000 + "]" * 100_000 + ";\n",
         "deep_cases": META + "let t = 1; for (let i = 0; i < 100000; i++) t = [t];\n"
-                             "webnn_conformance_test([{name: 'n', graph: t}], buildAndExecuteGraph, getPrecisionTolerance);\n",
+                             "webnn_conformance_test([{name: 'n', graph: t}], buildAndExecuteGraph, "
+                             "getPrecisionTolerance);\n",
         "empty": "", "nul_characters": META + "\0\0\0",
         "meta_loop": LITERAL.replace("../resources/utils.js", "../resources/loop.js"),
-        "prototype_poisoning": META + "Object.prototype.toJSON = () => { throw 1 };\n" + LITERAL.split("'use strict';")[1],
+        "prototype_poisoning": (META + "Object.prototype.toJSON = () => { throw 1 };\n"
+                                + LITERAL.split("'use strict';")[1]),
         "millions_of_values": META + "const big = []; for (let i = 0; i < 3e6; i++) big.push(1.5);\n"
             "webnn_conformance_test([{name: 'n', graph: {inputs: {x: {data: big, descriptor: {shape: [3000000], "
             "dataType: 'float32'}}}, operators: [{name: 'relu', arguments: [{input: 'x'}], outputs: 'y'}]}}], "
@@ -574,7 +578,7 @@ def test_counts_for_the_closing_note():
         "malformed lines beside good ones": len(BAD_PROFILES),
         "plugin info of the wrong types": len(PLUGIN_INFOS) + 1,  # + a forged last line
         "bad executables": len(BAD_EXECUTABLES) + 1,  # + a relative link to the browser
-        "bad versions": len(BAD_VERSIONS) + len(CHROMIUM_VERSIONS) + 1,  # + chromium -o version; a version-like folder name
+        "bad versions": len(BAD_VERSIONS) + len(CHROMIUM_VERSIONS) + 1,  # + a version-like folder's name
         "page server requests": len(PAGE_REQUESTS),
         "hostile WPT files": len(HOSTILE_WPT) - 3,  # the three links are counted above
         "the README's plugin example": 2,

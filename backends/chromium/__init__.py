@@ -109,8 +109,8 @@ def executable_version(executable: Path) -> str:
     (one line, before any case) for anything that is no Chromium, Chrome or Edge."""
     unusable = f"chromium: {executable} is not a usable Chromium"
     try:
-        done = subprocess.run([str(Path(executable).absolute()), "--version"], capture_output=True, timeout=VERSION_SECONDS,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run([str(Path(executable).absolute()), "--version"], capture_output=True,
+                              timeout=VERSION_SECONDS, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise BackendError(f"{unusable}: '--version' did not answer within {VERSION_SECONDS} s") from None
     except OSError as exc:
