@@ -11,7 +11,7 @@ from statistics import median
 import pytest
 
 from test_reports_performance import ORT, OV, record, write_bench
-from webnn_harness.reports import ReportInputError, build_site  # noqa: F401
+from webnn_harness.reports import build_site
 from webnn_harness.reports.performance import build_performance
 from webnn_harness.reports.render import _pct, _seconds
 
