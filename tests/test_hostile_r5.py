@@ -278,6 +278,14 @@ def test_backends_lists_a_plugin_whose_info_has_the_wrong_types_as_failed(tmp_pa
                 assert "not available" in rows[name], rows[name]
             assert "not a string" in rows["typo0"] and "not a mapping" in rows["typo3"]
             assert "reference" in rows and "not available" not in rows["reference"]
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"tests": [GOOD]}))
+    monkeypatch.syspath_prepend(str(tmp_path))  # this process imports them too (its workers read PYTHONPATH)
+    for target in plugins.values():  # and a run on one is refused before any case, not written unreadable
+        code, errors, _ = _quietly(["run", "-q", "-b", target, "--workers", "1", "--cases", str(good),
+                                    "--out", str(tmp_path / "r")])
+        _one_line(code, errors, 2, "its info() gives")
+        assert not (tmp_path / "r").exists()
 
 
 # ------------------------------------------------------------------ chromium: bad executables and versions
