@@ -584,7 +584,7 @@ def test_counts_for_the_closing_note():
         "bad names and paths": len(OVER_LONG) + 1,  # + --rerun-failures after a green run
         "corrupt baselines": BASELINE_FORMS,
         "malformed lines beside good ones": len(BAD_PROFILES),
-        "plugin info of the wrong types": len(PLUGIN_INFOS) + 1,  # + a forged last line
+        "plugin info of the wrong types": 2 * len(PLUGIN_INFOS) + 1,  # listed and run; + a forged last line
         "bad executables": len(BAD_EXECUTABLES) + 1,  # + a relative link to the browser
         "bad versions": len(BAD_VERSIONS) + len(CHROMIUM_VERSIONS) + 1,  # + a version-like folder's name
         "page server requests": len(PAGE_REQUESTS),
