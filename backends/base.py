@@ -255,6 +255,16 @@ class BackendInfo:
     threads: int | None = None
     precision: str | None = None
 
+    def __post_init__(self) -> None:
+        # A plugin's info is written into every record: a number for its version would make a run whose
+        # records no report or archive reads. Refused here, when the backend is described, before any case.
+        for name in ("name", "version", "device"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"its info() gives {name} {str(getattr(self, name))[:60]!r} "
+                                f"({type(getattr(self, name)).__name__}), not a string")
+        if not isinstance(self.settings, Mapping):
+            raise TypeError(f"its info() gives settings of type {type(self.settings).__name__}, not a mapping")
+
     def to_json(self) -> dict:
         out = {"name": self.name, "version": self.version, "device": self.device, "settings": dict(self.settings)}
         if not self.host_cpu:

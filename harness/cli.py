@@ -13,7 +13,7 @@ from webnn_harness.commands import (
     accuracy, archive, backends, bench, browsers, diff, fuzz, import_wpt, junit_xml, merge, ops, probe, report, run,
 )
 from webnn_harness.commands import import_onnx
-from webnn_harness.commands.common import EXIT_FAILURES, EXIT_USAGE, UsageError
+from webnn_harness.commands.common import EXIT_FAILURES, EXIT_USAGE, UsageError, check_command_inputs
 from webnn_harness.execution.lifecycle import Terminated, sigterm_raises
 from webnn_harness.outputs.text import printable
 
@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     fn, _ = COMMANDS[args.command]
     try:
         with sigterm_raises():
+            check_command_inputs(args)
             return fn(args)
     except UsageError as exc:
         print(f"webnn-harness {args.command}: error: {printable(exc)}", file=sys.stderr)

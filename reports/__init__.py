@@ -34,11 +34,23 @@ def build_archive_site(archive: str | Path, out_dir: str | Path, now=None, stale
     from webnn_harness.reports.sitefolder import CACHE, SiteFolder
 
     out = Path(out_dir)
+    outside_entries(Path(archive), out)
     SiteFolder(out).check()  # refuse a foreign folder before the cache is written into it
     model = build_archive_model(archive, cache=out / CACHE, now=now,
                                 stale_days=STALE_DAYS if stale_days is None else stale_days)
     index, drawn, pages = render_archive_site(model, out)
     return index, dataclasses.replace(model, reuse=dataclasses.replace(model.reuse, pages_drawn=drawn, pages=pages))
+
+
+def outside_entries(archive: Path, out: Path) -> None:
+    """Refuse a site folder inside the archive's entries: each entry is an output archived byte for byte,
+    which a site written into it would change (and the next build would read as part of the entry)."""
+    from webnn_harness.archive.store import ENTRIES
+
+    entries, where = (archive / ENTRIES).resolve(), out.resolve()
+    if where == entries or entries in where.parents:
+        raise ReportInputError(f"--out {out}: inside the archive's entries ({archive / ENTRIES}), which are never "
+                               "written to; choose a site folder outside them")
 
 
 __all__ = ["ReportInputError", "SiteModel", "build_archive_site", "build_model", "build_site"]

@@ -799,7 +799,10 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
                 columns[slug][2].update(pairs)
                 columns[slug][3].append(index)
                 for number, raw in group:
-                    records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
+                    try:  # a malformed line (its profile, say) is left out alone, with one line, as a skipped line is
+                        records.append(read_record(raw, slug, index, f"{folder.name}/{BENCH_FILE} line {number}"))
+                    except ReportInputError as exc:
+                        problems.append(f"{exc}; the line is left out")
     built = []
     for bid, settings, _, run_indexes, host_cpu, (threads, precision) in columns.values():
         first = runs[run_indexes[0]]

@@ -387,8 +387,6 @@ CLI_LEVEL = {
     "run --rerun-failures missing": (lambda t, c: ["run", "--rerun-failures", str(t / "gone")], "gone"),
     "run --rerun-failures foreign": (lambda t, c: ["run", "--rerun-failures", _run_folder(t, b'{"a": 1}\n')],
                                      "line 1"),
-    "run --rerun-failures all passed": (lambda t, c: ["run", "--rerun-failures", _run_folder(t, GOOD_RUN)],
-                                        "nothing to re-run"),
     "run --rerun-failures into itself": (lambda t, c: ["run", "--rerun-failures", _run_folder(t, GOOD_RUN),
                                                        "--out", str(t / "run")], "--out"),
     "ops nosuch": (lambda t, c: ["ops", "nosuch"], "nosuch"),

@@ -467,6 +467,9 @@ def test_bench_with_baseline_exits_1_on_a_regression(tmp_path, capsys, cheap_pea
         record = json.loads(line)
         record["backend"]["name"] = "reference"
         (base / "bench.jsonl").write_text(json.dumps(record) + "\n")
+    from webnn_harness.bench.machine import machine_info  # a baseline names its machine: this one
+
+    (base / "summary.json").write_text(json.dumps({"header": {"machine": machine_info()}}))
     code = main(["bench", "-b", "reference", "--suite", str(path), "--out", str(tmp_path / "new"), "--min-time", "0.01",
                  "--min-samples", "10", "--baseline", str(base), "-q"])
     assert code == 1

@@ -49,7 +49,7 @@ def test_bench_with_a_baseline_sharing_nothing_exits_2(tmp_path, capsys, monkeyp
 
     monkeypatch.setattr(bench_run, "measure_peaks", lambda **_: measure_peaks(**TINY_PEAKS))
     path = suite_file(tmp_path, [{"id": "relu", "kind": "op", "variants": ["graph"], "graph": one_op_graph("relu")}])
-    base = _bench_folder(tmp_path / "base", [("gelu", "ok", TIMES)])
+    base = with_machine(_bench_folder(tmp_path / "base", [("gelu", "ok", TIMES)]), "CPU A")  # a baseline names it
     code = main(["bench", "-b", "reference", "--suite", str(path), "--out", str(tmp_path / "new"), "--min-time", "0.01",
                  "--baseline", str(base), "-q"])
     assert code == 2

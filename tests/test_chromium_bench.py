@@ -16,7 +16,7 @@ from webnn_harness.bench.suite import load_suite
 from webnn_harness.bench.variants import PLAN_KINDS, timed_plan
 from webnn_harness.bench.worker import BenchWorker, Task
 from webnn_harness.loading.cases import load_case
-from tests.test_bench import SEED_LIKE, suite_file
+from test_bench import SEED_LIKE, suite_file
 
 QUICK = TimingPolicy(min_time=0.01, min_samples=3, warmup_time=0.0, max_time=2.0)
 

@@ -11,7 +11,7 @@ from statistics import median
 import pytest
 
 from test_reports_performance import ORT, OV, record, write_bench
-from webnn_harness.reports import ReportInputError, build_site
+from webnn_harness.reports import build_site
 from webnn_harness.reports.performance import build_performance
 from webnn_harness.reports.render import _pct, _seconds
 
@@ -119,10 +119,10 @@ def test_page_shows_nodes_fusions_fallbacks_and_the_transposes(folders):
 def test_a_malformed_profile_is_one_line_naming_folder_line_and_field(tmp_path, profile, field):
     folder = write_bench(tmp_path / "bench", [record("s", "host", TIMES),
                                               {**record("s", "fused", TIMES), "profile": profile}])
-    with pytest.raises(ReportInputError) as info:
-        build_performance([folder])
-    message = str(info.value)
+    model = build_performance([folder])  # the line is left out alone (issue 50), the good one beside it kept
+    (message,) = model.problems
     assert message.startswith("bench/bench.jsonl line 2: ") and field in message and "\n" not in message
+    assert [r.variant for r in model.records] == ["host"]
 
 
 def test_op_by_op_sits_beside_what_the_fused_graph_became(tmp_path):

@@ -58,7 +58,11 @@ DEVICES = ("cpu", "gpu", "npu")
 BATCH_SIZE = 64  # cases per worker batch: one page call each
 TAKE_BYTES = 8 << 20  # bytes of a held output taken back per page call
 CALL_BYTES = 32 << 20  # encoded tensor bytes per page call, beyond which a batch is cut into several calls
-_VERSION = re.compile(r"\d+(\.\d+)+")
+# What ``--version`` prints for a browser Playwright can drive: "Chromium 153.0.8010.0", "Google Chrome
+# 120.0.6099.109", "Microsoft Edge 120.0.2210.91", "Chromium 156.0.8078.129 built on Debian ...": the
+# product's name and a four-part version, so that /bin/false ("false (GNU coreutils) 9.1") is no browser.
+_VERSION = re.compile(r"\b(?:Chromium|Chrome|Edge)\b[^\d\n]{0,20}(\d+\.\d+\.\d+\.\d+)\b", re.ASCII)
+VERSION_SECONDS = 30  # for EXECUTABLE --version: a browser answers in well under a second
 
 
 @dataclass(frozen=True)
@@ -85,8 +89,13 @@ def _target(options: Mapping[str, str]) -> Target:
         raise BackendError("chromium: give -o executable or -o version, not both")
     if "executable" in options:
         path = Path(options["executable"]).expanduser()
+        if path.is_dir():
+            raise BackendError(f"chromium: -o executable={path} is a folder, not a usable Chromium: name the "
+                               "browser's executable file")
         if not path.is_file():
             raise BackendError(f"chromium executable {path} does not exist")
+        if not os.access(path, os.X_OK):
+            raise BackendError(f"chromium: -o executable={path} is not a usable Chromium: not executable")
         return Target(path, None)
     try:
         browser = install.resolve(options.get("version"))
@@ -96,15 +105,23 @@ def _target(options: Mapping[str, str]) -> Target:
 
 
 def executable_version(executable: Path) -> str:
-    """The browser's version as ``EXECUTABLE --version`` prints it ("Chromium 153.0.8010.0")."""
+    """The browser's version as ``EXECUTABLE --version`` prints it ("Chromium 153.0.8010.0"); a BackendError
+    (one line, before any case) for anything that is no Chromium, Chrome or Edge."""
+    unusable = f"chromium: {executable} is not a usable Chromium"
     try:
-        text = subprocess.run([str(executable), "--version"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise BackendError(f"cannot run {executable} --version: {exc}") from None
+        done = subprocess.run([str(Path(executable).absolute()), "--version"], capture_output=True,
+                              timeout=VERSION_SECONDS, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise BackendError(f"{unusable}: '--version' did not answer within {VERSION_SECONDS} s") from None
+    except OSError as exc:
+        raise BackendError(f"{unusable}: cannot run it ({exc.strerror or exc})") from None
+    text = done.stdout[:4096].decode("utf-8", errors="replace")
     found = _VERSION.search(text)
-    if not found:
-        raise BackendError(f"{executable} --version printed no version: {text.strip()[:100]!r}")
-    return found.group(0)
+    if done.returncode != 0 or not found:
+        status = f"exited with status {done.returncode} and " if done.returncode else ""
+        raise BackendError(f"{unusable}: '--version' {status}printed {(text.strip().splitlines() or [''])[0][:80]!r}, "
+                           "no Chromium, Chrome or Edge version")
+    return found.group(1)
 
 
 def tflite_threads() -> int:
@@ -144,7 +161,9 @@ class ChromiumBackend:
         from webnn_harness.backends.chromium.browser import FLAGS, Browser
 
         self.flags = FLAGS
-        self.browser = Browser(self.target.executable, self.flags)
+        # Resolved: the driver runs in another working folder, and the browser finds its SwiftShader libraries
+        # beside its own file, not beside a link to it.
+        self.browser = Browser(self.target.executable.resolve(), self.flags)
         self._declared: dict | None = None
         self._bench = None  # the bench plan prepared in the page (backends/chromium/bench.py)
 

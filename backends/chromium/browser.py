@@ -51,13 +51,16 @@ class LoopbackServer:
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         self.tensors: dict[str, bytes] = {}
-        tensors = self.tensors
+        tensors, hosts = self.tensors, set()
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # no line per request on the run's console
                 pass
 
             def do_GET(self):
+                if self.headers.get("Host") not in hosts:  # a page of another site, by DNS rebinding: answered nothing
+                    self.send_error(421)
+                    return
                 body = page if self.path == "/" else tensors.get(self.path)
                 if body is None:
                     self.send_error(404)
@@ -74,6 +77,7 @@ class LoopbackServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        hosts.add(f"127.0.0.1:{self._server.server_address[1]}")
         threading.Thread(target=self._server.serve_forever, daemon=True, name="chromium-page-server").start()
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
 

@@ -37,8 +37,11 @@ EXECUTABLE = "chromium"
 # The package members installed, each copied to the work folder under its own name.
 _MEMBERS = {"package/bin/chromium.br": "chromium.br", "package/bin/swiftshader.tar.br": "swiftshader.tar.br",
             "package/package.json": "package.json"}
-_VERSION = re.compile(r"^\d+(\.\d+){0,2}$")
-_RELEASE = re.compile(r"^\d+\.\d+\.\d+$")  # an exact package version, no pre-release
+# ASCII digits only, matched whole (``$`` would let "153.0.0\n" through), each part at most 6 digits: a
+# version names a folder of the cache and is passed to npm.
+_VERSION = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){0,2}")
+_RELEASE = re.compile(r"[0-9]{1,6}\.[0-9]{1,6}\.[0-9]{1,6}")  # an exact package version, no pre-release
+_MILESTONE = re.compile(r"[0-9]{1,6}")
 # Node's streaming brotli decoder: argv[1] in, argv[2] out.
 _UNBROTLI = ("const z=require('zlib'),f=require('fs');"
              "f.createReadStream(process.argv[1]).pipe(z.createBrotliDecompress())"
@@ -81,7 +84,7 @@ def installed() -> list[InstalledBrowser]:
     if not root.is_dir():
         return []
     found = [InstalledBrowser(p.name, p, folder_size(p)) for p in root.iterdir()
-             if _VERSION.match(p.name) and (p / EXECUTABLE).is_file()]
+             if _VERSION.fullmatch(p.name) and (p / EXECUTABLE).is_file()]
     return sorted(found, key=lambda b: _release_key(b.version))
 
 
@@ -89,6 +92,8 @@ def resolve(version: str | None) -> InstalledBrowser:
     """The installed version ``version`` names: exact ("153.0.0") or by
     milestone ("153", the newest of that milestone); None: the pinned release
     if installed, else the newest installed. InstallError when none matches."""
+    if version is not None:
+        check_version_name(version)
     browsers = installed()
     hint = f"webnn-harness browsers install {version or ''}".rstrip()
     if not browsers:
@@ -130,18 +135,24 @@ def _release_key(version: str) -> tuple[int, ...]:
 
 def newest_of_milestone(milestone: str, versions: list) -> str | None:
     """The newest release (no pre-release such as 135.0.0-next.3) of ``milestone`` among ``versions``."""
-    releases = [v for v in versions if isinstance(v, str) and _RELEASE.match(v) and v.split(".")[0] == milestone]
+    releases = [v for v in versions if isinstance(v, str) and _RELEASE.fullmatch(v) and v.split(".")[0] == milestone]
     return max(releases, key=_release_key, default=None)
+
+
+def check_version_name(version: str) -> None:
+    """An InstallError unless ``version`` is a package version (153.0.0) or a milestone (153)."""
+    if not (_RELEASE.fullmatch(version) or _MILESTONE.fullmatch(version)):
+        raise InstallError(f"{version[:40]!r} is neither a package version (e.g. {DEFAULT_VERSION}) nor a "
+                           "milestone (153)")
 
 
 def published_version(version: str) -> str:
     """The exact package version ``version`` names: itself when it is one
     (153.0.0), else the newest release of that milestone (143 -> 143.0.4) as
     ``npm view PACKAGE versions --json`` lists them."""
-    if _RELEASE.match(version):
+    check_version_name(version)
+    if _RELEASE.fullmatch(version):
         return version
-    if not version.isdigit():
-        raise InstallError(f"{version!r} is neither a package version (e.g. {DEFAULT_VERSION}) nor a milestone (153)")
     out = _run(["npm", "view", PACKAGE, "versions", "--json"], Path.cwd(), f"npm view {PACKAGE} versions")
     try:
         versions = json.loads(out)
@@ -211,7 +222,9 @@ def install_tarball(tgz: Path, version: str) -> InstalledBrowser:
         extract_regular_files(work_dir / "swiftshader.tar", staged)
         shutil.copyfile(work_dir / "package.json", staged / "package.json")
         final = root / version
-        if final.exists():
+        if final.is_symlink() or final.is_file():  # replaced, never followed
+            final.unlink()
+        elif final.exists():
             shutil.rmtree(final)
         staged.rename(final)
     return InstalledBrowser(version, final, folder_size(final))
@@ -233,7 +246,7 @@ def check_writable() -> Path:
 
 def install(version: str = DEFAULT_VERSION) -> InstalledBrowser:
     """Fetch ``PACKAGE@version`` with npm and install it into browsers_folder()."""
-    if not _VERSION.match(version):
+    if not _VERSION.fullmatch(version):
         raise InstallError(f"{version!r} is not a package version (e.g. {DEFAULT_VERSION})")
     check_writable()
     with tempfile.TemporaryDirectory(prefix="webnn-harness-npm-") as work:
@@ -250,4 +263,4 @@ def _package_version(tgz: Path) -> str | None:
         except KeyError:
             return None
         version = json.load(member).get("version") if member else None
-    return version if isinstance(version, str) and _VERSION.match(version) else None
+    return version if isinstance(version, str) and _VERSION.fullmatch(version) else None

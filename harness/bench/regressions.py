@@ -13,11 +13,13 @@ larger of ``threshold`` and the noisier side's CV, and a bench whose CV passes `
 marked noisy on the pages."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from webnn_harness.outputs.bench_records import read_bench_folder
+from webnn_harness.outputs.bench_records import BENCH_FILE, BenchFolder, read_bench_folder
+from webnn_harness.files.reading import ReadError
 
 # A machine whose fixed workload varies by more than this (CV) is noisy: its benches are marked so,
 # and the archive's history calls no step on them.
@@ -88,6 +90,31 @@ def read_bench(folder: str | Path, on_problem: Callable[[str], object] | None = 
     """The records of a bench folder keyed by (benchmark, variant, backend name) (harness/outputs/bench_records.py:
     unreadable lines skipped and given to ``on_problem``)."""
     return _keyed(read_bench_folder(folder, on_problem))
+
+
+def read_baseline(folder: str | Path) -> BenchFolder:
+    """``bench --baseline FOLDER``, read whole before the bench runs. A gate's yardstick must be whole: a line
+    that cannot be read, no record at all, an ok record without latency samples or with a median or sample
+    that is no finite number, or a summary that names no machine (times are compared only on the same
+    hardware) is a ReadError (one line), never "0 regressions" after the bench."""
+    bench = read_bench_folder(folder)
+    path = Path(folder) / BENCH_FILE
+    if bench.problems:
+        raise ReadError(bench.problems[0])
+    if not bench.records:
+        raise ReadError(f"{path}: holds no bench record")
+    for number, record in bench.records:
+        if record["status"] != "ok":
+            continue
+        if not _timed(record):
+            raise ReadError(f"{path}: line {number}: an ok record without latency samples (latency.median, .times)")
+        latency = record["latency"]
+        if not all(math.isfinite(v) for v in [latency["median"], *latency["times"]]):
+            raise ReadError(f"{path}: line {number}: latency: a median or sample that is not a finite number")
+    if _machine(bench.summary) is None and not all((r.get("node") or {}).get("machine") for _, r in bench.records):
+        raise ReadError(f"{Path(folder) / 'summary.json'}: missing, or names no machine (header.machine): "
+                        "a baseline is compared only with times of the same hardware")
+    return bench
 
 
 def _keyed(folder) -> dict[tuple[str, str, str], dict]:

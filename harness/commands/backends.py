@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 
 from webnn_harness.commands.common import EXIT_OK
 
@@ -42,10 +43,30 @@ def backend_row(name: str, target: str, by_target: bool = False, options: dict[s
     options = dict(options or {})
     try:
         info = backends.create(target if by_target else name, options).info()
-        return {"name": name, "version": info.version, "device": info.device, "options": options,
-                "settings": dict(info.settings), "entryPoint": target}
+        row = {"name": name, "version": info.version, "device": info.device, "options": options,
+               "settings": info.settings, "entryPoint": target}
     except Exception as exc:  # noqa: BLE001 - list what can't load, with why
         return {"name": name, "error": f"{type(exc).__name__}: {exc}", "options": options, "entryPoint": target}
+    return checked_row(row, name, target)
+
+
+def checked_row(row: object, name: str, target: str) -> dict:
+    """``row`` when it has the shape ``backends`` prints (a plugin's info() may give a number for its
+    version, or a child process may print a forged line last), else a failed row saying which field."""
+    if not isinstance(row, dict) or row.get("name") != name:
+        return _failed(name, target, "loading it printed no description")
+    if "error" in row:
+        return row if isinstance(row["error"], str) else _failed(name, target, "its error is not text")
+    for field in ("version", "device"):
+        if not isinstance(row.get(field), str):
+            return _failed(name, target, f"its info() gave {field} {str(row.get(field))[:60]!r} "
+                                         f"({type(row.get(field)).__name__}), not a string")
+    options, settings = row.get("options"), row.get("settings")
+    if not isinstance(options, dict) or not all(isinstance(v, str) for v in [*options, *options.values()]):
+        return _failed(name, target, "its options are not names and values")
+    if not isinstance(settings, Mapping):
+        return _failed(name, target, f"its info() gave settings of type {type(settings).__name__}, not a mapping")
+    return {**row, "settings": dict(settings)}
 
 
 def _failed(name: str, target: str, why: str) -> dict:
@@ -73,9 +94,9 @@ def isolated_row(name: str, target: str, timeout: float | None = None) -> dict:
         return _failed(name, target, f"crashed while loading ({how})" + (f": {last}" if last else ""))
     try:
         row = json.loads(out.strip().splitlines()[-1])  # the last line: a plugin may print as it loads
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, RecursionError):
         return _failed(name, target, "loading it printed no description")
-    return row if isinstance(row, dict) and row.get("name") == name else _failed(name, target, "no description")
+    return checked_row(row, name, target)
 
 
 def _is_ours(target: str) -> bool:

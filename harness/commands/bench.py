@@ -46,10 +46,9 @@ def handle(args) -> int:
     )
     from webnn_harness.bench.measure import TimingPolicy
     from webnn_harness.bench.suite import load_suite
-    from webnn_harness.bench.regressions import compare_bench
+    from webnn_harness.bench.regressions import compare_bench, read_baseline
     from webnn_harness.bench.console import comparison_lines, noise_line, published_tables, record_line
     from webnn_harness.bench.ray_cluster import bench_executor
-    from webnn_harness.outputs.bench_records import read_bench_folder
     from webnn_harness.outputs.kinds import holds
     from webnn_harness.outputs.text import printable
     from webnn_harness.files.reading import read_json
@@ -61,7 +60,7 @@ def handle(args) -> int:
         raise UsageError(f"--baseline {args.baseline}: not a bench folder (no bench.jsonl)")
     if args.baseline:
         try:  # read before the bench runs: a corrupt baseline is refused, never "0 regressions" after it
-            read_bench_folder(args.baseline)
+            read_baseline(args.baseline)
         except ValueError as exc:
             raise UsageError(f"--baseline: {exc}") from None
     if args.threads is not None and args.threads < 1:

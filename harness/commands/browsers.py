@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from webnn_harness.commands.common import EXIT_FAILURES, EXIT_OK
+from webnn_harness.commands.common import EXIT_FAILURES, EXIT_OK, UsageError
 
 HELP = "install or list the Chromium builds of the chromium backend (npm package @sparticuz/chromium)"
 
@@ -44,12 +44,17 @@ def list_lines() -> list[str]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    """0 when everything asked for is done, 1 when an install failed."""
+    """0 when everything asked for is done, 1 when an install failed, 2 for a version that is none."""
     from webnn_harness.backends.chromium import install
 
     if args.browsers_action == "list":
         print("\n".join(list_lines()))
         return EXIT_OK
+    for asked in args.versions:  # a misspelt version is a usage mistake, said before anything is fetched
+        try:
+            install.check_version_name(asked)
+        except install.InstallError as exc:
+            raise UsageError(str(exc)) from None
     status = EXIT_OK
     for asked in args.versions or [install.DEFAULT_VERSION]:
         try:  # a milestone (143) names its newest release, asked of npm before anything is fetched

@@ -160,6 +160,44 @@ def warn(problem: str) -> None:
     print(f"warning: {printable(problem)}", file=sys.stderr)
 
 
+def check_inputs(paths) -> None:
+    """Each input path can be looked up, before any work: else one line, exit 2 (a link loop, a link to
+    nothing, a name too long for the file system, a missing file)."""
+    from webnn_harness.files.writes import input_problem, line_path
+
+    for path in paths:
+        problem = input_problem(path)
+        if problem:
+            raise UsageError(f"{line_path(path)}: {problem}")
+
+
+# Per command, the arguments that name files or folders it reads: cli.main looks each up before the command
+# runs, so a link loop, a link to nothing or a name too long for the file system is one line and exit 2, not
+# a traceback or an OSError said as a write error. A plain missing path is left to the command (it may be a
+# name, as bench --suite ops is, or say more, as a run folder's own check does).
+INPUT_ARGUMENTS = {
+    "run": ("cases", "expectations", "rerun_failures"), "report": ("inputs", "archive"), "diff": ("base", "new"),
+    "junit": ("run",), "merge": ("folders",), "import-wpt": ("wpt_dir",), "bench": ("suite", "baseline"),
+    "probe": ("compare",), "fuzz": ("probe",), "archive": ("folders",), "import-onnx": ("models",),
+}
+
+
+def check_command_inputs(args) -> None:
+    """``INPUT_ARGUMENTS`` of ``args.command`` that cannot be looked up for another reason than being absent."""
+    from webnn_harness.files.writes import input_problem, line_path
+
+    for name in INPUT_ARGUMENTS.get(args.command, ()):
+        value = getattr(args, name, None)
+        for path in value if isinstance(value, list) else [value] if value else []:
+            try:
+                os.stat(path)
+            except FileNotFoundError:
+                if os.path.islink(path):  # a link to nothing is said as such
+                    raise UsageError(f"{line_path(path)}: {input_problem(path)}") from None
+            except (OSError, ValueError):
+                raise UsageError(f"{line_path(path)}: {input_problem(path)}") from None
+
+
 def check_out_file(path: str | None) -> None:
     """An --out FILE that cannot be written is a usage error before any work (a folder, a missing
     parent, a name too long), not a traceback after it."""

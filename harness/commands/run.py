@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from webnn_harness.commands.common import (
-    EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError, add_backend_arguments, add_executor_arguments,
+    EXIT_FAILURES, EXIT_OK, EXIT_USAGE, UsageError, add_backend_arguments, add_executor_arguments, check_inputs,
     add_judge_argument, add_out_argument, add_overwrite_argument, add_quiet_argument, add_workers_argument,
     backend_options, backend_requests,
     executors, public_argv, warn,
@@ -62,6 +62,8 @@ def handle(args) -> int:
     from webnn_harness.loading.cases import bundled_corpus
 
     plan = _plan(args)
+    if plan is None:  # --rerun-failures of a run where nothing is worth re-running: said, exit 0
+        return EXIT_OK
     requests = plan.requests or backend_requests(args.backend, args.option)
     if args.update_expectations and len(requests) != 1:
         raise UsageError("--update-expectations writes one backend's expectations: give exactly one --backend")
@@ -91,15 +93,13 @@ class _Plan:
     expectations: tuple[str, ...] = ()
 
 
-def _plan(args) -> _Plan:
+def _plan(args) -> _Plan | None:
     from webnn_harness.outputs.expectations_update import check_updatable
-    from webnn_harness.outputs.run_folder import OutputFolderError, check_writable_file
+    from webnn_harness.outputs.run_folder import NothingToRerun, OutputFolderError, check_writable_file
     from webnn_harness.loading.selection import SelectionError, Shard
     from webnn_harness.rerun_plan import rerun_of
 
-    for p in [*(args.cases or []), *(args.expectations or [])]:
-        if not Path(p).exists():
-            raise UsageError(f"{p}: no such file or folder")
+    check_inputs([*(args.cases or []), *(args.expectations or [])])
     try:
         plan = _Plan(Shard.parse(args.shard) if args.shard else None, tuple(args.id or ()),
                      cases=tuple(args.cases) if args.cases else None, expectations=tuple(args.expectations or ()))
@@ -112,6 +112,9 @@ def _plan(args) -> _Plan:
             check_writable_file(Path(args.junit), "--junit")
         if args.update_expectations:
             check_updatable(Path(args.update_expectations))
+    except NothingToRerun as exc:  # a retry step after a green run: no mistake, nothing to do
+        print(printable(str(exc)))
+        return None
     except (SelectionError, OutputFolderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     return plan

@@ -45,10 +45,29 @@ def describe_write_error(exc: OSError, path: str | Path | None = None) -> str:
     """One line naming the file and why it could not be written."""
     where = exc.filename if exc.filename is not None else path
     why = WRITE_ERRNOS.get(exc.errno or 0) or exc.strerror or str(exc)
-    text = str(where) if where is not None else "output"
-    if len(text) > 300:  # a path longer than PATH_MAX would fill the terminal
-        text = text[:140] + "..." + text[-140:]
-    return f"{text}: cannot write: {why}"
+    return f"{line_path(where) if where is not None else 'output'}: cannot write: {why}"
+
+
+def input_problem(path: str | Path) -> str | None:
+    """Why an input path cannot be looked up, in words (None when it can): a link loop or a link to nothing
+    is said as such, not as a bare "no such file", and a name too long is no traceback."""
+    try:
+        os.stat(path)
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link loop (it leads back to itself); not read"
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return f"a symbolic link to {os.readlink(path)!r}, which does not exist; not read"
+        return WRITE_ERRNOS.get(exc.errno or 0) or exc.strerror or str(exc)
+    except ValueError:  # a NUL in the name
+        return "not a path (it holds a NUL character)"
+
+
+def line_path(path: str | Path) -> str:
+    """``path`` as one error line shows it: a path longer than PATH_MAX would fill the terminal."""
+    text = str(path)
+    return text[:140] + "..." + text[-140:] if len(text) > 300 else text
 
 
 def linked_part(root: Path, path: Path) -> Path | None:
@@ -78,6 +97,19 @@ def unlinked(root: Path, path: Path) -> Path:
         raise OutputFolderError(f"{link}: a symbolic link inside {root}; webnn-harness never writes or deletes "
                                 "through one (remove it, or choose another folder)")
     return path
+
+
+def no_links_below(root: Path, folder: Path) -> Path:
+    """``folder`` (under ``root``), or an OutputFolderError when it, a folder on the way to it, or anything at
+    any depth inside it is a symbolic link: for a folder a library writes into by names of its own (a
+    Hypothesis example database), where no single path can be checked before it writes."""
+    unlinked(root, folder / "entry")
+    for top, folders, files in os.walk(folder):  # never follows a link: each is met as an entry
+        for name in [*folders, *files]:
+            if os.path.islink(os.path.join(top, name)):
+                raise OutputFolderError(f"{os.path.join(top, name)}: a symbolic link inside {root}; webnn-harness "
+                                        "never writes or deletes through one (remove it, or choose another folder)")
+    return folder
 
 
 def confined(folder: Path, name: str) -> Path:

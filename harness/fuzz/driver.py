@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from webnn_harness.outputs.writing import Mode, OwnedFolder
-from webnn_harness.files.writes import write_atomic
+from webnn_harness.files.writes import no_links_below, write_atomic
 from webnn_harness import backends
 from webnn_harness.verdict.expectations import ExpectationSet
 from webnn_harness.fuzz.evidence import check_against_probe, load_probe_evidence, probe_known, probe_source
@@ -149,6 +149,7 @@ def _output_type(record: Record, graph: FuzzGraph) -> str:
 # What a fuzz writes in its folder; ``--overwrite`` replaces them and keeps the example database (hypothesis/),
 # which the next run replays.
 FUZZ_FILES = ("summary.json", "findings", "findings-details")
+DATABASE = "hypothesis"
 
 
 def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] | None = None,
@@ -162,13 +163,14 @@ def fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] 
     del backend
     known = backends.known_failures(config.backend, info["version"], config.options)
     evidence = load_probe_evidence(Path(config.probe), info["name"]) if config.probe else None
+    no_links_below(Path(out), Path(out) / DATABASE)  # Hypothesis writes a folder per key there: none leads out
     with OwnedFolder(Path(out), mode, kind="fuzz", files=FUZZ_FILES):
         return _fuzz(config, Path(out), on_finding, ops, info, known, evidence)
 
 
 def _fuzz(config: FuzzSettings, out: Path, on_finding: Callable[[Finding], None] | None, ops, info: Mapping,
           known: ExpectationSet, evidence: Mapping | None) -> FuzzResult:
-    database = KeptExamples(out / "hypothesis")
+    database = KeptExamples(out / DATABASE)
     pool = WorkerPool(config.backend, config.options, RunOptions(workers=1, timeout=config.timeout, batch_size=1), info)
     tally = Tally()
     found: dict[str, Finding] = {}

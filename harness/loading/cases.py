@@ -22,6 +22,7 @@ import numpy as np
 from webnn_harness.spec.builder import FieldError, build_graph, is_required
 from webnn_harness.loading.casesize import check_descriptors, check_graph, default_max_case_bytes
 from webnn_harness.loading.caseid import case_id, corpus_root, file_id
+from webnn_harness.files.writes import input_problem
 from webnn_harness.loading.sidecar import read_sidecar
 from webnn_harness.spec.graph import Graph, TensorDesc
 from webnn_harness.spec.values import TensorValueError, generate, to_array
@@ -132,7 +133,7 @@ def find_case_files(paths: Iterable[str | Path]) -> list[CaseFile]:
     bundled = bundled_corpus()
     out: dict[str, CaseFile] = {}
     for p in map(Path, paths):
-        if not p.exists():
+        if input_problem(p):  # said by whoever reads it (_iter_entries)
             out.setdefault(str(p), CaseFile(p, str(p), True))
             continue
         corpus, root = corpus_root(p, bundled)
@@ -404,8 +405,9 @@ def iter_entries(
 def _iter_entries(found_files: list[CaseFile], wanted_ops: set[str], pattern: re.Pattern | None,
                   max_case_bytes: int | None) -> Iterator[Case | CaseError | PendingCase]:
     for found in found_files:
-        if not found.path.exists():
-            yield CaseError(found.id, "", -1, "", "no such file or folder", str(found.path))
+        problem = input_problem(found.path)
+        if problem:  # a link loop or a link to nothing is said as such
+            yield CaseError(found.id, "", -1, "", problem, str(found.path))
             continue
         for entry in read_file(found.path, found.named_explicitly, found.id, max_case_bytes):
             if pattern and not pattern.search(entry.name):

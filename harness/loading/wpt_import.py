@@ -31,6 +31,8 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator, Mapping, Sequence
 
+from webnn_harness.files.writes import input_problem
+
 
 CONFORMANCE_DIR = PurePosixPath("webnn/conformance_tests")
 TEST_SUFFIX = ".https.any.js"
@@ -114,16 +116,19 @@ def inside(root: Path, path: Path) -> bool:
     """Whether ``path``, links resolved, lies inside ``root``."""
     try:
         return path.resolve().is_relative_to(root.resolve())
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: Python 3.11's resolve() on a link loop
         return False
 
 
 def read_source(root: Path, path: Path) -> str:
     """A file's text, refused (ValueError) outside ``root``, too big, or not UTF-8."""
+    problem = input_problem(path)
+    if problem:  # a link loop or a link to nothing, said as such
+        raise ValueError(f"{path.name}: {problem}")
     if not inside(root, path):
         raise ValueError(f"{path.name} lies outside {root}")
     if not path.is_file():
-        raise ValueError(f"{path.name}: no such file")
+        raise ValueError(f"{path.name}: not a regular file (a folder, named pipe or device); not read")
     if path.stat().st_size > MAX_SOURCE_BYTES:
         raise ValueError(f"{path.name}: over {MAX_SOURCE_BYTES >> 20} MiB")
     try:
@@ -167,6 +172,8 @@ def meta_script_paths(root: Path, test_file: Path, text: str) -> list[Path]:
     paths = []
     for name in read_meta(text).scripts:
         path = root / name.lstrip("/") if name.startswith("/") else test_file.parent / name
+        if path.is_symlink() and input_problem(path):  # a loop or a link to nothing: said as such
+            raise ValueError(f"META script {name!r}: {input_problem(path)}")
         if not inside(root, path):
             raise ValueError(f"META script {name!r} lies outside the WPT folder")
         paths.append(path)
@@ -293,15 +300,32 @@ def case_file(source: str, commit: str | None, calls: list[dict]) -> dict[str, A
 
 
 @lru_cache(maxsize=1)
+def _case_file_schema() -> dict:
+    return json.loads(resources.files("webnn_harness").joinpath("schema/cases.schema.json").read_text())
+
+
+@lru_cache(maxsize=1)
 def _case_file_validator():
     import jsonschema
 
-    schema = json.loads(resources.files("webnn_harness").joinpath("schema/cases.schema.json").read_text())
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(_case_file_schema())
+
+
+@lru_cache(maxsize=1)
+def _is_valid_case_file():
+    """A yes/no check of the schema in Rust: ``jsonschema`` takes minutes over a file that makes millions of
+    values in a loop (a hang to the user); only a file it refuses is read again for the message."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return _case_file_validator().is_valid
+    return jsonschema_rs.Draft202012Validator(_case_file_schema()).is_valid
 
 
 def check_case_file(doc: dict[str, Any]) -> None:
     """ValueError naming the first field of ``doc`` that our case schema refuses."""
+    if _is_valid_case_file()(doc):
+        return
     error = next(iter(_case_file_validator().iter_errors(doc)), None)
     if error is not None:
         where = "/".join(map(str, error.absolute_path)) or "the file"

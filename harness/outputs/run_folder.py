@@ -77,6 +77,11 @@ class OutputFolder(OwnedFolder):
                         fh.write(b"\n")
 
 
+class NothingToRerun(OutputFolderError):
+    """``--rerun-failures RUN`` where every record worth re-running passed: no mistake (a CI's retry
+    step after a green run), said in one line, exit 0, nothing written."""
+
+
 @dataclass(frozen=True)
 class Rerun:
     """``--rerun-failures RUN``: what to run again, read from RUN's records."""
@@ -107,8 +112,8 @@ def rerun_failures(run_dir: Path, out: Path) -> Rerun:
         if r.worth_rerunning:
             only.setdefault(str(r.backend.get("name", "")), set()).add((r.file, r.case))
     if not only:
-        raise OutputFolderError(f"{run_dir}: every required and listed record passed (or was unsupported); "
-                                "nothing to re-run")
+        raise NothingToRerun(f"{run_dir}: every required and listed record passed (or was unsupported); "
+                             "nothing to re-run")
     return Rerun(only, read.problems)
 
 
