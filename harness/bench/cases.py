@@ -70,14 +70,23 @@ def _raw_cases(path: Path, file: str, max_case_bytes: int | None) -> tuple[list[
     return pending, errors
 
 
+# What a bench record keeps of an imported model's description (the case's "model", written by
+# import-onnx: /work/notes/model-case-format.md): the models page marks these cases as models.
+MODEL_FACTS = ("file", "opset", "nodes", "sha256")
+
+
 def case_benchmark(entry: PendingCase, raw: Any, local_path: str, corpus: str) -> Benchmark:
     counts = operator_counts(raw) or {}
     nodes = sum(counts.values())
+    params = {"file": entry.file, "case": entry.name, "operators": counts, "nodes": nodes,
+              "workload": f"{nodes} op{'s' if nodes != 1 else ''}"}
+    model = raw.get("model") if isinstance(raw, dict) else None
+    if isinstance(model, dict):
+        params["model"] = {k: model[k] for k in MODEL_FACTS if isinstance(model.get(k), (str, int))}
     return Benchmark(
         id=entry.id, suite=corpus, kind=KIND, title=entry.name or entry.file, variants=(WHOLE_GRAPH,),
         graphs={WHOLE_GRAPH: {}},  # the worker loads the case from ``source``
-        params={"file": entry.file, "case": entry.name, "operators": counts, "nodes": nodes,
-                "workload": f"{nodes} op{'s' if nodes != 1 else ''}"},
+        params=params,
         source=CaseSource(local_path, entry.file, entry.index, entry.name),
     )
 
