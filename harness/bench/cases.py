@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from webnn_harness.bench.layout import allows_nhwc, nhwc_case
 from webnn_harness.bench.suite import Benchmark, Suite, SuiteError
 from webnn_harness.loading.cases import Case, CaseError, PendingCase, find_case_files, read_file
 
 KIND = "case"  # the bench record's kind for a case benchmark (suite benchmarks: op, scenario, transfer, peak)
-WHOLE_GRAPH = "graph"  # the variant: the case's graph as one backend graph
+WHOLE_GRAPH = "graph"  # the variant: the case's graph as one backend graph, as the case gives it
+NHWC = "nhwc"  # the variant: the same graph rewritten channels-last (harness/bench/layout.py), where it has nchw image ops
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,10 @@ def case_benchmark(entry: PendingCase, raw: Any, local_path: str, corpus: str) -
     model = raw.get("model") if isinstance(raw, dict) else None
     if isinstance(model, dict):
         params["model"] = {k: model[k] for k in MODEL_FACTS if isinstance(model.get(k), (str, int))}
+    variants = (WHOLE_GRAPH, NHWC) if allows_nhwc(raw) else (WHOLE_GRAPH,)
     return Benchmark(
-        id=entry.id, suite=corpus, kind=KIND, title=entry.name or entry.file, variants=(WHOLE_GRAPH,),
-        graphs={WHOLE_GRAPH: {}},  # the worker loads the case from ``source``
+        id=entry.id, suite=corpus, kind=KIND, title=entry.name or entry.file, variants=variants,
+        graphs={v: {} for v in variants},  # the worker loads the case from ``source``
         params=params,
         source=CaseSource(local_path, entry.file, entry.index, entry.name),
     )
@@ -121,5 +124,18 @@ def load_benchmark_case(benchmark: Benchmark, variant: str, file: str) -> Case |
         return load_case({"name": benchmark.id, "graph": benchmark.graphs[variant]}, file, 0)
     for entry in read_file(Path(source.path), True, source.file):
         if entry.index == source.index:
-            return loaded(entry)
+            case = loaded(entry)
+            return nhwc_case(case, _raw_case(source)) if variant == NHWC and isinstance(case, Case) else case
     return CaseError(source.file, source.name, source.index, "", "the case is no longer in its file")
+
+
+def _raw_case(source: CaseSource) -> Any:
+    """The case's JSON as its file holds it (the nhwc rewrite works on its operators)."""
+    from webnn_harness.loading.cases import _read_json
+    from webnn_harness.loading.casesize import default_max_case_bytes
+
+    read = _read_json(Path(source.path), source.file, default_max_case_bytes())
+    if isinstance(read, CaseError):
+        raise ValueError(str(read))
+    doc = read[0]["tests"] if isinstance(read[0], dict) else read[0]
+    return doc[source.index]
