@@ -77,6 +77,12 @@ class ModelCell:
     def runs(self) -> bool:
         return self.status in RUNS
 
+    @property
+    def nhwc_ratio(self) -> float | None:
+        """The graph rewritten nhwc over the graph as given (bench --cases' two variants): under 1, nhwc is faster."""
+        graph, nhwc = self.latency.get("graph"), self.latency.get("nhwc")
+        return nhwc / graph if graph and nhwc else None
+
 
 @dataclass(frozen=True)
 class ModelRow:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from webnn_harness.bench.cases import KIND, WHOLE_GRAPH, case_suite
@@ -118,3 +119,48 @@ def test_cli_bench_cases_usage(tmp_path, corpus, capsys, monkeypatch):
     captured = capsys.readouterr()
     assert code == 2 and "models/broken.json" in captured.err
     assert "1 ok" in captured.out
+
+
+def image_case():
+    """mul by a per-channel constant, conv2d nchw, + a [1, C, 1, 1] bias, relu, averagePool2d, reshape: what
+    an ONNX image model's stem looks like; the input is read only by layout-free and layout ops."""
+    def const(shape):
+        return {**tensor(shape), "constant": True}
+    return {"name": "stem", "graph": {
+        "inputs": {"x": tensor([1, 3, 6, 6]), "scale": const([1, 3, 1, 1]), "w": const([4, 3, 3, 3]),
+                   "bias": const([1, 4, 1, 1])},
+        "operators": [
+            {"name": "mul", "arguments": [{"a": "x"}, {"b": "scale"}], "outputs": "scaled"},
+            {"name": "conv2d", "arguments": [{"input": "scaled"}, {"filter": "w"}, {"options": {"padding": [1, 1, 1, 1]}}],
+             "outputs": "conv"},
+            {"name": "add", "arguments": [{"a": "conv"}, {"b": "bias"}], "outputs": "biased"},
+            {"name": "relu", "arguments": [{"input": "biased"}], "outputs": "act"},
+            {"name": "averagePool2d", "arguments": [{"input": "act"}], "outputs": "pooled"},
+            {"name": "reshape", "arguments": [{"input": "pooled"}, {"newShape": [1, 4]}], "outputs": "flat"},
+            {"name": "add", "arguments": [{"a": "act"}, {"b": "act"}], "outputs": "twice"}]}}
+
+
+def test_the_nhwc_variant_computes_the_same_outputs_with_the_activations_channels_last(tmp_path):
+    from webnn_harness.bench.cases import NHWC, load_benchmark_case
+    from webnn_harness.execution.worker import expected_outputs
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "stem.json").write_text(json.dumps({"tests": [image_case(), add_relu_add("no image op")]}))
+    stem, flat = case_suite([folder]).benchmarks
+    assert stem.variants == (WHOLE_GRAPH, NHWC) and flat.variants == (WHOLE_GRAPH,)  # nothing to change in the other
+    nchw, nhwc = (load_benchmark_case(stem, v, "") for v in (WHOLE_GRAPH, NHWC))
+    graph = nhwc.graph
+    nodes = {n.outputs[0]: n for n in graph.nodes}
+    assert nodes["conv"].attributes["inputLayout"] == "nhwc" and nodes["pooled"].attributes["layout"] == "nhwc"
+    assert graph.descs["x"].shape == (1, 6, 6, 3)  # the input is given nhwc: no transpose at the entrance
+    assert graph.descs["conv"].shape == (1, 6, 6, 4) and graph.descs[nodes["biased"].operands["b"]].shape == (1, 1, 1, 4)
+    # reshape and an output computed nhwc get nchw back, a transpose each; the same outputs as the nchw graph's
+    transposes = [n for n in graph.nodes if n.op == "transpose"]
+    assert [t.operands["input"] for t in transposes] == ["pooled", "twice__nhwc"]
+    assert graph.outputs == nchw.graph.outputs == ("flat", "twice")
+    assert graph.descs["twice"] == nchw.graph.descs["twice"]
+    np.testing.assert_array_equal(nhwc.inputs["x"], nchw.inputs["x"].transpose(0, 2, 3, 1))
+    want, got = expected_outputs(nchw)[0], expected_outputs(nhwc)[0]
+    for name in graph.outputs:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-6, atol=1e-6)

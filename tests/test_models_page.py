@@ -82,6 +82,7 @@ def test_models_join_run_and_bench_records_by_case_id(folders):
     litert, ort = rows[NET].cells
     assert ort.status == "pass" and ort.judged_by == "run" and (ort.max_error, ort.budget) == (3, 8)
     assert ort.latency == {"graph": 0.004, "nhwc": 0.003} and ort.build_seconds == 0.01
+    assert ort.nhwc_ratio == pytest.approx(0.75)
     assert litert.status == "unsupported" and (litert.refusal.op, litert.refusal.operand) == ("conv2d", "filter")
     assert rows[NET].nodes == 5 and rows[NET].operators == NET_OPS
     # only run records: each distinct op once, and no latency
