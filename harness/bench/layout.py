@@ -169,7 +169,7 @@ class _Rewrite:
 
     def _emit(self, node, raw: dict, renamed: Mapping[str, tuple], nhwc: bool) -> None:
         for member, new in renamed.items():
-            _set_operand(raw, member, new if isinstance(node.operands[member], tuple) else new[0])
+            _set_operand(raw, member, list(new) if isinstance(node.operands[member], tuple) else new[0])
         outputs = []
         for name in node.outputs:
             if not nhwc:
