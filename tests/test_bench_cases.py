@@ -137,7 +137,8 @@ def image_case():
             {"name": "relu", "arguments": [{"input": "biased"}], "outputs": "act"},
             {"name": "averagePool2d", "arguments": [{"input": "act"}], "outputs": "pooled"},
             {"name": "reshape", "arguments": [{"input": "pooled"}, {"newShape": [1, 4]}], "outputs": "flat"},
-            {"name": "add", "arguments": [{"a": "act"}, {"b": "act"}], "outputs": "twice"}]}}
+            {"name": "add", "arguments": [{"a": "act"}, {"b": "act"}], "outputs": "twice"},
+            {"name": "concat", "arguments": [{"inputs": ["conv", "act"]}, {"axis": 1}], "outputs": "joined"}]}}
 
 
 def test_the_nhwc_variant_computes_the_same_outputs_with_the_activations_channels_last(tmp_path):
@@ -157,8 +158,9 @@ def test_the_nhwc_variant_computes_the_same_outputs_with_the_activations_channel
     assert graph.descs["conv"].shape == (1, 6, 6, 4) and graph.descs[nodes["biased"].operands["b"]].shape == (1, 1, 1, 4)
     # reshape and an output computed nhwc get nchw back, a transpose each; the same outputs as the nchw graph's
     transposes = [n for n in graph.nodes if n.op == "transpose"]
-    assert [t.operands["input"] for t in transposes] == ["pooled", "twice__nhwc"]
-    assert graph.outputs == nchw.graph.outputs == ("flat", "twice")
+    assert [t.operands["input"] for t in transposes] == ["pooled", "twice__nhwc", "joined__nhwc"]
+    assert nodes["joined__nhwc"].attributes["axis"] == 3  # concat on channels: axis 1 nchw is 3 nhwc
+    assert graph.outputs == nchw.graph.outputs == ("flat", "twice", "joined")
     assert graph.descs["twice"] == nchw.graph.descs["twice"]
     np.testing.assert_array_equal(nhwc.inputs["x"], nchw.inputs["x"].transpose(0, 2, 3, 1))
     want, got = expected_outputs(nchw)[0], expected_outputs(nhwc)[0]
