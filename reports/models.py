@@ -36,6 +36,9 @@ MIN_MODEL_NODES = 2  # a graph of one op is a conformance case, not a model
 BENCH_AS_RUN = {"ok": "pass", "wrong": "fail", "unsupported": "unsupported", "error": "error", "crash": "crash",
                 "timeout": "timeout"}
 RUNS = ("pass", "fail")  # the backend built and computed the graph (a fail runs, with wrong numbers)
+FAILS = ("error", "crash", "timeout")
+# An op's state on a backend, the first that a model calling it shows: one model running it is enough to say it runs.
+SUPPORT = ("runs", "refused", "fails")
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ class OpUse:
     calls: int  # over every model
     models: int  # models calling it
     share: float  # calls / every call
-    support: tuple[str, ...]  # per column: runs | refused | untested
+    support: tuple[str, ...]  # per column: runs | refused (a refusal names it) | fails (a model calling it errs) | untested
 
 
 @dataclass(frozen=True)
@@ -293,9 +296,11 @@ def _op_uses(rows: Sequence[ModelRow], columns: Sequence[ModelColumn]) -> tuple[
                     support[op][i].add("runs")
                 elif cell.refusal is not None and cell.refusal.op == op:
                     support[op][i].add("refused")
+                elif cell.status in FAILS:  # the backend errs on the model: it does not run this op there
+                    support[op][i].add("fails")
     total = sum(calls.values())
     uses = tuple(OpUse(op, n, models[op], n / total if total else 0.0,
-                       tuple("runs" if "runs" in s else "refused" if "refused" in s else "untested" for s in support[op]))
+                       tuple(next((state for state in SUPPORT if state in s), "untested") for s in support[op]))
                  for op, n in sorted(calls.items(), key=lambda item: (-item[1], item[0])))
     coverage = []
     for i in range(len(columns)):

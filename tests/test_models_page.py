@@ -17,6 +17,7 @@ LITERT = {"name": "litert", "version": "2.0", "device": "cpu", "settings": {}}
 NET = "models/net.json::net"  # conv2d x2, relu x2, add: 5 calls
 PAIR = "wpt-extra/subgraph.json::conv2d + relu"  # 2 calls
 SINGLE = "wpt/relu.json::relu 1D"  # one op: not a model
+POOL = "models/pool.json::pool"  # averagePool2d, relu: litert errs on it
 
 
 def run_record(cid, backend, status, ops, message="", max_error=None, budget=None):
@@ -53,7 +54,8 @@ def folders(tmp_path):
         run_record(NET, ORT, "pass", ["add", "conv2d", "relu"], max_error=3, budget=8),
         run_record(NET, LITERT, "unsupported", ["add", "conv2d", "relu"], message=refused),
         run_record(PAIR, ORT, "fail", ["conv2d", "relu"], max_error=40, budget=8),
-        run_record(SINGLE, ORT, "pass", ["relu"], max_error=0, budget=0)])
+        run_record(SINGLE, ORT, "pass", ["relu"], max_error=0, budget=0),
+        run_record(POOL, LITERT, "error", ["averagePool2d", "relu"], message="build failed: no kernel")])
     bench = write_lines(tmp_path / "bench", "bench.jsonl", [
         bench_record(NET, ORT, "ok", NET_OPS, median=0.004),
         bench_record(NET, ORT, "ok", NET_OPS, median=0.003, variant="nhwc"),
@@ -78,7 +80,7 @@ def test_models_join_run_and_bench_records_by_case_id(folders):
     mm = build_models([run], [bench])
     assert [c.key for c in mm.columns] == ["litert 2.0", "onnxruntime 1.0"]
     rows = {r.id: r for r in mm.rows}
-    assert set(rows) == {NET, PAIR, "models/other.json::other"}  # the one-op case is not a model
+    assert set(rows) == {NET, PAIR, POOL, "models/other.json::other"}  # the one-op case is not a model
     litert, ort = rows[NET].cells
     assert ort.status == "pass" and ort.judged_by == "run" and (ort.max_error, ort.budget) == (3, 8)
     assert ort.latency == {"graph": 0.004, "nhwc": 0.003} and ort.build_seconds == 0.01
@@ -91,22 +93,24 @@ def test_models_join_run_and_bench_records_by_case_id(folders):
     # only a bench record: the bench's verification is the verdict
     other = rows["models/other.json::other"].cells[0]
     assert other.status == "pass" and other.judged_by == "bench" and other.max_error == 3
-    assert mm.counted_by_presence == 1
+    assert mm.counted_by_presence == 2
 
 
 def test_op_coverage_is_weighted_by_calls(folders):
     run, bench = folders
     mm = build_models([run], [bench])
     uses = {u.op: u for u in mm.ops}
-    # conv2d: 2 (net) + 1 (pair); relu: 2 + 1; add: 1 (net) + 1 (other); matmul: 1 (other)
-    assert {op: u.calls for op, u in uses.items()} == {"conv2d": 3, "relu": 3, "add": 2, "matmul": 1}
-    assert [u.op for u in mm.ops] == ["conv2d", "relu", "add", "matmul"]  # most called first
-    assert uses["conv2d"].share == pytest.approx(3 / 9)
+    # conv2d: 2 (net) + 1 (pair); relu: 2 + 1 + 1 (pool); add: 1 (net) + 1 (other); matmul: 1 (other); averagePool2d: 1
+    assert {op: u.calls for op, u in uses.items()} == {"conv2d": 3, "relu": 4, "add": 2, "matmul": 1, "averagePool2d": 1}
+    assert [u.op for u in mm.ops] == ["relu", "conv2d", "add", "averagePool2d", "matmul"]  # most called first
+    assert uses["conv2d"].share == pytest.approx(3 / 11)
     assert uses["conv2d"].support == ("refused", "runs")  # litert refused net naming conv2d; ort ran both
-    assert uses["relu"].support == ("untested", "runs")  # litert's refusal names conv2d, not relu
+    assert uses["relu"].support == ("fails", "runs")  # litert's refusal names conv2d, not relu; it errs on pool
+    assert uses["averagePool2d"].support == ("fails", "untested")
     assert uses["matmul"].support == ("runs", "untested")
-    # litert: tried on conv2d (3, refused), add (2, runs: other), matmul (1, runs) -> 3 of 6 calls
-    assert mm.coverage == (pytest.approx(3 / 6), pytest.approx(1.0))
+    # litert: tried on relu (4, fails), conv2d (3, refused), add (2, runs: other), averagePool2d (1, fails),
+    # matmul (1, runs) -> 3 of 11 calls
+    assert mm.coverage == (pytest.approx(3 / 11), pytest.approx(1.0))
 
 
 def test_the_site_links_the_models_page_beside_the_matrix_and_never_makes_it_the_index(folders, tmp_path):
