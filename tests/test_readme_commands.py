@@ -58,6 +58,9 @@ NOT_RUN = {
     "--cases out/wpt-import": "runs what the import above wrote",
     "--out out/ov-wpt": "tests/test_wpt_accounting.py runs both WPT corpora on all five backends",
     "tools/wpt_accounting.py": "tests/test_wpt_accounting.py accounts for those runs",
+    "import-onnx models/": "needs ONNX model files (import-onnx's own tests import models of their own)",
+    "out/models": "runs, benches and reports what the import above wrote (tests/test_bench_cases.py and "
+                  "tests/test_models_page.py run bench --cases and the models page on small cases)",
 }
 # Substrings of README commands run with a stand-in, checked before NOT_RUN: (replacement, why).
 STANDINS = {
