@@ -38,6 +38,7 @@ from webnn_harness.reports.common import BackendIds, reads_inputs
 from webnn_harness.reports.accuracy import AccuracyModel, build_accuracy
 from webnn_harness.reports.conformance import Conformance, build_conformance, read_run_pieces
 from webnn_harness.reports.findings import FindingsModel, build_findings
+from webnn_harness.reports.models import ModelsModel, build_models
 from webnn_harness.reports.performance import PerformanceModel, SpeedTier, build_performance, tiers_by_probe
 
 # --------------------------------------------------------------------------- the whole site
@@ -61,6 +62,11 @@ class SiteModel:
     findings: FindingsModel | None = None  # from fuzz folders
     accuracy: AccuracyModel | None = None  # from accuracy folders
     archive: Any = None  # reports/archive.ArchiveInfo: the site was built from an archive (report --archive)
+    models: ModelsModel | None = None  # multi-op cases from run and bench --cases folders (reports/models.py)
+
+    @property
+    def has_models(self) -> bool:
+        return self.models is not None and self.models.has_models
 
     @property
     def has_accuracy(self) -> bool:
@@ -107,15 +113,18 @@ def build_model(inputs: Sequence[str | Path], run_reader=read_run_pieces, probe_
     performance = build_performance(found.benches) if found.benches else None
     findings = build_findings(found.fuzz) if found.fuzz else None
     accuracy = build_accuracy(found.accuracy) if found.accuracy else None
+    models = build_models(found.runs, found.benches) if found.runs or found.benches else None
     return SiteModel(
         conformance=conformance, probes=tuple(probes), limits_payloads=payloads, ops=tuple(operators()),
         harness_version=__version__, inputs=tuple(str(i) for i in inputs), changed=version_changes(probes),
         machines_disagree=machine_disagreements(probes),
         warnings=tuple(dict.fromkeys([*(p for g in groups for p in g.problems), *(findings.warnings if findings else ()),
                                       *(accuracy.warnings if accuracy else ()),
-                                      *(performance.problems if performance else ())])),
+                                      *(performance.problems if performance else ()),
+                                      *(models.problems if models else ())])),
         performance=performance,
         speed_tiers=tiers_by_probe(performance.speed_tiers, probes) if performance else {},
         findings=findings,
         accuracy=accuracy,
+        models=models,
     )

@@ -38,6 +38,7 @@ class Page:
     own_file: bool = True  # False: written only as index.html (the capability matrix)
     from_archive: bool = False  # written from the archive's model (reports/render.py render_archive_site)
     below: str = ""  # pages under this folder are this page's too: its link is marked on them
+    may_be_index: bool = True  # False: linked, never index.html (the models page beside the capability matrix)
 
     def is_here(self, page: str, index: "Page") -> bool:
         """Whether the navigation marks this page's link on ``page``."""
@@ -59,6 +60,8 @@ def performance_charts(model: SiteModel) -> dict[str, Any] | None:
 PAGES: tuple[Page, ...] = (
     Page("index.html", "Capability matrix", "capabilities.html", lambda m: m.has_probes,
          counted=Counted("probe", lambda m: len(m.probes), always=True, position=1), own_file=False),
+    Page("models.html", "Models", "models.html", lambda m: m.has_models, context=lambda m: {"mm": m.models},
+         may_be_index=False),
     Page("conformance.html", "Conformance", "conformance.html", lambda m: m.has_runs,
          counted=Counted("backend run", lambda m: len(m.conformance.backends), always=True, position=0),
          written_always=True),
@@ -78,7 +81,7 @@ PAGE = {p.name: p for p in PAGES}
 
 def index_page(model: SiteModel) -> Page:
     """The page index.html is: the first the site has, else the (empty) conformance report."""
-    return next((p for p in PAGES if not p.from_archive and p.present(model)), PAGE["conformance.html"])
+    return next((p for p in PAGES if not p.from_archive and p.may_be_index and p.present(model)), PAGE["conformance.html"])
 
 
 def navigation(model: SiteModel) -> tuple[Page, ...]:

@@ -64,6 +64,9 @@ NOT_RUN = {
     "import-onnx $LIGHT": "two minutes of reference runs; tests/test_onnx_import.py imports SqueezeNet and the blocks",
     "--cases out/models": "runs what the import above wrote",
     "tools/model_refusals.py": "reads the run above (tests/test_onnx_import.py checks the predictions)",
+    "import-onnx models/": "needs ONNX model files (import-onnx's own tests import models of their own)",
+    "out/models": "runs, benches and reports what the import above wrote (tests/test_bench_cases.py and "
+                  "tests/test_models_page.py run bench --cases and the models page on small cases)",
 }
 # Substrings of README commands run with a stand-in, checked before NOT_RUN: (replacement, why).
 STANDINS = {

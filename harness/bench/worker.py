@@ -27,7 +27,8 @@ from webnn_harness.bench.profile import profile_variant
 from webnn_harness.outputs.bench_records import BenchRecord
 from webnn_harness.bench.suite import Benchmark
 from webnn_harness.bench.variants import prepare
-from webnn_harness.loading.cases import Case, CaseError, load_case
+from webnn_harness.bench.cases import load_benchmark_case
+from webnn_harness.loading.cases import Case, CaseError
 from webnn_harness.spec.cost import graph_cost
 from webnn_harness.verdict.judge import judge
 
@@ -58,10 +59,9 @@ class Verified:
     def __init__(self, benchmark: Benchmark, variant: str):
         from webnn_harness.execution.worker import expected_outputs
 
-        raw = {"name": benchmark.id, "graph": benchmark.graphs[variant]}
-        case = load_case(raw, f"{benchmark.suite}:{benchmark.id}", 0)
+        case = load_benchmark_case(benchmark, variant, f"{benchmark.suite}:{benchmark.id}")
         if isinstance(case, CaseError):
-            raise ValueError(f"graph of variant {variant}: {case.field}: {case.message}")
+            raise ValueError(str(case) if benchmark.source else f"graph of variant {variant}: {case.field}: {case.message}")
         self.case: Case = case
         self.expected, self.masks, _ = expected_outputs(case)
 
@@ -110,7 +110,9 @@ class BenchWorker:
         if task.save_artifacts:
             folder = Path(task.out_dir) / "artifacts"
             folder.mkdir(parents=True, exist_ok=True)
-            stem = str(folder / safe_name(f"{bench.id}.{variant}"))  # an id from a suite file never leads out
+            # an id from a suite file never leads out; a case's by its index, as names may differ only in symbols
+            named = bench.id if bench.source is None else f"{bench.source.file}.{bench.source.index}"
+            stem = str(folder / safe_name(f"{named}.{variant}"))
         try:
             prepared = prepare(variant, bench.kind, graph, verified.case.inputs, self.backend, stem)
         except Unsupported as exc:

@@ -17,7 +17,10 @@ HELP = "time verified benchmarks (suites of ops and interop scenarios) on a back
 def add_arguments(be: argparse.ArgumentParser) -> None:
     add_backend_arguments(be, repeatable="backend name (repeatable; default: the installed default backends but the reference)",
                           option_example="threads=2")
-    be.add_argument("--suite", default="default", help="built-in suite name (default, seed, ops, peaks) or a suite JSON file")
+    be.add_argument("--suite", help="built-in suite name (default, seed, ops, peaks) or a suite JSON file (default: default)")
+    be.add_argument("--cases", action="append", metavar="DIR",
+                    help="case file or folder (repeatable): time each case as one graph, named by its case id, "
+                         "instead of a suite (README, Benchmarks)")
     add_out_argument(be, "out/bench")
     add_overwrite_argument(be, "replace a bench already in --out")
     be.add_argument("--filter", type=regex, help="only benchmarks whose id matches this regular expression")
@@ -37,6 +40,23 @@ def add_arguments(be: argparse.ArgumentParser) -> None:
     add_executor_arguments(be)
 
 
+def _selected_suite(args):
+    """The suite --suite names, or --cases' cases as one (harness/bench/cases.py); UsageError for both or a bad one."""
+    from webnn_harness.bench.cases import case_suite
+
+    if args.cases and args.suite:
+        raise UsageError("give --suite or --cases, not both")
+    if args.cases and getattr(args, "executor", "local") != "local":
+        raise UsageError("--cases runs on local workers only (a Ray node would need the case files at the same paths)")
+    missing = [p for p in args.cases or () if not Path(p).exists()]
+    if missing:
+        raise UsageError(f"--cases {missing[0]}: no such file or folder")
+    try:
+        return case_suite(args.cases) if args.cases else load_suite(args.suite or "default")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def handle(args) -> int:
     """Time verified benchmarks on backends; write DIR/bench.jsonl and DIR/summary.json. Exit 1 when a
     variant is wrong, errs, crashes or hangs, or with --baseline when one regressed; 2 on bad usage."""
@@ -45,7 +65,6 @@ def handle(args) -> int:
         BenchFolderExists, BenchOptions, BenchRequest, bench_requested, bench_threads,
     )
     from webnn_harness.bench.measure import TimingPolicy
-    from webnn_harness.bench.suite import load_suite
     from webnn_harness.bench.regressions import compare_bench, read_baseline
     from webnn_harness.bench.console import comparison_lines, noise_line, published_tables, record_line
     from webnn_harness.bench.ray_cluster import bench_executor
@@ -65,10 +84,7 @@ def handle(args) -> int:
             raise UsageError(f"--baseline: {exc}") from None
     if args.threads is not None and args.threads < 1:
         raise UsageError("--threads must be at least 1")
-    try:
-        suite = load_suite(args.suite)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    suite = _selected_suite(args)
     for err in suite.errors:
         print(f"error: {printable(err)}", file=sys.stderr)
     threads = bench_threads(args.threads, [r.options for r in requests])

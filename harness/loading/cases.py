@@ -30,7 +30,8 @@ from webnn_harness.spec.values import TensorValueError, generate, to_array
 if TYPE_CHECKING:
     import jsonschema
 
-# Files in a corpus folder that are not case files (WPT's index and table).
+# Files in a corpus folder that are not case files (WPT's index and table); nor is a hidden file, such as
+# the manifest an importer's output folder holds (.webnn-harness-output.json, harness/outputs/writing.py).
 NOT_CASE_FILES = {"INDEX.json", "minimum_datatype_set.json"}
 
 
@@ -138,7 +139,8 @@ def find_case_files(paths: Iterable[str | Path]) -> list[CaseFile]:
             continue
         corpus, root = corpus_root(p, bundled)
         # A named pipe or device is listed (and refused unread by load_file: opening one could hang).
-        found = ([(f, False) for f in sorted(p.rglob("*.json")) if f.name not in NOT_CASE_FILES and not f.is_dir()]
+        found = ([(f, False) for f in sorted(p.rglob("*.json"))
+                  if f.name not in NOT_CASE_FILES and not f.name.startswith(".") and not f.is_dir()]
                  if p.is_dir() else [(p, True)])
         for f, explicit in found:
             fid = file_id(f, corpus, root)
