@@ -134,7 +134,7 @@ def rate(numerator: int, denominator: int) -> float | None:
 # --------------------------------------------------------------------------- re-run command
 
 def reads_inputs(build: Callable[..., T]) -> Callable[..., T]:
-    """``build`` with a ReadError of the one reader of every input (harness/outputs/reading.py) raised as
+    """``build`` with a ReadError of the one reader of every input (harness/files/reading.py) raised as
     the report's own error, so the report's callers catch one kind of error, naming file and field."""
     @functools.wraps(build)
     def reading(*args: Any, **kwargs: Any) -> T:

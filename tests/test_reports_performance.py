@@ -300,7 +300,7 @@ def test_a_bench_folder_without_its_summary_is_a_page_not_a_traceback(tmp_path):
 
 
 def test_a_malformed_record_is_skipped_and_named_by_folder_and_line(tmp_path):
-    # As every command reads an output folder (harness/outputs/reading.py): the line is skipped and said.
+    # As every command reads an output folder (harness/files/reading.py): the line is skipped and said.
     folder = write_bench(tmp_path / "bad", seed_records()[:2])
     with open(folder / "bench.jsonl", "a") as f:
         f.write(json.dumps({"variant": "fused", "status": "ok"}) + "\n")

@@ -351,7 +351,7 @@ class KernelTable:
 
     def _read_file(self) -> dict[str, bool]:
         """Every entry of the file; {} for a file that cannot be read (damaged, nested deep, too big:
-        harness/outputs/reading.py), which the next flush replaces: a cache never fails a run."""
+        harness/files/reading.py), which the next flush replaces: a cache never fails a run."""
         if self.cache_path is None or not self.cache_path.exists():
             return {}
         from webnn_harness.files.reading import ReadError, read_json

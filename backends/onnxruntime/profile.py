@@ -38,7 +38,7 @@ def read_trace(path: str) -> list[dict]:
         raise TraceError(f"{name}: {size} bytes, over the {MAX_TRACE_BYTES} bytes read")
     try:
         with open(path, "rb") as f:
-            events = loads(f.read(), name)  # nesting bounded (harness/outputs/reading.py)
+            events = loads(f.read(), name)  # nesting bounded (harness/files/reading.py)
     except (OSError, ValueError) as exc:
         raise TraceError(f"{name}: not a JSON trace: {' '.join(str(exc).split())}") from None
     if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):

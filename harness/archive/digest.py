@@ -127,7 +127,7 @@ DIGESTERS = {"probe": _probe_digest, "bench": _bench_digest, "fuzz": _fuzz_diges
 def read_cached(cache: Path | None, name: str, kind: str | None = None) -> Any:
     """The JSON document kept in ``cache`` under ``name`` (checked against the schema ``kind``), or None
     (none kept, damaged, or of the wrong shape: computed again). The cache lies in the site folder,
-    which anyone may edit: it is read as any untrusted file is (harness/outputs/reading.py)."""
+    which anyone may edit: it is read as any untrusted file is (harness/files/reading.py)."""
     path = None if cache is None else cache / name
     if path is None or path.is_symlink() or not path.is_file():
         return None

@@ -154,7 +154,7 @@ def public_argv(args) -> str:
 
 
 def warn(problem: str) -> None:
-    """A line of an output folder that was skipped (harness/outputs/reading.py): said, never fatal."""
+    """A line of an output folder that was skipped (harness/files/reading.py): said, never fatal."""
     from webnn_harness.outputs.text import printable
 
     print(f"warning: {printable(problem)}", file=sys.stderr)

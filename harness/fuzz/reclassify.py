@@ -61,7 +61,7 @@ def reclassify_finding(folder: Path, finding: Mapping, known: ExpectationSet) ->
 def reclassify(source: Path, out: Path) -> Path:
     """Write ``out`` (a new folder) with ``source``'s findings classified again; returns its summary.json."""
     source, out = Path(source), Path(out)
-    # Its finding ids become file names: the schema allows only names (harness/outputs/reading.py).
+    # Its finding ids become file names: the schema allows only names (harness/files/reading.py).
     summary = dict(read_fuzz_folder(source).summary)
     if out.resolve() == source.resolve():
         raise ValueError(f"{out} is the folder read; give a new folder")

@@ -11,7 +11,7 @@ and ``bench --baseline`` whether a folder is a bench (``holds``); ``merge``,
 ``diff`` and ``junit`` read runs with the run entry's reader. A new kind of
 output is one entry.
 
-Readers are the ones every command shares (harness/outputs/reading.py:
+Readers are the ones every command shares (harness/files/reading.py:
 bounded, schema-checked, one-line ``ReadError``); the pages build their model
 on top of them (reports/).
 """

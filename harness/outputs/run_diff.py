@@ -154,7 +154,7 @@ def _name(run: RunFolder) -> str:
 
 
 def diff_runs(base_dir: str | Path, new_dir: str | Path, on_problem: Callable[[str], object] | None = None) -> RunDiff:
-    """``on_problem``: told of each line of either results.jsonl that was skipped (harness/outputs/reading.py)."""
+    """``on_problem``: told of each line of either results.jsonl that was skipped (harness/files/reading.py)."""
     base, new = read_run_folder(base_dir, on_problem=on_problem), read_run_folder(new_dir, on_problem=on_problem)
     b, n = _by_backend(base), _by_backend(new)
     names = list(dict.fromkeys([*b, *n]))

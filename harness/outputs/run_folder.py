@@ -37,7 +37,7 @@ class RecordsRead:
 
 
 def read_records_whole(path: Path) -> RecordsRead:
-    """Every record of ``path`` that can be read; the rest named by line number (harness/outputs/reading.py),
+    """Every record of ``path`` that can be read; the rest named by line number (harness/files/reading.py),
     the same for every command that reads a run."""
     read = read_lines(path, Record.from_json, kind=RUN_RECORD_SCHEMA)
     return RecordsRead(read.items, read.problems, read.whole_bytes)
