@@ -332,6 +332,23 @@ def per_version(columns: Mapping[ColumnKey, tuple[LastRun, Entry]]) -> dict[Vers
     return out
 
 
+def pair_columns(columns: Mapping[ColumnKey, tuple[LastRun, Entry]], name: str, device: str, base: str,
+                 new: str) -> dict[VersionKey, tuple[LastRun, Entry]]:
+    """The columns the changes from ``base`` to ``new`` compare, per kind: of a machine class both versions
+    were archived from (the class of the newest such ``new`` column), so that a change of machine is not
+    read as one of version; where they share none, the newest of each (and machine_note says so)."""
+    out: dict[VersionKey, tuple[LastRun, Entry]] = {}
+    for kind in sorted({k[0] for k in columns if k[1] == name and k[3] == device}):
+        by_class = [{k[4]: columns[k] for k in columns if k[:4] == (kind, name, v, device)} for v in (base, new)]
+        common = set(by_class[0]) & set(by_class[1])
+        shared = max(common, key=lambda c: by_class[1][c][0].date) if common else None
+        for v, got in zip((base, new), by_class):
+            if got:
+                out[(kind, name, v, device)] = got[shared] if shared is not None else max(
+                    got.values(), key=lambda c: c[0].date)
+    return out
+
+
 def _with_class(backend: BackendId, machine: str, several: bool, taken: set[str]) -> BackendId:
     """A column kept apart by its machine class: named by the class where its version has columns on
     several classes ("openvino 2026.4.1 · AVX2"), as it was where it has one."""
@@ -787,7 +804,8 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     for (name, device), vs in sorted(versions.items()):
         ordered = sorted(vs, key=_version_key)
         for base, new in zip(ordered, ordered[1:]):
-            changes.append(cached_version_changes(name, device, base, new, newest, digest, cache, used))
+            compared = pair_columns(columns, name, device, base, new)
+            changes.append(cached_version_changes(name, device, base, new, compared, digest, cache, used))
     prune_cached(cache, CHANGES_PREFIX, used)  # pairs no longer consecutive: the cache does not grow with every build
     changes = _newest_first(changes, lambda c: (c.name, c.new_version, c.new_date))
     # An operator name read from a record becomes a page name only when the catalog knows it.

@@ -683,3 +683,26 @@ def test_a_page_of_one_machine_class_names_no_class_in_its_columns(site):
     _, model = site
     assert all(" · " not in b.backend.label for b in model.site.conformance.backends)
     assert all(" · " not in p.backend.label for p in model.site.probes)
+
+
+def test_changes_between_versions_compare_the_machine_class_both_were_run_on(tmp_path):
+    """fakert 1.0 on AVX-512 and (newer) on AVX2, 2.0 on AVX-512 only, the cases differing by machine
+    alone: 1.0 -> 2.0 compares the AVX-512 runs (no change, no machine note), not the newest 1.0 (AVX2)."""
+    folders = [on_machine(make_version(tmp_path / root, v, date, flip=flip, slower=False, finding="f"), features)
+               for root, v, date, flip, features in (
+                   ("a", "1.0", "2026-11-01T00:00:00+00:00", False, AVX512_FEATURES),
+                   ("b", "1.0", "2026-11-02T00:00:00+00:00", True, AVX2_FEATURES),
+                   ("c", "2.0", "2026-11-03T00:00:00+00:00", False, AVX512_FEATURES))]
+    a = Archive(tmp_path / "archive")
+    a.add([f for pair in folders for f in pair])
+    _, model = build_archive_site(a.path, tmp_path / "site", now=NOW)
+    (change,) = model.changes
+    assert change.runs_compared and not change.newly_failing and not change.newly_passing
+    assert not change.machine_note and change.probes_compared and not change.limits_lost
+    assert change.machines == "Some CPU, 8 cores, test [AVX512_CORE_BF16]"
+    # Without a class in common the newest runs are compared, and the page says the machines differ.
+    b = Archive(tmp_path / "archive2")
+    b.add([*folders[1], *folders[2]])
+    _, model = build_archive_site(b.path, tmp_path / "site2", now=NOW)
+    (change,) = model.changes
+    assert "different machines" in change.machine_note and len(change.newly_failing) == 1
