@@ -65,7 +65,7 @@ from webnn_harness.outputs.run_diff import CaseChange, diff_backend
 from webnn_harness.reports.capability import ProbeBackend, _version_key
 from webnn_harness.reports.archive_cache import PIECES_PREFIX, ColumnReaders
 from webnn_harness.reports.common import BackendId, ReportInputError, reads_inputs, slug
-from webnn_harness.reports.conformance import read_run
+from webnn_harness.reports.conformance import problem_rank, read_run
 from webnn_harness.reports.model import SiteModel, build_model
 from webnn_harness.spec.catalog import operators
 
@@ -420,7 +420,10 @@ def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, E
     backends = [_labelled(b, labels) for b in (_on_class(b, b.header.machine) for b in model.conformance.backends)
                 if _is_newest(info, "run", b.backend, b.header.date)]
     key = lambda b: (b.backend.name, b.backend.version, b.header.date)  # noqa: E731
-    conformance = dataclasses.replace(model.conformance, backends=tuple(_newest_first(_kept_apart(backends), key)))
+    backends = _newest_first(_kept_apart(backends), key)
+    # Every non-pass of the columns kept, as each now names its backend (its class, where a version has several).
+    problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
+    conformance = dataclasses.replace(model.conformance, backends=tuple(backends), problems=problems)
     probes = _kept_apart([_on_class(p, p.header.get("machine")) for p in model.probes])
     probes = _newest_first(probes, lambda p: (p.backend.name, p.backend.version, str(p.header.get("date", ""))))
     return dataclasses.replace(model, conformance=conformance, probes=tuple(probes), archive=info,

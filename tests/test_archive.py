@@ -643,6 +643,7 @@ def test_one_version_on_two_machine_classes_is_two_columns_and_their_disagreemen
     assert sorted(b.backend.label for b in runs) == ["fakert 1.0 · AVX2", "fakert 1.0 · AVX512_CORE_BF16"]
     assert sorted(p.backend.label for p in probes) == ["fakert 1.0 · AVX2", "fakert 1.0 · AVX512_CORE_BF16"]
     assert all(x.backend.label == b.backend.label for b in runs for x in (*b.problems, *b.tight_passes))
+    assert {p.backend.label for p in model.site.conformance.problems} == {b.backend.label for b in runs}
     assert {(k[0], k[4]) for k in model.site.archive.last_run} == {
         (kind, cls) for kind in ("run", "probe") for cls in ("AVX2", "AVX512_CORE_BF16")}
     assert {op for _, op in model.site.machines_disagree} == {"conv2d"}
