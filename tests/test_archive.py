@@ -657,6 +657,7 @@ def test_one_version_on_two_machine_classes_is_two_columns_and_their_disagreemen
         assert "fakert 1.0 · AVX2" in page and "fakert 1.0 · AVX512_CORE_BF16" in page
         assert "last run 2026-11-01 00:00 UTC" in page and "last run 2026-11-02 00:00 UTC" in page
     assert "differs on another machine class" in index
+    assert '<div class="small muted">AVX2</div>' not in index  # the class is in the column's name, not twice
 
 
 def test_entries_without_a_machine_class_keep_one_column_and_fold_into_a_newer_classed_one(tmp_path):
