@@ -671,7 +671,7 @@ def test_entries_without_a_machine_class_keep_one_column_and_fold_into_a_newer_c
     _, model = build_archive_site(a.path, tmp_path / "site", now=NOW)
     assert [b.backend.label for b in model.site.conformance.backends] == ["fakert 1.0"]
     assert [p.backend.label for p in model.site.probes] == ["fakert 1.0"]
-    assert set(model.site.archive.last_run) == {("run", "fakert", "1.0", "CPU", ""), ("probe", "fakert", "1.0", "CPU", "")}
+    assert set(model.site.archive.last_run) == {(kind, "fakert", "1.0", "CPU", "") for kind in ("run", "probe")}
     a.add(on_machine(make_version(tmp_path / "new", "1.0", "2026-11-02T00:00:00+00:00", flip=True, slower=False,
                                   finding="f"), AVX512_FEATURES))
     _, model = build_archive_site(a.path, tmp_path / "site2", now=NOW)
