@@ -181,3 +181,22 @@ def machine_class(machine: Mapping) -> str:
     facts = MachineFacts.from_json(machine if isinstance(machine, Mapping) else {})
     env = ", ".join(f"{k}={v}" for k, v in sorted(facts.environment.items()) if k.endswith("MAX_CPU_ISA"))
     return isa_class(facts.features) + (f", {env}" if env else "")
+
+
+def machine_changes(base: Mapping | None, new: Mapping | None) -> tuple[str, ...]:
+    """``what: base -> new`` for each fact of two runs' machines (their headers' ``machine``) that
+    differs: the CPU model, its ISA class, its features, and each kernel setting in force. Facts one
+    of them does not record (an output written before they were) are not compared."""
+    base = base if isinstance(base, Mapping) else {}
+    new = new if isinstance(new, Mapping) else {}
+    out = [f"{key}: {base[key]} -> {new[key]}" for key in ("cpu", "isaClass")
+           if key in base and key in new and base[key] != new[key]]
+    b, n = base.get("cpuFeatures"), new.get("cpuFeatures")
+    if isinstance(b, list) and isinstance(n, list) and set(b) != set(n):
+        gained, lost = sorted(set(n) - set(b)), sorted(set(b) - set(n))
+        out.append("cpuFeatures: " + " ".join([*(f"+{f}" for f in gained), *(f"-{f}" for f in lost)]))
+    b, n = base.get("kernelEnvironment"), new.get("kernelEnvironment")
+    if isinstance(b, Mapping) and isinstance(n, Mapping):
+        out += [f"{k}: {b.get(k, '(not set)')} -> {n.get(k, '(not set)')}" for k in sorted({*b, *n})
+                if b.get(k) != n.get(k)]
+    return tuple(out)

@@ -59,13 +59,13 @@ from webnn_harness.archive.digest import (
 )
 from webnn_harness.archive.steps import Step, detect_steps
 from webnn_harness.bench.regressions import is_noisy
-from webnn_harness.archive.store import Archive, ArchiveError, Entry, machine_hardware, same_machine
+from webnn_harness.archive.store import Archive, ArchiveError, Entry, recorded_class, same_machine, text_class
 from webnn_harness.loading.caseid import corpus_of
 from webnn_harness.outputs.run_diff import CaseChange, diff_backend
-from webnn_harness.reports.capability import _version_key
+from webnn_harness.reports.capability import ProbeBackend, _version_key
 from webnn_harness.reports.archive_cache import PIECES_PREFIX, ColumnReaders
 from webnn_harness.reports.common import BackendId, ReportInputError, reads_inputs, slug
-from webnn_harness.reports.conformance import read_run
+from webnn_harness.reports.conformance import problem_rank, read_run
 from webnn_harness.reports.model import SiteModel, build_model
 from webnn_harness.spec.catalog import operators
 
@@ -78,7 +78,10 @@ CHANGES_PREFIX = "changes-"
 STEPS_FORMAT = 2  # 2: no step at a noisy bench's point
 NO_SCIPY = "benchmarks not compared: the significance test needs scipy (pip install 'webnn-harness[bench]')"
 
-ColumnKey = tuple[str, str, str, str]  # (kind, backend name, version, device)
+# (kind, backend name, version, device, machine class: "" for an entry archived before classes were
+# recorded): one version's outputs on two machine classes are two columns (issue #47).
+ColumnKey = tuple[str, str, str, str, str]
+VersionKey = tuple[str, str, str, str]  # (kind, backend name, version, device): what changes and the lead compare
 Line = tuple[str, str]  # (backend name, device): one backend's history
 
 
@@ -140,7 +143,7 @@ class ArchiveInfo:
     lead: BackendLead | None = None
 
     def column(self, kind: str, backend: BackendId) -> LastRun | None:
-        return self.last_run.get((kind, backend.name, backend.version, backend.device))
+        return self.last_run.get((kind, backend.name, backend.version, backend.device, backend.machine))
 
 
 @dataclass(frozen=True)
@@ -299,16 +302,104 @@ def _newest_first(items: Sequence[Any], key) -> list[Any]:
 
 
 def last_runs(entries: Sequence[Entry], now: datetime, stale_days: int) -> dict[ColumnKey, tuple[LastRun, Entry]]:
-    """Each column's newest entry (entries come oldest first)."""
+    """Each column's newest entry (entries come oldest first). An entry archived before machine classes
+    were recorded is no column of its own beside a newer one of that version that names its class:
+    its runs count in the newer column of the same hardware (archive/store.same_machine)."""
     out: dict[ColumnKey, tuple[LastRun, Entry]] = {}
     for e in entries:
         for b in e.backends:
-            key = (e.kind, b.name, b.version, b.device)
+            key = (e.kind, b.name, b.version, b.device, text_class(e.machine))
             runs = out[key][0].runs + 1 if key in out else 1
             when = _when(e.date)
             stale = when is not None and now - when > timedelta(days=stale_days)
             out[key] = (LastRun(e.date, stale, runs), e)
+    for key in [k for k in out if not k[4]]:
+        (lr, e), classed = out[key], [k for k in out if k[:4] == key[:4] and k[4]]
+        if classed and all(out[k][0].date >= lr.date for k in classed):
+            del out[key]
+            same = next((k for k in sorted(classed) if same_machine(out[k][1].machine, e.machine)), None)
+            if same:
+                out[same] = (dataclasses.replace(out[same][0], runs=out[same][0].runs + lr.runs), out[same][1])
     return out
+
+
+def per_version(columns: Mapping[ColumnKey, tuple[LastRun, Entry]]) -> dict[VersionKey, tuple[LastRun, Entry]]:
+    """The newest column of each (kind, backend, version, device) whatever its machine class: what the
+    changes between versions and the index's lead compare (a change of machine is said there: machine_note)."""
+    out: dict[VersionKey, tuple[LastRun, Entry]] = {}
+    for (*version_key, _), (lr, e) in sorted(columns.items(), key=lambda kv: kv[1][0].date):
+        out[tuple(version_key)] = (lr, e)  # type: ignore[index]
+    return out
+
+
+def pair_columns(columns: Mapping[ColumnKey, tuple[LastRun, Entry]], name: str, device: str, base: str,
+                 new: str) -> dict[VersionKey, tuple[LastRun, Entry]]:
+    """The columns the changes from ``base`` to ``new`` compare, per kind: of a machine class both versions
+    were archived from (the class of the newest such ``new`` column), so that a change of machine is not
+    read as one of version; where they share none, the newest of each (and machine_note says so)."""
+    out: dict[VersionKey, tuple[LastRun, Entry]] = {}
+    for kind in sorted({k[0] for k in columns if k[1] == name and k[3] == device}):
+        by_class = [{k[4]: columns[k] for k in columns if k[:4] == (kind, name, v, device)} for v in (base, new)]
+        common = set(by_class[0]) & set(by_class[1])
+        shared = max(common, key=lambda c: by_class[1][c][0].date) if common else None
+        for v, got in zip((base, new), by_class):
+            if got:
+                out[(kind, name, v, device)] = got[shared] if shared is not None else max(
+                    got.values(), key=lambda c: c[0].date)
+    return out
+
+
+def _with_class(backend: BackendId, machine: str, several: bool, taken: set[str]) -> BackendId:
+    """A column kept apart by its machine class: named by the class where its version has columns on
+    several classes ("openvino 2026.4.1 · AVX2"), as it was where it has one."""
+    if not several:
+        return dataclasses.replace(backend, machine=machine)
+    # The name BackendIds gave a second column of a version says which archive entry (a hash) it came from:
+    # the class says more. Two columns of one class (other settings) are numbered, as BackendIds does.
+    label = named = f"{backend.name} {backend.short_version} · {machine or 'machine class not recorded'}".strip()
+    n = 2
+    while label in taken:
+        label, n = f"{named} ({n})", n + 1
+    taken.add(label)
+    return dataclasses.replace(backend, machine=machine, label=label)
+
+
+def _kept_apart(columns: Sequence[Any]) -> list[Any]:
+    """Conformance or probe columns, each with its machine class set, labelled by it where its version
+    has columns on several classes."""
+    classes: dict[tuple, set[str]] = defaultdict(set)
+    for c in columns:
+        classes[(c.backend.name, c.backend.version, c.backend.device)].add(c.backend.machine)
+    taken = {c.backend.label for c in columns}
+    return [_relabelled(c, _with_class(
+        c.backend, c.backend.machine, len(classes[(c.backend.name, c.backend.version, c.backend.device)]) > 1, taken))
+        for c in columns]
+
+
+def _relabelled(column: Any, backend: BackendId) -> Any:
+    """A conformance or probe column with its BackendId replaced wherever it holds one (its problems,
+    its operators' cells), so that every page names the column alike."""
+    def swap(x):
+        return dataclasses.replace(x, backend=backend)
+
+    if isinstance(column, ProbeBackend):
+        return dataclasses.replace(column, backend=backend, ops={op: swap(c) for op, c in column.ops.items()})
+    return dataclasses.replace(column, backend=backend, problems=tuple(map(swap, column.problems)),
+                               tight_passes=tuple(map(swap, column.tight_passes)))
+
+
+def _on_class(column: Any, machine: Any) -> Any:
+    """A conformance or probe column with the machine class its output recorded (archive/store.recorded_class)."""
+    return _relabelled(column, dataclasses.replace(column.backend, machine=recorded_class(machine)))
+
+
+def _is_newest(info: ArchiveInfo, kind: str, backend: BackendId, date: str) -> bool:
+    """Whether a column read from an entry is its column's newest (an entry of several backends may be
+    the newest for one and not another); one of no column (its entry's backends named otherwise) is kept."""
+    lr = info.column(kind, backend)
+    if lr is not None:
+        return lr.date == date
+    return not any(k[:4] == (kind, backend.name, backend.version, backend.device) for k in info.last_run)
 
 
 def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, Entry]], info: ArchiveInfo,
@@ -316,7 +407,7 @@ def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, E
     # The performance page shows the newest bench of each backend and device only: its charts
     # put every column side by side, and the history pages follow latencies across versions.
     newest_bench: dict[Line, tuple[tuple, Entry]] = {}
-    for (kind, name, version, device), (lr, e) in newest.items():
+    for (kind, name, version, device, _), (lr, e) in newest.items():
         key = (_version_key(version), lr.date)
         if kind == "bench" and ((name, device) not in newest_bench or newest_bench[(name, device)][0] < key):
             newest_bench[(name, device)] = (key, e)
@@ -326,11 +417,15 @@ def _columns_model(archive: Archive, newest: Mapping[ColumnKey, tuple[LastRun, E
     model = build_model(folders, run_reader=readers.runs, probe_reader=readers.probe)
     # An entry of several backends may be the newest for one and not another: keep newest columns only.
     labels = {e.id: e.label for e in chosen}
-    backends = [_labelled(b, labels) for b in model.conformance.backends
-                if (lr := info.column("run", b.backend)) is None or lr.date == b.header.date]
+    backends = [_labelled(b, labels) for b in (_on_class(b, b.header.machine) for b in model.conformance.backends)
+                if _is_newest(info, "run", b.backend, b.header.date)]
     key = lambda b: (b.backend.name, b.backend.version, b.header.date)  # noqa: E731
-    conformance = dataclasses.replace(model.conformance, backends=tuple(_newest_first(backends, key)))
-    probes = _newest_first(model.probes, lambda p: (p.backend.name, p.backend.version, str(p.header.get("date", ""))))
+    backends = _newest_first(_kept_apart(backends), key)
+    # Every non-pass of the columns kept, as each now names its backend (its class, where a version has several).
+    problems = tuple(sorted((p for b in backends for p in b.problems), key=problem_rank))
+    conformance = dataclasses.replace(model.conformance, backends=tuple(backends), problems=problems)
+    probes = _kept_apart([_on_class(p, p.header.get("machine")) for p in model.probes])
+    probes = _newest_first(probes, lambda p: (p.backend.name, p.backend.version, str(p.header.get("date", ""))))
     return dataclasses.replace(model, conformance=conformance, probes=tuple(probes), archive=info,
                                inputs=tuple(f"archive entry {f.name}" for f in folders))
 
@@ -411,7 +506,7 @@ def _findings(digest: Mapping[str, Any], ids: set[str]) -> tuple[FindingChange, 
 
 
 def version_changes(name: str, device: str, base: str, new: str,
-                    newest: Mapping[ColumnKey, tuple[LastRun, Entry]], digest) -> VersionChanges:
+                    newest: Mapping[VersionKey, tuple[LastRun, Entry]], digest) -> VersionChanges:
     def pair(kind: str):
         b, n = newest.get((kind, name, base, device)), newest.get((kind, name, new, device))
         return (digest(b[1]), digest(n[1])) if b and n else None
@@ -463,9 +558,9 @@ def machine_disagreements(entries: Sequence[Entry], digest) -> tuple[MachineDisa
     are not compared)."""
     newest: dict[tuple[str, str, str], dict[str, Entry]] = defaultdict(dict)
     for e in entries:  # oldest first: the last one kept per class is the newest
-        if e.kind == "run" and machine_hardware(e.machine) != e.machine:
+        if e.kind == "run" and text_class(e.machine):
             for b in e.backends:
-                newest[(b.name, b.version, b.device)][e.machine.rsplit(" [", 1)[1].rstrip("]")] = e
+                newest[(b.name, b.version, b.device)][text_class(e.machine)] = e
     out = []
     for (name, version, device), by_class in sorted(newest.items()):
         machines = [by_class[c] for c in sorted(by_class)]
@@ -491,7 +586,7 @@ def _changes_from_json(doc: Mapping[str, Any]) -> VersionChanges:
 
 
 def cached_version_changes(name: str, device: str, base: str, new: str,
-                           newest: Mapping[ColumnKey, tuple[LastRun, Entry]], digest, cache: Path | None,
+                           newest: Mapping[VersionKey, tuple[LastRun, Entry]], digest, cache: Path | None,
                            used: set[str]) -> VersionChanges:
     """``version_changes``, kept in ``cache`` by the ids of the entries it compares (an entry
     never changes): a build after one entry was added compares only the pairs it is in.
@@ -538,7 +633,7 @@ def declared_vs_probed(device: str, digest: Mapping[str, Any]) -> DeclaredVsProb
     return DeclaredVsProbed(device, len(declared & probed), len(declared - probed), len(probed - declared))
 
 
-def lead_backend(newest: Mapping[ColumnKey, tuple[LastRun, Entry]]) -> str | None:
+def lead_backend(newest: Mapping[VersionKey, tuple[LastRun, Entry]]) -> str | None:
     """The backend with the most archived run versions (ties: by name); None with fewer than two."""
     versions: dict[str, set[str]] = defaultdict(set)
     for kind, name, version, _ in newest:
@@ -548,7 +643,7 @@ def lead_backend(newest: Mapping[ColumnKey, tuple[LastRun, Entry]]) -> str | Non
     return ranked[0][0] if ranked and len(ranked[0][1]) > 1 else None
 
 
-def backend_lead(newest: Mapping[ColumnKey, tuple[LastRun, Entry]], digest,
+def backend_lead(newest: Mapping[VersionKey, tuple[LastRun, Entry]], digest,
                  changes: Sequence[VersionChanges]) -> BackendLead | None:
     name = lead_backend(newest)
     if name is None:
@@ -697,10 +792,11 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     if not entries:
         raise ReportInputError(f"{path}: no entry of the archive can be read ({problems[0]})")
     now = now or datetime.now(timezone.utc)
-    newest = last_runs(entries, now, stale_days)
+    columns = last_runs(entries, now, stale_days)
     info = ArchiveInfo(stale_days, now.isoformat(timespec="seconds"), len(entries),
-                       {k: lr for k, (lr, _) in newest.items()})
-    site = _columns_model(archive, newest, info, readers)
+                       {k: lr for k, (lr, _) in columns.items()})
+    site = _columns_model(archive, columns, info, readers)
+    newest = per_version(columns)
     prune_cached(cache, PIECES_PREFIX, readers.used)  # entries no longer a column's newest
     warnings = list(problems)
 
@@ -711,7 +807,8 @@ def build_archive_model(path: str | Path, cache: Path | None = None, now: dateti
     for (name, device), vs in sorted(versions.items()):
         ordered = sorted(vs, key=_version_key)
         for base, new in zip(ordered, ordered[1:]):
-            changes.append(cached_version_changes(name, device, base, new, newest, digest, cache, used))
+            compared = pair_columns(columns, name, device, base, new)
+            changes.append(cached_version_changes(name, device, base, new, compared, digest, cache, used))
     prune_cached(cache, CHANGES_PREFIX, used)  # pairs no longer consecutive: the cache does not grow with every build
     changes = _newest_first(changes, lambda c: (c.name, c.new_version, c.new_date))
     # An operator name read from a record becomes a page name only when the catalog knows it.

@@ -47,6 +47,7 @@ class BackendId:
     device: str
     slug: str  # unique within a site
     label: str  # unique within a site, for people
+    machine: str = ""  # report --archive: the column's machine class (issue #47); "" where not recorded
 
     @property
     def short_version(self) -> str:

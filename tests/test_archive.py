@@ -603,3 +603,108 @@ def test_corpus_counts_put_each_case_under_its_first_folder():
     assert [(c.corpus, c.passed, c.failed, c.refused, c.known)
             for c in archive_model.corpus_counts("cpu", cases)] == [
         ("", 0, 1, 0, 0), ("wpt", 1, 0, 2, 0), ("wpt-extra", 0, 2, 0, 1)]  # known: of the failed only
+
+
+# --------------------------------------------------------------------------- machine classes (issue #47)
+
+AVX2_FEATURES = ["avx", "avx2", "f16c", "fma", "sse4_1", "sse4_2"]
+AVX512_FEATURES = [*AVX2_FEATURES, "avx512_bf16", "avx512_vnni", "avx512bw", "avx512cd", "avx512dq", "avx512f",
+                   "avx512vl"]
+
+
+def on_machine(folders: list[Path], features: list[str] | None) -> list[Path]:
+    """make_version's run and probe as recorded on a synthetic machine: one CPU model, with the CPU
+    features ``features`` (None: an output written before features were recorded)."""
+    machine = {"cpu": "Some CPU", "cores": 8, "platform": "test"}
+    if features is not None:
+        machine.update(cpuFeatures=features, kernelEnvironment={})
+    run, probe, *_ = folders
+    doc = json.loads((run / "summary.json").read_text())
+    doc["machine"] = machine
+    (run / "summary.json").write_text(json.dumps(doc))
+    header = probe / "fakert-opSupportLimits.header.json"
+    header.write_text(json.dumps({**json.loads(header.read_text()), "machine": machine}))
+    return [run, probe]
+
+
+def test_one_version_on_two_machine_classes_is_two_columns_and_their_disagreement_is_shown(tmp_path):
+    """As wpt.fyi keeps browsers apart: fakert 1.0 archived from an AVX-512 machine and, later, an AVX2 one
+    (where case "a" fails and conv2d lacks float16) is two columns named by their class, not the newer
+    one hiding the older; the matrix marks the cells where they disagree, the changes page the cases."""
+    avx512 = on_machine(make_version(tmp_path / "avx512", "1.0", "2026-11-01T00:00:00+00:00", flip=False,
+                                     slower=False, finding="f"), AVX512_FEATURES)
+    avx2 = on_machine(make_version(tmp_path / "avx2", "1.0", "2026-11-02T00:00:00+00:00", flip=True, slower=False,
+                                   finding="f"), AVX2_FEATURES)
+    a = Archive(tmp_path / "archive")
+    a.add([*avx512, *avx2])
+    _, model = build_archive_site(a.path, tmp_path / "site", now=NOW)
+    out = tmp_path / "site"
+    runs, probes = model.site.conformance.backends, model.site.probes
+    assert sorted(b.backend.label for b in runs) == ["fakert 1.0 · AVX2", "fakert 1.0 · AVX512_CORE_BF16"]
+    assert sorted(p.backend.label for p in probes) == ["fakert 1.0 · AVX2", "fakert 1.0 · AVX512_CORE_BF16"]
+    assert all(x.backend.label == b.backend.label for b in runs for x in (*b.problems, *b.tight_passes))
+    assert {p.backend.label for p in model.site.conformance.problems} == {b.backend.label for b in runs}
+    assert {(k[0], k[4]) for k in model.site.archive.last_run} == {
+        (kind, cls) for kind in ("run", "probe") for cls in ("AVX2", "AVX512_CORE_BF16")}
+    assert {op for _, op in model.site.machines_disagree} == {"conv2d"}
+    (d,) = model.machine_disagreements
+    assert d.base_machine == "Some CPU, 8 cores, test [AVX2]"  # classes sorted: AVX2's statuses first
+    assert [(c.id.split("::")[1], c.base, c.new) for c in d.cases] == [("relu a", "fail", "pass"),
+                                                                      ("relu b", "pass", "fail")]
+    assert not model.changes  # one version: a machine's difference is no version change
+    index, conformance = (out / "index.html").read_text(), (out / "conformance.html").read_text()
+    for page in (index, conformance):
+        assert "fakert 1.0 · AVX2" in page and "fakert 1.0 · AVX512_CORE_BF16" in page
+        assert "last run 2026-11-01 00:00 UTC" in page and "last run 2026-11-02 00:00 UTC" in page
+    assert "differs on another machine class" in index
+    assert '<div class="small muted">AVX2</div>' not in index  # the class is in the column's name, not twice
+
+
+def test_entries_without_a_machine_class_keep_one_column_and_fold_into_a_newer_classed_one(tmp_path):
+    """Entries archived before classes were recorded: one column per version as before, with no class
+    in its name; a newer output of that version on the same hardware that names its class takes the
+    column over (with the older one's runs), so an upgrade splits no column."""
+    legacy = on_machine(make_version(tmp_path / "old", "1.0", "2026-11-01T00:00:00+00:00", flip=False,
+                                     slower=False, finding="f"), None)
+    a = Archive(tmp_path / "archive")
+    a.add(legacy)
+    _, model = build_archive_site(a.path, tmp_path / "site", now=NOW)
+    assert [b.backend.label for b in model.site.conformance.backends] == ["fakert 1.0"]
+    assert [p.backend.label for p in model.site.probes] == ["fakert 1.0"]
+    assert set(model.site.archive.last_run) == {(kind, "fakert", "1.0", "CPU", "") for kind in ("run", "probe")}
+    a.add(on_machine(make_version(tmp_path / "new", "1.0", "2026-11-02T00:00:00+00:00", flip=True, slower=False,
+                                  finding="f"), AVX512_FEATURES))
+    _, model = build_archive_site(a.path, tmp_path / "site2", now=NOW)
+    (run,) = model.site.conformance.backends
+    assert run.backend.label == "fakert 1.0" and run.header.date.startswith("2026-11-02")  # one class: no class label
+    last = model.site.archive.column("run", run.backend)
+    assert last is not None and last.runs == 2 and not model.machine_disagreements
+
+
+def test_a_page_of_one_machine_class_names_no_class_in_its_columns(site):
+    _, model = site
+    assert all(" · " not in b.backend.label for b in model.site.conformance.backends)
+    assert all(" · " not in p.backend.label for p in model.site.probes)
+
+
+def test_changes_between_versions_compare_the_machine_class_both_were_run_on(tmp_path):
+    """fakert 1.0 on AVX-512 and (newer) on AVX2, 2.0 on AVX-512 only, the cases differing by machine
+    alone: 1.0 -> 2.0 compares the AVX-512 runs (no change, no machine note), not the newest 1.0 (AVX2)."""
+    folders = [on_machine(make_version(tmp_path / root, v, date, flip=flip, slower=False, finding="f"), features)
+               for root, v, date, flip, features in (
+                   ("a", "1.0", "2026-11-01T00:00:00+00:00", False, AVX512_FEATURES),
+                   ("b", "1.0", "2026-11-02T00:00:00+00:00", True, AVX2_FEATURES),
+                   ("c", "2.0", "2026-11-03T00:00:00+00:00", False, AVX512_FEATURES))]
+    a = Archive(tmp_path / "archive")
+    a.add([f for pair in folders for f in pair])
+    _, model = build_archive_site(a.path, tmp_path / "site", now=NOW)
+    (change,) = model.changes
+    assert change.runs_compared and not change.newly_failing and not change.newly_passing
+    assert not change.machine_note and change.probes_compared and not change.limits_lost
+    assert change.machines == "Some CPU, 8 cores, test [AVX512_CORE_BF16]"
+    # Without a class in common the newest runs are compared, and the page says the machines differ.
+    b = Archive(tmp_path / "archive2")
+    b.add([*folders[1], *folders[2]])
+    _, model = build_archive_site(b.path, tmp_path / "site2", now=NOW)
+    (change,) = model.changes
+    assert "different machines" in change.machine_note and len(change.newly_failing) == 1

@@ -161,12 +161,24 @@ def machine_text(machine: Any) -> str:
     text = ", ".join(str(p) for p in parts if p)[:200]
     # Its machine class, where the output recorded the CPU's features (issue #47): the ISA class and
     # any cap in force, so that an AVX-512 run and an AVX2 one (or one capped to AVX2) are two machines.
-    return f"{text} [{machine_class(machine)}]" if "cpuFeatures" in machine else text
+    cls = recorded_class(machine)
+    return f"{text} [{cls}]" if cls else text
+
+
+def recorded_class(machine: Any) -> str:
+    """A header's machine class as its archive entry keeps it ("" for an output written before
+    features were recorded): what an archived column is kept apart by."""
+    return machine_class(machine) if isinstance(machine, Mapping) and "cpuFeatures" in machine else ""
 
 
 def machine_hardware(text: str) -> str:
     """A machine_text without its class: what an entry archived before classes were recorded says."""
     return text.split(" [", 1)[0]
+
+
+def text_class(text: str) -> str:
+    """The class a machine_text ends with, "" for an entry archived before classes were recorded."""
+    return text.rsplit(" [", 1)[1].rstrip("]") if machine_hardware(text) != text else ""
 
 
 def same_machine(a: str, b: str) -> bool:

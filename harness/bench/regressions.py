@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from webnn_harness.cpu import machine_changes
 from webnn_harness.outputs.bench_records import BENCH_FILE, BenchFolder, read_bench_folder
 from webnn_harness.files.reading import ReadError
 
@@ -144,12 +145,29 @@ def _machine(summary: Mapping[str, Any]) -> dict | None:
     return machine if isinstance(machine, dict) else None
 
 
-def _hardware(record: dict, folder_machine: dict | None = None) -> tuple | None:
-    """The hardware a record was timed on: its node's (bench --executor ray)
-    or else its folder's (a local bench): CPU model, cores and memory, not the
-    host name, so that identical machines of a farm compare."""
+def _timed_on(record: dict, folder_machine: dict | None = None) -> dict | None:
+    """The machine a record was timed on: its node's (bench --executor ray) or else its folder's (a local bench)."""
     machine = (record.get("node") or {}).get("machine") or folder_machine
-    return (machine.get("cpu"), machine.get("cores"), machine.get("memoryBytes")) if isinstance(machine, dict) else None
+    return machine if isinstance(machine, dict) else None
+
+
+def _hardware(machine: dict | None) -> tuple | None:
+    """A machine's hardware: CPU model, cores and memory, not the host name, so that identical
+    machines of a farm compare."""
+    return (machine.get("cpu"), machine.get("cores"), machine.get("memoryBytes")) if machine else None
+
+
+def machine_difference(base: dict | None, new: dict | None) -> str:
+    """What differs between the machines two records were timed on ("" where nothing does, or where
+    one names none): the hardware, and the facts ``diff`` compares between runs (cpu.machine_changes:
+    the ISA class and features, a kernel setting such as ONEDNN_MAX_CPU_ISA), so that a bench capped
+    to AVX2 and a native one on one CPU are two machines (issue #47)."""
+    if base is None or new is None:
+        return ""
+    hardware = _hardware(base), _hardware(new)
+    said = [f"{hardware[0]} before, {hardware[1]} now"] if hardware[0] != hardware[1] else []
+    said += [c for c in machine_changes(base, new) if not (said and c.startswith("cpu: "))]
+    return "; ".join(said)
 
 
 def _timed(record: dict) -> bool:
@@ -168,12 +186,12 @@ def _compare_pair(key, base: dict, new: dict, threshold: float, alpha: float,
     base_ok, new_ok = base["status"] == "ok", new["status"] == "ok"
     if base_ok and new_ok and not (_timed(base) and _timed(new)):
         return Change(*key, "notComparable", reason="no latency samples in one of them (a record of another kind)")
-    hardware = _hardware(base, machines[0]), _hardware(new, machines[1])
-    if base_ok and new_ok and None not in hardware and hardware[0] != hardware[1]:
+    differs = machine_difference(_timed_on(base, machines[0]), _timed_on(new, machines[1]))
+    if base_ok and new_ok and differs:
         # Two machines' times are no regression: a baseline timed elsewhere, or a Ray bench
         # that put the benchmark on whichever node was free.
         return Change(*key, "notComparable", base["latency"]["median"], new["latency"]["median"],
-                      reason=f"timed on different machines: {hardware[0]} before, {hardware[1]} now")
+                      reason=f"timed on different machines: {differs}")
     if not (base_ok and new_ok):
         if base_ok:
             return Change(*key, "broken", reason=f"was ok, now {new['status']}: {new.get('message') or ''}".strip())

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
+from webnn_harness.cpu import machine_changes
 from webnn_harness.verdict.record import BAD_STATUSES, Record
 from webnn_harness.outputs.run_folder import RunFolder, read_run_folder
 from webnn_harness.outputs.text import printable
@@ -127,25 +128,6 @@ _ABSENT = object()
 
 def _setting(settings: Mapping, key) -> str:
     return json.dumps(settings[key], default=str) if key in settings else "(not set)"
-
-
-def machine_changes(base: Mapping | None, new: Mapping | None) -> tuple[str, ...]:
-    """``what: base -> new`` for each fact of two runs' machines (their headers' ``machine``) that
-    differs: the CPU model, its ISA class, its features, and each kernel setting in force. Facts one
-    of them does not record (an output written before they were) are not compared."""
-    base = base if isinstance(base, Mapping) else {}
-    new = new if isinstance(new, Mapping) else {}
-    out = [f"{key}: {base[key]} -> {new[key]}" for key in ("cpu", "isaClass")
-           if key in base and key in new and base[key] != new[key]]
-    b, n = base.get("cpuFeatures"), new.get("cpuFeatures")
-    if isinstance(b, list) and isinstance(n, list) and set(b) != set(n):
-        gained, lost = sorted(set(n) - set(b)), sorted(set(b) - set(n))
-        out.append("cpuFeatures: " + " ".join([*(f"+{f}" for f in gained), *(f"-{f}" for f in lost)]))
-    b, n = base.get("kernelEnvironment"), new.get("kernelEnvironment")
-    if isinstance(b, Mapping) and isinstance(n, Mapping):
-        out += [f"{k}: {b.get(k, '(not set)')} -> {n.get(k, '(not set)')}" for k in sorted({*b, *n})
-                if b.get(k) != n.get(k)]
-    return tuple(out)
 
 
 def _name(run: RunFolder) -> str:
