@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from webnn_harness.bench.cases import KIND as CASE_KIND
+from webnn_harness.bench.case_benchmarks import KIND as CASE_KIND
 from webnn_harness.loading.caseid import corpus_of, split_case_id
 from webnn_harness.outputs.bench_records import read_bench_folder
 from webnn_harness.verdict.record import Record

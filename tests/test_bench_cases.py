@@ -1,4 +1,4 @@
-"""bench --cases DIR (harness/bench/cases.py): each case of a case folder timed as one graph, named by its
+"""bench --cases DIR (harness/bench/case_benchmarks.py): each case of a case folder timed as one graph, named by its
 stable case id, verified with the case's own tolerance before it is timed."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from webnn_harness.bench.cases import KIND, WHOLE_GRAPH, case_suite
+from webnn_harness.bench.case_benchmarks import KIND, WHOLE_GRAPH, case_suite
 from webnn_harness.bench.driver import BenchOptions, run_bench
 from webnn_harness.bench.measure import TimingPolicy
 from webnn_harness.bench.worker import BenchWorker, Task
@@ -142,7 +142,7 @@ def image_case():
 
 
 def test_the_nhwc_variant_computes_the_same_outputs_with_the_activations_channels_last(tmp_path):
-    from webnn_harness.bench.cases import NHWC, load_benchmark_case
+    from webnn_harness.bench.case_benchmarks import NHWC, load_benchmark_case
     from webnn_harness.execution.worker import expected_outputs
 
     folder = tmp_path / "models"

@@ -38,7 +38,7 @@ class Benchmark:
     params: Mapping[str, Any] = field(default_factory=dict)
     op: str | None = None
     published: Mapping[str, dict] = field(default_factory=dict)
-    source: Any = None  # bench --cases: the case file it is read from (harness/bench/cases.py CaseSource)
+    source: Any = None  # bench --cases: the case file it is read from (harness/bench/case_benchmarks.py CaseSource)
 
 
 @dataclass(frozen=True)

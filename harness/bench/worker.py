@@ -27,7 +27,7 @@ from webnn_harness.bench.profile import profile_variant
 from webnn_harness.outputs.bench_records import BenchRecord
 from webnn_harness.bench.suite import Benchmark
 from webnn_harness.bench.variants import prepare
-from webnn_harness.bench.cases import load_benchmark_case
+from webnn_harness.bench.case_benchmarks import load_benchmark_case
 from webnn_harness.loading.cases import Case, CaseError
 from webnn_harness.spec.cost import graph_cost
 from webnn_harness.verdict.judge import judge

@@ -41,8 +41,8 @@ def add_arguments(be: argparse.ArgumentParser) -> None:
 
 
 def _selected_suite(args):
-    """The suite --suite names, or --cases' cases as one (harness/bench/cases.py); UsageError for both or a bad one."""
-    from webnn_harness.bench.cases import case_suite
+    """The suite --suite names, or --cases' cases as one (harness/bench/case_benchmarks.py); UsageError for both or a bad one."""
+    from webnn_harness.bench.case_benchmarks import case_suite
     from webnn_harness.bench.suite import load_suite
 
     if args.cases and args.suite:

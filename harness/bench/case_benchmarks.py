@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from webnn_harness.bench.layout import allows_nhwc, nhwc_case
+from webnn_harness.bench.channels_last import allows_nhwc, nhwc_case
 from webnn_harness.bench.suite import Benchmark, Suite, SuiteError
 from webnn_harness.loading.cases import Case, CaseError, PendingCase, find_case_files, read_file
 
 KIND = "case"  # the bench record's kind for a case benchmark (suite benchmarks: op, scenario, transfer, peak)
 WHOLE_GRAPH = "graph"  # the variant: the case's graph as one backend graph, as the case gives it
-NHWC = "nhwc"  # the variant: the same graph rewritten channels-last (harness/bench/layout.py), where it has nchw image ops
+NHWC = "nhwc"  # the variant: the same graph rewritten channels-last (harness/bench/channels_last.py), where it has nchw image ops
 
 
 @dataclass(frozen=True)
