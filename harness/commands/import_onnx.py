@@ -39,9 +39,9 @@ def handle(args) -> int:
     from webnn_harness.files.writes import OutputFolderError
 
     models = [Path(m) for m in args.models]
-    missing = [str(m) for m in models if not m.is_file()]
-    if missing:
-        raise UsageError(f"no such model file: {', '.join(missing)}")
+    for m in models:
+        if not m.is_file():  # a folder, a named pipe or device is never opened (opening a pipe could hang)
+            raise UsageError(f"{m}: {'not a regular file' if m.exists() else 'no such model file'}")
 
     def show(result) -> None:
         if result.refused:

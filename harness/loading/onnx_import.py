@@ -233,18 +233,20 @@ def convert_model(path: Path, seed: int | None = None, input_seed: int = 1) -> C
 
     model = read_model(path)
     stem = path.stem
+    if not model.graph.node:  # an empty file parses as an empty ModelProto
+        raise Refused(f"{path.name}: the model's graph has no nodes (nothing to compute)")
     try:
         m = _map_nodes(model, stem)
     except Refused as exc:
         raise Refused(f"{path.name}: {exc}") from None
-    inputs, blobs, seeded = _graph_inputs(model, m, stem, seed, input_seed)
+    inputs, blobs, seeded = _graph_inputs(model, m, path.name, seed, input_seed)
     outputs = {}
     for o in model.graph.output:
         if o.name in m.constants:
             raise Refused(f"{path.name}: output {o.name!r} is a constant (nothing to compute)")
         if m.names.get(o.name, o.name) != o.name:  # the output is another value (a Dropout's input)
             m.operators.append({"name": "identity", "arguments": [{"input": m.names[o.name]}], "outputs": o.name})
-        if o.name not in m.shapes or o.name not in m.dtypes:
+        if o.name not in m.shapes or o.name not in m.dtypes or any(d < 0 for d in m.shapes[o.name]):
             raise Refused(f"{path.name}: output {o.name!r} has no static shape and WebNN data type")
         outputs[o.name] = {"descriptor": {"shape": list(m.shapes[o.name]), "dataType": m.dtypes[o.name]}}
     info = {
@@ -289,12 +291,12 @@ def _map_nodes(model: onnx.ModelProto, stem: str) -> Mapper:
     return m
 
 
-def _graph_inputs(model, m: Mapper, stem: str, seed: int | None, input_seed: int):
+def _graph_inputs(model, m: Mapper, model_file: str, seed: int | None, input_seed: int):
     """The case's ``graph.inputs``: the model's inputs (seeded data), then each constant it uses."""
     inputs, blobs, seeded, offset = {}, [], {}, 0
     for k, v in enumerate(x for x in model.graph.input if x.name not in m.constants):
-        if v.name not in m.shapes or v.name not in m.dtypes:
-            raise Refused(f"{stem}: input {v.name!r} has no static shape and WebNN data type")
+        if v.name not in m.shapes or v.name not in m.dtypes or any(d < 0 for d in m.shapes[v.name]):
+            raise Refused(f"{model_file}: input {v.name!r} has no static shape and WebNN data type")
         dt = m.dtypes[v.name]
         gen = ({"distribution": "uniform", "low": 0, "high": 1} if dt.startswith("float")
                else {"distribution": "integers", "low": 0, "high": 9})
@@ -314,7 +316,7 @@ def _graph_inputs(model, m: Mapper, stem: str, seed: int | None, input_seed: int
             data = encode_array(np.asarray(value).astype(dt)) if shape else encode_number(np.asarray(value, dt)[()])
         else:
             raw = tensor_bytes(value, dt)
-            data = {"sidecar": sidecar_slice(raw, offset, f"{stem}.weights.bin")}
+            data = {"sidecar": sidecar_slice(raw, offset, f"{Path(model_file).stem}.weights.bin")}
             blobs.append(raw)
             offset += len(raw)
         inputs[name] = {"data": data, "descriptor": desc, "constant": True}

@@ -82,6 +82,8 @@ def _import_one(path: Path, folder: Path, seed: int | None, check_ort: bool) -> 
     case, outputs, ref_s, peak = _reference(case_path)
     if isinstance(case, str):
         line = f"{path.name}: the imported case does not load: {case}"
+        for written in (case_path, bin_path):  # this import's own files: a refused model leaves no case behind
+            written.unlink(missing_ok=True)
         return ModelResult(path.stem, {"stem": path.stem, "file": path.name, "refused": line}, line)
     info = {**converted.info, "importSeconds": round(import_s, 3), "referenceSeconds": round(ref_s, 3),
             "referencePeakBytes": peak}
