@@ -205,6 +205,8 @@ def test_archive_changes_page_shows_where_two_machines_disagree(tmp_path, monkey
     from webnn_harness.cli import main
     from webnn_harness.reports.archive import build_archive_model
 
+    for variable in ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"):  # native: whatever cap the suite runs under
+        monkeypatch.delenv(variable, raising=False)
     native = write_run(tmp_path / "native", [run_rec("relu float32 1D"), run_rec("relu float32 2D", status="fail")],
                        "webnn-harness run --out native")
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")  # the same CPU with the kernels capped: another class
