@@ -29,7 +29,7 @@ from webnn_harness.outputs.bench_records import read_bench_folder
 from webnn_harness.verdict.record import Record
 from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.reports.common import ReportInputError
-from webnn_harness.reports.performance import _threads_and_precision, machine_label
+from webnn_harness.reports.performance import threads_and_precision, machine_label
 
 MIN_MODEL_NODES = 2  # a graph of one op is a conformance case, not a model
 # What a bench record's status says where no run record does (the bench verifies before it times).
@@ -174,7 +174,7 @@ class _Columns:
 
     def add(self, backend: Mapping[str, Any], raw: Mapping[str, Any], source: str) -> str:
         key = _column_key(backend)
-        threads, precision = _threads_and_precision(raw)
+        threads, precision = threads_and_precision(raw)
         entry = self.info.setdefault(key, {"name": str(backend.get("name", "?")), "version": str(backend.get("version", "")),
                                            "device": str(backend.get("device", "")), "threads": threads,
                                            "precision": precision, "sources": []})

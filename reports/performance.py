@@ -734,7 +734,7 @@ def _host_cpu(raw: Mapping[str, Any]) -> bool:
     return backend.get("hostCpu", True) is not False
 
 
-def _threads_and_precision(raw: Mapping[str, Any]) -> tuple[str, str]:
+def threads_and_precision(raw: Mapping[str, Any]) -> tuple[str, str]:
     """The thread count and precision label a record's backend said
     (BackendInfo), each else read from its settings under the keys its facts
     declare (BackendFacts thread_settings, precision_settings); "" where
@@ -794,7 +794,7 @@ def build_performance(folders: Sequence[Path], ids: BackendIds | None = None) ->
                     bid = ids.get(name, version, device, f"{identity}#{len(by_identity[identity])}")
                     slug = bid.slug
                     columns[slug] = (bid, settings, set(), [], _host_cpu(group[0][1]),
-                                     _threads_and_precision(group[0][1]))
+                                     threads_and_precision(group[0][1]))
                     by_identity[identity].append(slug)
                 columns[slug][2].update(pairs)
                 columns[slug][3].append(index)

@@ -55,12 +55,12 @@ def operator_counts(raw: Any) -> dict[str, int] | None:
 
 def _raw_cases(path: Path, file: str, max_case_bytes: int | None) -> tuple[list[tuple[PendingCase, Any]], list[CaseError]]:
     """The file's pending cases with their raw JSON (for the operator counts), and its errors."""
-    from webnn_harness.loading.cases import _read_json
+    from webnn_harness.loading.cases import read_case_json
     from webnn_harness.loading.casesize import default_max_case_bytes
 
     pending, errors = [], []
     entries = list(read_file(path, True, file, max_case_bytes))
-    raw_doc = _read_json(path, file, max_case_bytes or default_max_case_bytes()) if entries else None
+    raw_doc = read_case_json(path, file, max_case_bytes or default_max_case_bytes()) if entries else None
     tests = raw_doc[0] if isinstance(raw_doc, tuple) else None
     tests = tests.get("tests") if isinstance(tests, dict) else tests
     for entry in entries:
@@ -131,10 +131,10 @@ def load_benchmark_case(benchmark: Benchmark, variant: str, file: str) -> Case |
 
 def _raw_case(source: CaseSource) -> Any:
     """The case's JSON as its file holds it (the nhwc rewrite works on its operators)."""
-    from webnn_harness.loading.cases import _read_json
+    from webnn_harness.loading.cases import read_case_json
     from webnn_harness.loading.casesize import default_max_case_bytes
 
-    read = _read_json(Path(source.path), source.file, default_max_case_bytes())
+    read = read_case_json(Path(source.path), source.file, default_max_case_bytes())
     if isinstance(read, CaseError):
         raise ValueError(str(read))
     doc = read[0]["tests"] if isinstance(read[0], dict) else read[0]

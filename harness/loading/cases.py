@@ -254,7 +254,7 @@ def load_case(raw: Any, file: str, index: int, file_tolerance=None, path: str = 
         return CaseError(file, name, index, exc.field, exc.message, path)
 
 
-def _read_json(path: Path, file: str, max_bytes: int) -> tuple[Any, str] | CaseError:
+def read_case_json(path: Path, file: str, max_bytes: int) -> tuple[Any, str] | CaseError:
     """(the file's JSON, the SHA-256 of its bytes), or a CaseError saying in one line why it cannot be read."""
     local = str(path)
     try:
@@ -304,7 +304,7 @@ def read_file(path: Path, named_explicitly: bool = True, file: str | None = None
         file = find_case_files([path])[0].id
     local = str(path)
     limit = max_case_bytes or default_max_case_bytes()
-    read = _read_json(path, file, limit)
+    read = read_case_json(path, file, limit)
     if isinstance(read, CaseError):
         yield read
         return
