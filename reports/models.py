@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from webnn_harness.bench.case_benchmarks import KIND as CASE_KIND
 from webnn_harness.loading.caseid import corpus_of, split_case_id
 from webnn_harness.outputs.bench_records import read_bench_folder
-from webnn_harness.verdict.record import Record
+from webnn_harness.verdict.record import Record, read_json_float
 from webnn_harness.outputs.rerun_commands import strip_local_paths
 from webnn_harness.reports.common import ReportInputError
 from webnn_harness.reports.performance import threads_and_precision, machine_label
@@ -244,18 +244,12 @@ def _operator_counts(raw: Any) -> dict[str, int] | None:
 # --------------------------------------------------------------------------- cells
 
 
-def _number(value: Any) -> float | None:
-    if value == "Infinity":
-        return float("inf")
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def _cell(record: Record | None, benched: Mapping[str, Mapping[str, Any]], ops: Sequence[str]) -> ModelCell | None:
     if record is None and not benched:
         return None
     whole = benched.get("graph") or next(iter(benched.values()), None)
     latency = {v: float(r["latency"]["median"]) for v, r in benched.items()
-               if r.get("status") == "ok" and isinstance(r.get("latency"), Mapping) and _number(r["latency"].get("median"))}
+               if r.get("status") == "ok" and isinstance(r.get("latency"), Mapping) and read_json_float(r["latency"].get("median"))}
     if record is not None:
         status, judged_by, message = record.status, "run", strip_local_paths(record.message)
         metric, max_error, budget = record.metric or "", record.max_error, record.budget
@@ -263,8 +257,8 @@ def _cell(record: Record | None, benched: Mapping[str, Mapping[str, Any]], ops: 
         verification = whole.get("verification") if isinstance(whole.get("verification"), Mapping) else {}
         status, judged_by = BENCH_AS_RUN.get(str(whole.get("status")), "error"), "bench"
         message = strip_local_paths(str(whole.get("message") or ""))
-        metric, max_error, budget = (str(verification.get("metric") or ""), _number(verification.get("maxError")),
-                                     _number(verification.get("budget")))
+        metric, max_error, budget = (str(verification.get("metric") or ""), read_json_float(verification.get("maxError")),
+                                     read_json_float(verification.get("budget")))
     bench_problem = ""
     if whole is not None and whole.get("status") != "ok":
         bench_problem = strip_local_paths(f"{whole.get('status')}: {whole.get('message') or ''}".rstrip(": "))
@@ -273,9 +267,9 @@ def _cell(record: Record | None, benched: Mapping[str, Mapping[str, Any]], ops: 
         status=status, judged_by=judged_by, message=message,
         refusal=refusal(message, ops) if status == "unsupported" else None,
         metric=metric, max_error=max_error, budget=budget, latency=latency,
-        iqr=_number(whole_latency.get("iqr")) if "graph" in latency else None,
-        build_seconds=_number(whole.get("buildSeconds")) if whole else None,
-        first_run_seconds=_number(whole.get("firstRunSeconds")) if whole else None,
+        iqr=read_json_float(whole_latency.get("iqr")) if "graph" in latency else None,
+        build_seconds=read_json_float(whole.get("buildSeconds")) if whole else None,
+        first_run_seconds=read_json_float(whole.get("firstRunSeconds")) if whole else None,
         bench_problem=bench_problem)
 
 

@@ -23,6 +23,7 @@ from typing import Any, Iterable
 
 from webnn_harness.bench.channels_last import allows_nhwc, nhwc_case
 from webnn_harness.bench.suite import Benchmark, Suite, SuiteError
+from webnn_harness.loading.caseid import corpus_of
 from webnn_harness.loading.cases import Case, CaseError, PendingCase, find_case_files, read_file
 
 KIND = "case"  # the bench record's kind for a case benchmark (suite benchmarks: op, scenario, transfer, peak)
@@ -101,7 +102,7 @@ def case_suite(paths: Iterable[str | Path], max_case_bytes: int | None = None) -
     benchmarks, errors = [], []
     corpora = []
     for found in find_case_files(paths):
-        corpus = found.id.split("/", 1)[0] if "/" in found.id else ""
+        corpus = corpus_of(found.id)
         if not found.path.exists():
             errors.append(SuiteError(found.id, "", "", "no such file or folder"))
             continue

@@ -30,6 +30,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from webnn_harness.spec.catalog import operator
+from webnn_harness.spec.opspec import ops_where
 
 TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
 NCHW_AXIS_IN_NHWC = {0: 0, 1: 3, 2: 1, 3: 2}
@@ -42,15 +43,10 @@ LAYOUT_OPTION = {
 }
 # the ops whose presence makes a graph's layout worth changing (not resample2d, batchNormalization alone)
 IMAGE_OPS = ("conv2d", "convTranspose2d", "averagePool2d", "maxPool2d", "l2Pool2d", "instanceNormalization")
-# Every operand of these broadcasts elementwise against the others: nhwc passes through.
-ELEMENTWISE = frozenset({
-    "abs", "ceil", "cos", "erf", "exp", "floor", "identity", "log", "neg", "reciprocal", "roundEven", "sign", "sin",
-    "sqrt", "tan", "cast", "relu", "sigmoid", "tanh", "clamp", "elu", "gelu", "hardSigmoid", "hardSwish", "leakyRelu",
-    "linear", "softplus", "softsign", "logicalNot", "isNaN", "isInfinite",
-    "add", "sub", "mul", "div", "max", "min", "pow", "prelu", "where", "equal", "notEqual", "greater",
-    "greaterOrEqual", "lesser", "lesserOrEqual", "logicalAnd", "logicalOr", "logicalXor",
-    "quantizeLinear", "dequantizeLinear",
-})
+# Every operand of these broadcasts elementwise against the others (the op declarations say which;
+# quantizeLinear/dequantizeLinear expand their scale blockwise, which a transposed constant keeps):
+# nhwc passes through.
+ELEMENTWISE = frozenset(ops_where(lambda spec: spec.elementwise)) | {"quantizeLinear", "dequantizeLinear"}
 
 
 def _option(raw_op: Mapping[str, Any], name: str, default: Any) -> Any:

@@ -79,7 +79,7 @@ class Record:
             "required": d["required"],
             "metric": d["metric"],
             "budget": d["budget"],
-            "maxError": _json_float(d["max_error"]),
+            "maxError": json_float(d["max_error"]),
             "carried": d["carried"],
             "output": d["output"],
             "worstIndex": list(d["worst_index"]) if d["worst_index"] is not None else None,
@@ -91,7 +91,7 @@ class Record:
             "computeSeconds": d["compute_seconds"],
             "knownFailure": d["known_failure"],
             "buildSettings": d["build_settings"],
-            "slack": _json_float(d["slack"]),
+            "slack": json_float(d["slack"]),
             **({"compliance": d["compliance"]} if d["compliance"] is not None else {}),
             **({"wptVerdict": d["wpt_verdict"]} if d["wpt_verdict"] is not None else {}),
             **({"harnessVerdict": d["harness_verdict"]} if d["harness_verdict"] is not None else {}),
@@ -110,7 +110,7 @@ class Record:
             compute_seconds=d.get("computeSeconds"), known_failure=d.get("knownFailure"),
             build_settings=d.get("buildSettings"),
             # records written before slack existed: computed from what they hold
-            slack=_read_float(d["slack"]) if "slack" in d else budget_slack(_read_float(d.get("maxError")), _read_float(d.get("budget"))),
+            slack=read_json_float(d["slack"]) if "slack" in d else budget_slack(read_json_float(d.get("maxError")), read_json_float(d.get("budget"))),
             compliance=d.get("compliance"),
             wpt_verdict=d.get("wptVerdict"), harness_verdict=d.get("harnessVerdict"),
         )
@@ -136,14 +136,14 @@ class Record:
             return self
         w = self.wpt_verdict
         ours = {"status": self.status, "metric": self.metric, "budget": self.budget,
-                "maxError": _json_float(self.max_error), "output": self.output,
+                "maxError": json_float(self.max_error), "output": self.output,
                 "worstIndex": list(self.worst_index) if self.worst_index is not None else None,
                 "expected": self.expected_value, "actual": self.actual_value, "message": self.message}
         return replace(self, status=w["status"], metric=w["metric"], budget=w["budget"],
-                       max_error=_read_float(w["maxError"]), carried=False, output=w["output"],
+                       max_error=read_json_float(w["maxError"]), carried=False, output=w["output"],
                        worst_index=tuple(w["worstIndex"]) if w["worstIndex"] is not None else None,
                        expected_value=w["expected"], actual_value=w["actual"], message=w["message"],
-                       slack=budget_slack(_read_float(w["maxError"]), w["budget"]),
+                       slack=budget_slack(read_json_float(w["maxError"]), w["budget"]),
                        wpt_verdict=None, harness_verdict=ours)
 
     def with_(self, **changes) -> "Record":
@@ -167,7 +167,7 @@ class Record:
         return self.required and self.status in BAD_STATUSES and not self.known_failure
 
 
-def _json_float(value):
+def json_float(value):
     if value is None:
         return None
     if value == float("inf"):
@@ -175,8 +175,8 @@ def _json_float(value):
     return value
 
 
-def _read_float(value) -> float | None:
-    """A number field as written by _json_float; anything else (a file edited
+def read_json_float(value) -> float | None:
+    """A number field as written by json_float; anything else (a file edited
     by hand, another tool's JSON) reads as absent rather than breaking a report."""
     if value == "Infinity":
         return float("inf")

@@ -262,10 +262,10 @@ class WptVerdict:
     message: str = ""
 
     def to_json(self) -> dict:
-        from webnn_harness.verdict.record import _json_float
+        from webnn_harness.verdict.record import json_float
 
         return {"status": self.status, "metric": self.metric, "budget": self.budget,
-                "maxError": _json_float(self.max_error), "output": self.output,
+                "maxError": json_float(self.max_error), "output": self.output,
                 "worstIndex": list(self.worst_index) if self.worst_index is not None else None,
                 "expected": self.expected_value, "actual": self.actual_value, "message": self.message}
 
